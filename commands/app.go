@@ -1,0 +1,75 @@
+// Package commands is ballot's command line: the serve, validate and query
+// commands, their flags, and the configuration they read.
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes of the ballot binary.
+const (
+	ExitOK      = 0 // success
+	ExitFailure = 1 // the work failed: an invalid dataset, a busy port, a refused query
+	ExitUsage   = 2 // the command line was wrong
+)
+
+// usageError marks an error in how the command was called.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// quietError is a failure whose explanation was already printed.
+type quietError struct{ code int }
+
+func (e quietError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// NewApp builds the ballot command-line application writing to stdout and
+// stderr.
+func NewApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:      "ballot",
+		Usage:     "publish election data as a public, read-only JSON API",
+		Writer:    stdout,
+		ErrWriter: stderr,
+		Commands: []*cli.Command{
+			serveCommand(),
+		},
+		OnUsageError: onUsageError,
+		// Errors are printed and turned into exit codes by Run, once.
+		ExitErrHandler: func(*cli.Context, error) {},
+		CommandNotFound: func(c *cli.Context, name string) {
+			_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: unknown command %q; run 'ballot help'\n", name)
+		},
+	}
+}
+
+func onUsageError(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+
+// Run runs the command line in args (args[0] is the program name) and
+// returns the process's exit code. Any error is printed once, to stderr.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	app := NewApp(stdout, stderr)
+	err := app.RunContext(ctx, args)
+	var quiet quietError
+	var usage usageError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &quiet):
+		return quiet.code
+	case errors.As(err, &usage):
+		_, _ = fmt.Fprintf(stderr, "ballot: %v\n", err)
+		return ExitUsage
+	default:
+		_, _ = fmt.Fprintf(stderr, "ballot: %v\n", err)
+		return ExitFailure
+	}
+}

@@ -1,0 +1,168 @@
+package dataset
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// The number of electoral districts: Malta elects its parliament from 13.
+const DistrictCount = 13
+
+var (
+	uuidPattern  = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	slugPattern  = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	colorPattern = regexp.MustCompile(`^#[0-9a-f]{6}$`)
+)
+
+// records holds the decoded files of a dataset while they are checked.
+type records struct {
+	manifest   Manifest
+	parties    []Party
+	districts  []District
+	candidates []Candidate
+}
+
+// check applies the dataset rules that span fields, records and files.
+// Every problem is added to r; nothing stops at the first.
+func (d *records) check(r *Report) {
+	ids := map[string]string{} // id -> pointer of its first use, across files
+	claimID := func(file, ptr, id string) {
+		if !uuidPattern.MatchString(id) {
+			r.errorf(file, ptr, "uuid", "%q is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)", id)
+			return
+		}
+		if first, dup := ids[id]; dup {
+			r.errorf(file, ptr, "uuid-unique", "id %s is already used by %s", id, first)
+			return
+		}
+		ids[id] = file + "#" + ptr
+	}
+	checkSlug := func(file, ptr, slug string, seen map[string]string) {
+		if !slugPattern.MatchString(slug) {
+			r.errorf(file, ptr, "slug", "%q is not a slug (lower-case ASCII letters and digits joined by single hyphens)", slug)
+			return
+		}
+		if first, dup := seen[slug]; dup {
+			r.errorf(file, ptr, "slug-unique", "slug %q is already used by %s", slug, first)
+			return
+		}
+		seen[slug] = ptr
+	}
+	checkURL := func(file, ptr string, u *string) {
+		if u != nil && !absoluteHTTP(*u) {
+			r.errorf(file, ptr, "url", "%q is not an absolute http or https URL", *u)
+		}
+	}
+	checkText := func(file, ptr, s string) {
+		if strings.TrimSpace(s) == "" {
+			r.errorf(file, ptr, "required", "must not be empty")
+		}
+	}
+
+	d.checkManifest(r)
+
+	partyIDs := map[string]bool{}
+	partySlugs := map[string]string{}
+	for i, p := range d.parties {
+		claimID(PartiesFile, pointer(i, "id"), p.ID)
+		partyIDs[p.ID] = true
+		checkSlug(PartiesFile, pointer(i, "slug"), p.Slug, partySlugs)
+		checkText(PartiesFile, pointer(i, "name"), p.Name)
+		checkText(PartiesFile, pointer(i, "short_name"), p.ShortName)
+		if p.Color != nil && !colorPattern.MatchString(*p.Color) {
+			r.errorf(PartiesFile, pointer(i, "color"), "color", "%q is not a colour of the form #rrggbb (lower-case hex)", *p.Color)
+		}
+		checkURL(PartiesFile, pointer(i, "website"), p.Website)
+	}
+
+	if len(d.districts) != DistrictCount {
+		r.errorf(DistrictsFile, "", "district-count", "must hold exactly %d districts, found %d", DistrictCount, len(d.districts))
+	}
+	districtIDs := map[string]bool{}
+	numbers := map[int]string{}
+	for i, dist := range d.districts {
+		claimID(DistrictsFile, pointer(i, "id"), dist.ID)
+		districtIDs[dist.ID] = true
+		switch first, dup := numbers[dist.Number]; {
+		case dist.Number < 1 || dist.Number > DistrictCount:
+			r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is outside 1 to %d", dist.Number, DistrictCount)
+		case dup:
+			r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is already used by %s", dist.Number, first)
+		default:
+			numbers[dist.Number] = pointer(i)
+		}
+		checkText(DistrictsFile, pointer(i, "name"), dist.Name)
+		localitySlugs := map[string]string{}
+		for j, loc := range dist.Localities {
+			checkText(DistrictsFile, pointer(i, "localities", j, "name"), loc.Name)
+			checkSlug(DistrictsFile, pointer(i, "localities", j, "slug"), loc.Slug, localitySlugs)
+		}
+	}
+	if len(d.districts) == DistrictCount {
+		for n := 1; n <= DistrictCount; n++ {
+			if _, ok := numbers[n]; !ok {
+				r.errorf(DistrictsFile, "", "district-number", "district number %d is missing", n)
+			}
+		}
+	}
+
+	candidateSlugs := map[string]string{}
+	for i, c := range d.candidates {
+		claimID(CandidatesFile, pointer(i, "id"), c.ID)
+		checkSlug(CandidatesFile, pointer(i, "slug"), c.Slug, candidateSlugs)
+		checkText(CandidatesFile, pointer(i, "name"), c.Name)
+		checkText(CandidatesFile, pointer(i, "given_name"), c.GivenName)
+		checkText(CandidatesFile, pointer(i, "family_name"), c.FamilyName)
+		if c.PartyID != nil && !partyIDs[*c.PartyID] {
+			r.errorf(CandidatesFile, pointer(i, "party_id"), "reference", "no party has id %s", *c.PartyID)
+		}
+		if !districtIDs[c.PrimaryDistrictID] {
+			r.errorf(CandidatesFile, pointer(i, "primary_district_id"), "reference", "no district has id %s", c.PrimaryDistrictID)
+		}
+		if len(c.DistrictIDs) == 0 {
+			r.errorf(CandidatesFile, pointer(i, "district_ids"), "primary-first", "must list at least the primary district")
+		} else if c.DistrictIDs[0] != c.PrimaryDistrictID {
+			r.errorf(CandidatesFile, pointer(i, "district_ids", 0), "primary-first", "must be the primary district %s", c.PrimaryDistrictID)
+		}
+		seen := map[string]bool{}
+		for j, id := range c.DistrictIDs {
+			switch {
+			case !districtIDs[id]:
+				r.errorf(CandidatesFile, pointer(i, "district_ids", j), "reference", "no district has id %s", id)
+			case seen[id]:
+				r.errorf(CandidatesFile, pointer(i, "district_ids", j), "district-repeated", "district %s is listed twice", id)
+			}
+			seen[id] = true
+		}
+	}
+}
+
+func (d *records) checkManifest(r *Report) {
+	m := d.manifest
+	required := []struct{ key, value string }{
+		{"title", m.Title},
+		{"license", m.License},
+		{"publisher.name", m.Publisher.Name},
+		{"publisher.url", m.Publisher.URL},
+	}
+	for _, f := range required {
+		if strings.TrimSpace(f.value) == "" {
+			r.errorf(ManifestFile, f.key, "required", "key %q is missing or empty", f.key)
+		}
+	}
+	for _, f := range []struct{ key, value string }{
+		{"license_url", m.LicenseURL},
+		{"publisher.url", m.Publisher.URL},
+		{"publisher.about_url", m.Publisher.AboutURL},
+	} {
+		if f.value != "" && !absoluteHTTP(f.value) {
+			r.errorf(ManifestFile, f.key, "url", "key %q: %q is not an absolute http or https URL", f.key, f.value)
+		}
+	}
+}
+
+func absoluteHTTP(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}

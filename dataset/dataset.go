@@ -1,0 +1,224 @@
+// Package dataset owns ballot's data: the record types, loading and checking
+// a dataset directory, the indexes built once at load time, and the one query
+// function that both the HTTP server and the command line call.
+package dataset
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Dataset is a loaded, checked and indexed dataset. It is immutable: every
+// answer is prepared when it loads, and a reload builds a new Dataset.
+type Dataset struct {
+	// Manifest is the dataset's dataset.toml.
+	Manifest Manifest
+	// Version is the SHA-256 of the dataset's files, in hex: it changes
+	// whenever any byte of the data does.
+	Version string
+	// LoadedAt is when the dataset was loaded.
+	LoadedAt time.Time
+	// Warnings are the problems that do not stop the dataset being served.
+	Warnings []Problem
+
+	parties    []Party // in published order
+	districts  []District
+	candidates []Candidate
+
+	partyBySlug    map[string]int // lower-case slug -> index in parties
+	partyByID      map[string]int
+	districtByID   map[string]int // id -> district number
+	partyReason    string         // the accepted values of the party parameter
+	partiesList    *list
+	districtsList  *list
+	candidateLists []*list // indexed by candidateKey
+	emptyList      *list
+}
+
+// LoadDir loads the dataset in directory dir.
+func LoadDir(dir string) (*Dataset, error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, &Report{Errors: []Problem{{File: dir, Rule: "file-missing", Message: "is not a dataset directory"}}}
+	}
+	return Load(os.DirFS(dir))
+}
+
+// Load reads, checks and indexes the dataset held in fsys. When the dataset
+// has errors, the error returned is a *Report listing every one of them.
+func Load(fsys fs.FS) (*Dataset, error) {
+	r := &Report{}
+	var d records
+	files := [...]string{ManifestFile, PartiesFile, DistrictsFile, CandidatesFile}
+	var contents [len(files)][]byte
+	decoded := true
+	for i, name := range files {
+		b, ok := readFile(fsys, name, r)
+		contents[i] = b
+		if !ok {
+			decoded = false
+			continue
+		}
+		switch name {
+		case ManifestFile:
+			d.manifest, ok = decodeManifest(b, r)
+		case PartiesFile:
+			d.parties, ok = decodeArray[Party](name, b, r)
+		case DistrictsFile:
+			d.districts, ok = decodeArray[District](name, b, r)
+		case CandidatesFile:
+			d.candidates, ok = decodeArray[Candidate](name, b, r)
+		}
+		decoded = decoded && ok
+	}
+	// Cross-record rules need every record decoded; reporting them over
+	// half-decoded records would only add noise to the real problem.
+	if decoded {
+		d.check(r)
+	}
+	if !r.Valid() {
+		return nil, r
+	}
+	h := sha256.New()
+	for i, b := range contents {
+		h.Write([]byte(files[i]))
+		h.Write([]byte(strconv.Itoa(len(b))))
+		h.Write(b)
+	}
+	ds := &Dataset{
+		Manifest:   d.manifest,
+		Version:    hex.EncodeToString(h.Sum(nil)),
+		LoadedAt:   time.Now().UTC(),
+		Warnings:   r.Warnings,
+		parties:    d.parties,
+		districts:  d.districts,
+		candidates: d.candidates,
+	}
+	ds.index()
+	return ds, nil
+}
+
+// Parties returns the parties in published order. The slice is shared:
+// callers must not modify it.
+func (d *Dataset) Parties() []Party { return d.parties }
+
+// Districts returns the districts in published order (by number).
+func (d *Dataset) Districts() []District { return d.districts }
+
+// Candidates returns every candidate in published order.
+func (d *Dataset) Candidates() []Candidate { return d.candidates }
+
+// index sorts the records into their published order and prepares every
+// answer the API can give, so a request is a lookup and a write.
+func (d *Dataset) index() {
+	slices.SortFunc(d.parties, func(a, b Party) int {
+		return cmp.Or(strings.Compare(Fold(a.Name), Fold(b.Name)), strings.Compare(a.ID, b.ID))
+	})
+	slices.SortFunc(d.districts, func(a, b District) int { return cmp.Compare(a.Number, b.Number) })
+
+	d.partyBySlug = make(map[string]int, len(d.parties))
+	d.partyByID = make(map[string]int, len(d.parties))
+	slugs := make([]string, len(d.parties))
+	for i, p := range d.parties {
+		d.partyBySlug[p.Slug] = i
+		d.partyByID[p.ID] = i
+		slugs[i] = p.Slug
+	}
+	slices.Sort(slugs)
+	d.partyReason = partyReason(slugs)
+	d.districtByID = make(map[string]int, len(d.districts))
+	for _, dist := range d.districts {
+		d.districtByID[dist.ID] = dist.Number
+	}
+
+	type sortKey struct{ family, given string }
+	keys := make(map[string]sortKey, len(d.candidates))
+	for _, c := range d.candidates {
+		keys[c.ID] = sortKey{Fold(c.FamilyName), Fold(c.GivenName)}
+	}
+	slices.SortFunc(d.candidates, func(a, b Candidate) int {
+		ka, kb := keys[a.ID], keys[b.ID]
+		return cmp.Or(
+			cmp.Compare(d.districtByID[a.PrimaryDistrictID], d.districtByID[b.PrimaryDistrictID]),
+			strings.Compare(ka.family, kb.family),
+			strings.Compare(ka.given, kb.given),
+			strings.Compare(a.ID, b.ID),
+		)
+	})
+
+	d.emptyList = newList[Candidate]("c-", nil)
+	d.partiesList = newList("p", d.parties)
+	d.districtsList = newList("d", d.districts)
+	d.candidateLists = make([]*list, (DistrictCount+1)*(len(d.parties)+1))
+	for _, c := range d.candidates {
+		record := encodeRecord(c)
+		dn := d.districtByID[c.PrimaryDistrictID]
+		keys := []int{d.candidateKey(0, 0), d.candidateKey(dn, 0)}
+		if c.PartyID != nil { // independents belong to no party's list
+			pi := d.partyByID[*c.PartyID] + 1
+			keys = append(keys, d.candidateKey(0, pi), d.candidateKey(dn, pi))
+		}
+		for _, k := range keys {
+			if d.candidateLists[k] == nil {
+				d.candidateLists[k] = newList[Candidate]("c"+strconv.Itoa(k), nil)
+			}
+			d.candidateLists[k].add(record)
+		}
+	}
+}
+
+// candidateKey numbers the candidate lists: district 0 and party 0 mean "no
+// filter"; party p > 0 is the party at index p-1.
+func (d *Dataset) candidateKey(district, party int) int {
+	return district*(len(d.parties)+1) + party
+}
+
+const envelopeStart = `{"data":[`
+
+// list is one prepared answer: the start of the envelope and the encoded
+// records of one filter, in order, with the offset at which each ends so that
+// the first n records are a slice of data.
+type list struct {
+	tag  string // identifies the list inside a dataset version (ETags)
+	data []byte
+	ends []int
+}
+
+func (l *list) add(record []byte) {
+	if len(l.ends) > 0 {
+		l.data = append(l.data, ',')
+	}
+	l.data = append(l.data, record...)
+	l.ends = append(l.ends, len(l.data))
+}
+
+func newList[T any](tag string, records []T) *list {
+	l := &list{tag: tag}
+	l.data = append(l.data, envelopeStart...)
+	for _, r := range records {
+		l.add(encodeRecord(r))
+	}
+	return l
+}
+
+// encodeRecord encodes one record compactly, leaving "<", ">" and "&" as
+// they are: the body is JSON for programs, never HTML.
+func encodeRecord(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// The record types hold only strings, numbers, booleans and
+		// slices of them, which always encode.
+		panic("dataset: encoding a record: " + err.Error())
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}

@@ -1,0 +1,250 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"reflect"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// The files of a dataset directory.
+const (
+	ManifestFile   = "dataset.toml"
+	PartiesFile    = "parties.json"
+	DistrictsFile  = "districts.json"
+	CandidatesFile = "candidates.json"
+)
+
+// readFile reads one file of the dataset, reporting a missing or unreadable
+// file as a problem of that file.
+func readFile(fsys fs.FS, name string, r *Report) ([]byte, bool) {
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			r.errorf(name, "", "file-missing", "file is missing")
+		} else {
+			r.errorf(name, "", "file-unreadable", "file cannot be read: %v", errors.Unwrap(err))
+		}
+		return nil, false
+	}
+	return b, true
+}
+
+// decodeManifest decodes dataset.toml strictly: unknown keys are errors that
+// name the key.
+func decodeManifest(b []byte, r *Report) (Manifest, bool) {
+	var m Manifest
+	md, err := toml.Decode(string(b), &m)
+	if err != nil {
+		var perr toml.ParseError
+		if errors.As(err, &perr) {
+			r.Errors = append(r.Errors, Problem{File: ManifestFile, Line: perr.Position.Line, Column: perr.Position.Col, Rule: "toml-syntax", Message: perr.Message})
+		} else {
+			r.errorf(ManifestFile, "", "type", "%v", err)
+		}
+		return m, false
+	}
+	for _, key := range md.Undecoded() {
+		r.errorf(ManifestFile, key.String(), "unknown-field", "unknown key %q", key.String())
+	}
+	return m, true
+}
+
+// decodeArray decodes a JSON file that must hold an array of records of
+// type T. Each record is checked for unknown, missing and null fields before
+// it is decoded, so every defect is reported with the pointer of the field.
+func decodeArray[T any](file string, b []byte, r *Report) ([]T, bool) {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(b, &raws); err != nil {
+		var serr *json.SyntaxError
+		var terr *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &serr):
+			// Offset counts the bytes read, the offending one included.
+			line, col := position(b, max(serr.Offset-1, 0))
+			r.Errors = append(r.Errors, Problem{File: file, Line: line, Column: col, Rule: "json-syntax", Message: serr.Error()})
+		case errors.As(err, &terr):
+			r.errorf(file, "", "type", "must be a JSON array of records, not %s", terr.Value)
+		default:
+			r.errorf(file, "", "json-syntax", "%v", err)
+		}
+		return nil, false
+	}
+	before := len(r.Errors)
+	out := make([]T, len(raws))
+	typ := reflect.TypeFor[T]()
+	for i, raw := range raws {
+		ptr := pointer(i)
+		if !checkFields(file, ptr, raw, typ, r) {
+			continue
+		}
+		if err := json.Unmarshal(raw, &out[i]); err != nil {
+			// checkFields accepted every field, so this cannot fail.
+			r.errorf(file, ptr, "type", "%v", err)
+		}
+	}
+	return out, len(r.Errors) == before
+}
+
+// checkFields compares a JSON object with the fields of a record type:
+// unknown keys, missing keys, null where null is not allowed, and values of
+// the wrong type, each at the pointer of the field, down into arrays and
+// nested records. It returns whether the object decodes into the type.
+func checkFields(file, ptr string, raw json.RawMessage, typ reflect.Type, r *Report) bool {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		r.errorf(file, ptr, "type", "must be an object, not %s", jsonKind(raw))
+		return false
+	}
+	ok := true
+	known := make(map[string]bool, typ.NumField())
+	var names []string
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		known[name] = true
+		names = append(names, name)
+		v, present := obj[name]
+		if !present {
+			r.errorf(file, ptr+pointer(name), "required", "required field %q is missing (use null if the value is unknown)", name)
+			ok = false
+			continue
+		}
+		ok = checkValue(file, ptr+pointer(name), v, f.Type, r) && ok
+	}
+	for key := range sortedKeys(obj) {
+		if !known[key] {
+			msg := fmt.Sprintf("unknown field %q", key)
+			if near := nearest(key, names); near != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", near)
+			}
+			r.errorf(file, ptr+pointer(key), "unknown-field", "%s", msg)
+			ok = false
+		}
+	}
+	return ok
+}
+
+// checkValue checks that one JSON value decodes into typ.
+func checkValue(file, ptr string, v json.RawMessage, typ reflect.Type, r *Report) bool {
+	isNull := bytes.Equal(bytes.TrimSpace(v), []byte("null"))
+	switch {
+	case isNull && typ.Kind() == reflect.Pointer:
+		return true
+	case isNull:
+		r.errorf(file, ptr, "type", "must be %s, not null", describeType(typ))
+		return false
+	case typ.Kind() == reflect.Pointer:
+		return checkValue(file, ptr, v, typ.Elem(), r)
+	case typ.Kind() == reflect.Struct:
+		return checkFields(file, ptr, v, typ, r)
+	case typ.Kind() == reflect.Slice:
+		var items []json.RawMessage
+		if err := json.Unmarshal(v, &items); err != nil {
+			r.errorf(file, ptr, "type", "must be an array, not %s", jsonKind(v))
+			return false
+		}
+		ok := true
+		for i, item := range items {
+			ok = checkValue(file, ptr+pointer(i), item, typ.Elem(), r) && ok
+		}
+		return ok
+	}
+	if err := json.Unmarshal(v, reflect.New(typ).Interface()); err != nil {
+		r.errorf(file, ptr, "type", "must be %s, not %s", describeType(typ), jsonKind(v))
+		return false
+	}
+	return true
+}
+
+func describeType(t reflect.Type) string {
+	if t.Kind() == reflect.Pointer {
+		return describeType(t.Elem()) + " or null"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "an integer"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		return "an array"
+	case reflect.Struct:
+		return "an object"
+	}
+	return t.String()
+}
+
+func jsonKind(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return "nothing"
+	}
+	switch t[0] {
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	case '{':
+		return "object"
+	}
+	return "number"
+}
+
+// position converts a byte offset into a 1-based line and column.
+func position(b []byte, offset int64) (line, col int) {
+	if offset > int64(len(b)) {
+		offset = int64(len(b))
+	}
+	prefix := b[:offset]
+	line = bytes.Count(prefix, []byte("\n")) + 1
+	col = int(offset) - bytes.LastIndexByte(prefix, '\n')
+	return line, col
+}
+
+// nearest returns the candidate one edit away from s (an insertion, a
+// deletion, a substitution or a swap of neighbours), or "".
+func nearest(s string, candidates []string) string {
+	for _, c := range candidates {
+		if oneEdit(s, c) {
+			return c
+		}
+	}
+	return ""
+}
+
+func oneEdit(a, b string) bool {
+	if a == b {
+		return false
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	switch len(b) - len(a) {
+	case 0:
+		diff := []int{}
+		for i := range len(a) {
+			if a[i] != b[i] {
+				diff = append(diff, i)
+			}
+		}
+		return len(diff) == 1 || (len(diff) == 2 && diff[1] == diff[0]+1 && a[diff[0]] == b[diff[1]] && a[diff[1]] == b[diff[0]])
+	case 1:
+		i := 0
+		for i < len(a) && a[i] == b[i] {
+			i++
+		}
+		return a[i:] == b[i+1:]
+	}
+	return false
+}

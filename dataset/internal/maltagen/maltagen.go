@@ -1,0 +1,491 @@
+// Package maltagen turns the sourced CSV facts about the Malta general
+// election of 26 March 2022 (dataset/malta-2022/source) into the JSON files of
+// ballot's embedded default dataset (parties.json, districts.json and
+// candidates.json in dataset/malta-2022).
+//
+// The derivation rules are documented in dataset/malta-2022/SOURCES.md,
+// section "How the JSON files are derived". Generate checks the sources as it
+// reads them and fails, naming the file and line, on anything it cannot
+// derive without guessing.
+package maltagen
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"ballot/dataset"
+
+	"github.com/google/uuid"
+)
+
+// Namespace is the UUID namespace of every id in the Malta 2022 dataset. An
+// id is the name-based SHA-1 UUID (version 5) of a natural key in this
+// namespace: "malta-2022/party/<party slug>", "malta-2022/district/<number>"
+// or "malta-2022/candidate/<candidate slug>". It must never change: published
+// ids would change with it.
+const Namespace = "813b69c7-cf6a-402e-aa77-01673dae86ce"
+
+var namespace = uuid.MustParse(Namespace)
+
+// The output files, as named in the map that Generate returns.
+const (
+	PartiesFile    = "parties.json"
+	DistrictsFile  = "districts.json"
+	CandidatesFile = "candidates.json"
+)
+
+// The source files that Generate reads.
+const (
+	partiesCSV         = "parties.csv"
+	districtsCSV       = "districts.csv"
+	candidatesCSV      = "candidates.csv"
+	provenanceCSV      = "candidates_provenance.csv"
+	withoutDistrictCSV = "candidates_without_district.csv"
+)
+
+// districtCount is the number of electoral districts, numbered from 1.
+const districtCount = 13
+
+// Generate reads the CSV files in src and returns the bytes of
+// parties.json, districts.json and candidates.json, keyed by file name. The
+// output depends only on the input: running it twice gives the same bytes.
+func Generate(src fs.FS) (map[string][]byte, error) {
+	parties, partyIDs, err := buildParties(src)
+	if err != nil {
+		return nil, err
+	}
+	districts, err := buildDistricts(src)
+	if err != nil {
+		return nil, err
+	}
+	candidates, err := buildCandidates(src, partyIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]byte, 3)
+	for _, f := range []struct {
+		name string
+		v    any
+	}{
+		{PartiesFile, parties},
+		{DistrictsFile, districts},
+		{CandidatesFile, candidates},
+	} {
+		b, err := encode(f.v)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", f.name, err)
+		}
+		out[f.name] = b
+	}
+	return out, nil
+}
+
+// encode writes v as indented JSON with a trailing newline, leaving "&", "<",
+// ">" and non-ASCII letters as they are.
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// newID returns the id of a natural key (see Namespace).
+func newID(key string) string {
+	return uuid.NewSHA1(namespace, []byte(key)).String()
+}
+
+func partyID(slug string) string     { return newID("malta-2022/party/" + slug) }
+func districtID(number int) string   { return newID("malta-2022/district/" + strconv.Itoa(number)) }
+func candidateID(slug string) string { return newID("malta-2022/candidate/" + slug) }
+
+// buildParties returns the parties in parties.csv order and a map from the
+// CSV abbreviation to the party's id.
+func buildParties(src fs.FS) ([]dataset.Party, map[string]string, error) {
+	t, err := readCSV(src, partiesCSV, "abbreviation", "name", "website")
+	if err != nil {
+		return nil, nil, err
+	}
+	var parties []dataset.Party
+	ids := map[string]string{}
+	seenIND := false
+	for _, r := range t.rows {
+		abbr := t.get(r, "abbreviation")
+		if abbr == independent {
+			if seenIND {
+				return nil, nil, t.errorf(r, "abbreviation %q appears twice", abbr)
+			}
+			seenIND = true
+			continue
+		}
+		if _, dup := ids[abbr]; dup {
+			return nil, nil, t.errorf(r, "abbreviation %q appears twice", abbr)
+		}
+		fact, ok := partyFacts[abbr]
+		if !ok {
+			return nil, nil, t.errorf(r, "party %q is not in the generator's party table (short name, meaning of the bracketed name part); add it there", abbr)
+		}
+		name, paren, hasParen := splitParenthetical(t.get(r, "name"))
+		switch {
+		case hasParen && fact.paren == noParen:
+			return nil, nil, t.errorf(r, "party %q: name has a bracketed part %q but the party table says it has none", abbr, paren)
+		case !hasParen && fact.paren != noParen:
+			return nil, nil, t.errorf(r, "party %q: name has no bracketed part but the party table expects one", abbr)
+		}
+		if name == "" {
+			return nil, nil, t.errorf(r, "party %q has an empty name", abbr)
+		}
+		slug := strings.ToLower(abbr)
+		if dataset.Slugify(slug) != slug {
+			return nil, nil, t.errorf(r, "party %q: abbreviation does not make a valid slug", abbr)
+		}
+		p := dataset.Party{
+			ID:        partyID(slug),
+			Slug:      slug,
+			Name:      name,
+			ShortName: fact.shortName,
+			NameEN:    nil,
+			Color:     nil, // no source gives party colours
+			Website:   optional(t.get(r, "website")),
+		}
+		if fact.paren == englishParen {
+			p.NameEN = &paren
+		}
+		parties = append(parties, p)
+		ids[abbr] = p.ID
+	}
+	if !seenIND {
+		return nil, nil, fmt.Errorf("%s: no %q row for independent candidates", partiesCSV, independent)
+	}
+	for _, abbr := range slices.Sorted(maps.Keys(partyFacts)) {
+		if _, ok := ids[abbr]; !ok {
+			return nil, nil, fmt.Errorf("%s: party %q of the generator's party table is missing", partiesCSV, abbr)
+		}
+	}
+	return parties, ids, nil
+}
+
+// splitParenthetical splits "Name (Other)" into "Name" and "Other". A name
+// without a final bracketed part is returned whole.
+func splitParenthetical(s string) (name, paren string, ok bool) {
+	if !strings.HasSuffix(s, ")") {
+		return s, "", false
+	}
+	i := strings.LastIndex(s, " (")
+	if i < 0 {
+		return s, "", false
+	}
+	return strings.TrimSpace(s[:i]), s[i+2 : len(s)-1], true
+}
+
+// buildDistricts returns the 13 districts in number order, each with its
+// localities in districts.csv order.
+func buildDistricts(src fs.FS) ([]dataset.District, error) {
+	t, err := readCSV(src, districtsCSV, "number", "locality", "note")
+	if err != nil {
+		return nil, err
+	}
+	localities := make([][]dataset.Locality, districtCount+1)
+	slugs := make([]map[string]bool, districtCount+1)
+	splitCount := map[string]int{}
+	usedEnglish := map[string]bool{}
+	for _, r := range t.rows {
+		n, err := parseDistrict(t.get(r, "number"))
+		if err != nil {
+			return nil, t.errorf(r, "%v", err)
+		}
+		name := t.get(r, "locality")
+		if name == "" {
+			return nil, t.errorf(r, "empty locality")
+		}
+		note := t.get(r, "note")
+		loc := dataset.Locality{
+			Name:  name,
+			Slug:  dataset.Slugify(name),
+			Split: strings.Contains(note, "split"),
+			Note:  optional(note),
+		}
+		if loc.Slug == "" {
+			return nil, t.errorf(r, "locality %q has an empty slug", name)
+		}
+		if slugs[n] == nil {
+			slugs[n] = map[string]bool{}
+		}
+		if slugs[n][loc.Slug] {
+			return nil, t.errorf(r, "district %d: locality slug %q is not unique", n, loc.Slug)
+		}
+		slugs[n][loc.Slug] = true
+		if en, ok := localityEnglish[name]; ok {
+			if note != en && !strings.HasPrefix(note, en+";") {
+				return nil, t.errorf(r, "locality %q: note %q does not start with its English name %q", name, note, en)
+			}
+			loc.NameEN = &en
+			usedEnglish[name] = true
+		}
+		if loc.Split {
+			splitCount[name]++
+		}
+		localities[n] = append(localities[n], loc)
+	}
+	for _, name := range slices.Sorted(maps.Keys(splitCount)) {
+		if splitCount[name] < 2 {
+			return nil, fmt.Errorf("%s: %q is marked split but is split in only one district", districtsCSV, name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(localityEnglish)) {
+		if !usedEnglish[name] {
+			return nil, fmt.Errorf("%s: locality %q of the generator's English-name table is missing", districtsCSV, name)
+		}
+	}
+	districts := make([]dataset.District, 0, districtCount)
+	for n := 1; n <= districtCount; n++ {
+		if len(localities[n]) == 0 {
+			return nil, fmt.Errorf("%s: district %d has no localities", districtsCSV, n)
+		}
+		districts = append(districts, dataset.District{
+			ID:         districtID(n),
+			Number:     n,
+			Name:       fmt.Sprintf("District %d", n),
+			Localities: localities[n],
+		})
+	}
+	return districts, nil
+}
+
+// parseDistrict parses a district number 1..13 written in plain decimal.
+func parseDistrict(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > districtCount || strconv.Itoa(n) != s {
+		return 0, fmt.Errorf("district %q is not a number from 1 to %d", s, districtCount)
+	}
+	return n, nil
+}
+
+// buildCandidates returns the candidates in candidates.csv order.
+func buildCandidates(src fs.FS, partyIDs map[string]string) ([]dataset.Candidate, error) {
+	t, err := readCSV(src, candidatesCSV, "name", "party_abbreviation", "districts", "elected")
+	if err != nil {
+		return nil, err
+	}
+	prov, err := readCSV(src, provenanceCSV, "name", "given_name_inferred", "family_name_inferred", "party_abbreviation", "districts", "elected")
+	if err != nil {
+		return nil, err
+	}
+	without, err := readCSV(src, withoutDistrictCSV, "name", "party_abbreviation")
+	if err != nil {
+		return nil, err
+	}
+
+	provByName := map[string]row{}
+	for _, r := range prov.rows {
+		name := prov.get(r, "name")
+		if _, dup := provByName[name]; dup {
+			return nil, prov.errorf(r, "candidate %q appears twice", name)
+		}
+		provByName[name] = r
+	}
+	left := map[string]row{}
+	for _, r := range without.rows {
+		left[without.get(r, "name")] = r
+	}
+
+	var candidates []dataset.Candidate
+	names := map[string]bool{}
+	slugs := map[string]string{}
+	for _, r := range t.rows {
+		name := t.get(r, "name")
+		if name == "" {
+			return nil, t.errorf(r, "empty name")
+		}
+		if names[name] {
+			return nil, t.errorf(r, "candidate %q appears twice", name)
+		}
+		names[name] = true
+		if lr, ok := left[name]; ok {
+			return nil, without.errorf(lr, "candidate %q is also in %s", name, candidatesCSV)
+		}
+		pr, ok := provByName[name]
+		if !ok {
+			return nil, t.errorf(r, "candidate %q is not in %s", name, provenanceCSV)
+		}
+		for _, col := range []string{"party_abbreviation", "districts", "elected"} {
+			if a, b := t.get(r, col), prov.get(pr, col); a != b {
+				return nil, t.errorf(r, "candidate %q: %s is %q here but %q in %s", name, col, a, b, provenanceCSV)
+			}
+		}
+
+		slug := dataset.Slugify(name)
+		if slug == "" {
+			return nil, t.errorf(r, "candidate %q has an empty slug", name)
+		}
+		if other, dup := slugs[slug]; dup {
+			return nil, t.errorf(r, "candidates %q and %q have the same slug %q", other, name, slug)
+		}
+		slugs[slug] = name
+
+		split := nameSplit{given: prov.get(pr, "given_name_inferred"), family: prov.get(pr, "family_name_inferred")}
+		if o, ok := nameSplitOverrides[name]; ok {
+			split = o
+		}
+		if split.given == "" || split.family == "" || split.given+" "+split.family != name {
+			return nil, prov.errorf(pr, "candidate %q: given name %q and family name %q do not make up the name", name, split.given, split.family)
+		}
+
+		var party *string
+		if abbr := t.get(r, "party_abbreviation"); abbr != independent {
+			pid, ok := partyIDs[abbr]
+			if !ok {
+				return nil, t.errorf(r, "candidate %q: unknown party %q", name, abbr)
+			}
+			party = &pid
+		}
+
+		districtIDs, err := parseDistricts(t.get(r, "districts"))
+		if err != nil {
+			return nil, t.errorf(r, "candidate %q: %v", name, err)
+		}
+
+		var elected bool
+		switch e := t.get(r, "elected"); e {
+		case "yes":
+			elected = true
+		case "no":
+			elected = false
+		default:
+			return nil, t.errorf(r, "candidate %q: elected is %q, want yes or no", name, e)
+		}
+
+		candidates = append(candidates, dataset.Candidate{
+			ID:                candidateID(slug),
+			Slug:              slug,
+			Name:              name,
+			GivenName:         split.given,
+			FamilyName:        split.family,
+			PartyID:           party,
+			PrimaryDistrictID: districtIDs[0],
+			DistrictIDs:       districtIDs,
+			Elected:           &elected,
+		})
+	}
+
+	if len(candidates) == 0 {
+		return nil, fmt.Errorf("%s: no candidates", candidatesCSV)
+	}
+	for _, r := range prov.rows {
+		if name := prov.get(r, "name"); !names[name] {
+			return nil, prov.errorf(r, "candidate %q is not in %s", name, candidatesCSV)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(nameSplitOverrides)) {
+		if !names[name] {
+			return nil, fmt.Errorf("name-split override for %q names no candidate", name)
+		}
+	}
+	return candidates, nil
+}
+
+// parseDistricts turns "10;1" into the ids of districts 1 and 10, in
+// ascending district number. The first is the primary district: the sources
+// mark none, and list a candidate's districts in ascending order.
+func parseDistricts(s string) ([]string, error) {
+	var numbers []int
+	for _, part := range strings.Split(s, ";") {
+		n, err := parseDistrict(part)
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(numbers, n) {
+			return nil, fmt.Errorf("district %d is listed twice", n)
+		}
+		numbers = append(numbers, n)
+	}
+	slices.Sort(numbers)
+	ids := make([]string, len(numbers))
+	for i, n := range numbers {
+		ids[i] = districtID(n)
+	}
+	return ids, nil
+}
+
+// optional returns nil for an empty CSV field.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// table is a CSV file read whole, its columns found by header name.
+type table struct {
+	file string
+	cols map[string]int
+	rows []row
+}
+
+type row struct {
+	line   int
+	fields []string
+}
+
+func (t *table) get(r row, col string) string { return r.fields[t.cols[col]] }
+
+func (t *table) errorf(r row, format string, args ...any) error {
+	return fmt.Errorf("%s:%d: %s", t.file, r.line, fmt.Sprintf(format, args...))
+}
+
+// readCSV reads file from src and checks that its header has the columns
+// want. Fields with leading or trailing white space are rejected, so a value
+// is always used exactly as written.
+func readCSV(src fs.FS, file string, want ...string) (*table, error) {
+	data, err := fs.ReadFile(src, file)
+	if err != nil {
+		return nil, err
+	}
+	cr := csv.NewReader(bytes.NewReader(data))
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: header: %w", file, err)
+	}
+	t := &table{file: file, cols: map[string]int{}}
+	for i, h := range header {
+		if _, dup := t.cols[h]; dup {
+			return nil, fmt.Errorf("%s: column %q appears twice", file, h)
+		}
+		t.cols[h] = i
+	}
+	for _, w := range want {
+		if _, ok := t.cols[w]; !ok {
+			return nil, fmt.Errorf("%s: no column %q", file, w)
+		}
+	}
+	for {
+		fields, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		line, _ := cr.FieldPos(0)
+		r := row{line: line, fields: fields}
+		for i, f := range fields {
+			if f != strings.TrimSpace(f) {
+				return nil, t.errorf(r, "column %q has leading or trailing white space", header[i])
+			}
+		}
+		t.rows = append(t.rows, r)
+	}
+	return t, nil
+}

@@ -1,0 +1,86 @@
+package dataset
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Problem is one defect found in a dataset: the file it is in, where in that
+// file (an RFC 6901 JSON pointer, a TOML key, or a line and column for a
+// syntax error), the rule it breaks and a message for a person.
+type Problem struct {
+	File    string `json:"file"`
+	Pointer string `json:"pointer"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
+
+// String formats the problem as one line: "FILE: POINTER: message", or
+// "FILE:LINE:COLUMN: message" when the position is a line and column.
+func (p Problem) String() string {
+	switch {
+	case p.Line > 0:
+		return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Column, p.Message)
+	case p.Pointer != "":
+		return fmt.Sprintf("%s: %s: %s", p.File, p.Pointer, p.Message)
+	default:
+		return fmt.Sprintf("%s: %s", p.File, p.Message)
+	}
+}
+
+// Report is the outcome of checking a dataset: every error and warning
+// found in one pass, never just the first.
+type Report struct {
+	Errors   []Problem `json:"errors"`
+	Warnings []Problem `json:"warnings"`
+}
+
+// Valid reports whether the dataset has no errors; warnings do not make it
+// invalid.
+func (r *Report) Valid() bool { return len(r.Errors) == 0 }
+
+// Error makes an invalid report usable as an error: one line per problem.
+func (r *Report) Error() string {
+	var b strings.Builder
+	b.WriteString("dataset is invalid: ")
+	b.WriteString(strconv.Itoa(len(r.Errors)))
+	if len(r.Errors) == 1 {
+		b.WriteString(" error")
+	} else {
+		b.WriteString(" errors")
+	}
+	for _, p := range r.Errors {
+		b.WriteString("\n")
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+func (r *Report) errorf(file, pointer, rule, format string, args ...any) {
+	r.Errors = append(r.Errors, Problem{File: file, Pointer: pointer, Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
+
+func (r *Report) warnf(file, pointer, rule, format string, args ...any) {
+	r.Warnings = append(r.Warnings, Problem{File: file, Pointer: pointer, Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
+
+// pointer builds an RFC 6901 JSON pointer from reference tokens, escaping
+// "~" and "/" inside them.
+func pointer(tokens ...any) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		switch v := t.(type) {
+		case int:
+			b.WriteString(strconv.Itoa(v))
+		case string:
+			b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(v))
+		default:
+			fmt.Fprint(&b, v)
+		}
+	}
+	return b.String()
+}

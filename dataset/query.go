@@ -1,0 +1,248 @@
+package dataset
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Collection names one of the published collections.
+type Collection string
+
+// The published collections, named as in the API's paths.
+const (
+	Parties    Collection = "parties"
+	Districts  Collection = "districts"
+	Candidates Collection = "candidates"
+)
+
+// Collections lists every collection in a stable order.
+var Collections = []Collection{Parties, Districts, Candidates}
+
+// The candidates' limit parameter: its default and its accepted range.
+const (
+	DefaultLimit = 100
+	MaxLimit     = 500
+)
+
+// Params holds a request's query parameters by name, each with every value
+// it was given (net/url.Values has this shape).
+type Params map[string][]string
+
+// InvalidParam names one query parameter whose value was refused and says
+// which values it accepts.
+type InvalidParam struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// ParamError reports every query parameter that was refused.
+type ParamError struct {
+	Params []InvalidParam
+}
+
+// Error is the detail a person reads: each refused parameter and what it
+// accepts.
+func (e *ParamError) Error() string {
+	parts := make([]string, len(e.Params))
+	for i, p := range e.Params {
+		parts[i] = p.Name + " " + p.Reason
+	}
+	return strings.Join(parts, "; ")
+}
+
+// CollectionError reports a collection name that does not exist.
+type CollectionError struct{ Name string }
+
+// Error lists the collections that exist.
+func (e *CollectionError) Error() string {
+	return fmt.Sprintf("unknown collection %q: use parties, districts or candidates", e.Name)
+}
+
+// ParseCollection turns a name into a Collection.
+func ParseCollection(name string) (Collection, error) {
+	for _, c := range Collections {
+		if string(c) == name {
+			return c, nil
+		}
+	}
+	return "", &CollectionError{Name: name}
+}
+
+// Reasons for refusing a parameter; they tell the accepted values.
+const (
+	reasonLimit    = "must be an integer from 1 to 500"
+	reasonDistrict = "must be a district number from 1 to 13 or a district UUID"
+	reasonOnce     = "must be given at most once"
+)
+
+// Query answers a request for a collection. Parties and districts take no
+// parameters and ignore any given; candidates take district, party and
+// limit, as documented in the README. Parameters with an empty value count
+// as absent and unknown parameters are ignored. A refused parameter gives a
+// *ParamError naming every refused parameter.
+func (d *Dataset) Query(c Collection, p Params) (Result, error) {
+	switch c {
+	case Parties:
+		return Result{list: d.partiesList, n: len(d.parties), version: d.Version}, nil
+	case Districts:
+		return Result{list: d.districtsList, n: len(d.districts), version: d.Version}, nil
+	case Candidates:
+		return d.queryCandidates(p)
+	}
+	return Result{}, &CollectionError{Name: string(c)}
+}
+
+func (d *Dataset) queryCandidates(p Params) (Result, error) {
+	var bad []InvalidParam
+	refuse := func(name, reason string) { bad = append(bad, InvalidParam{name, reason}) }
+
+	district, party, limit := 0, 0, DefaultLimit
+	if v, ok := single(p, "district", refuse); ok {
+		if n, isNumber := decimal(v); isNumber {
+			if n < 1 || n > DistrictCount {
+				refuse("district", reasonDistrict)
+			} else {
+				district = n
+			}
+		} else if isUUID(v) {
+			if n, found := d.districtByID[strings.ToLower(v)]; found {
+				district = n
+			} else {
+				refuse("district", "names no published district; "+reasonDistrict)
+			}
+		} else {
+			refuse("district", reasonDistrict)
+		}
+	}
+	if v, ok := single(p, "party", refuse); ok {
+		if i, reason := d.lookupParty(v); reason != "" {
+			refuse("party", reason)
+		} else {
+			party = i + 1
+		}
+	}
+	if v, ok := single(p, "limit", refuse); ok {
+		if n, isNumber := decimal(v); isNumber && n >= 1 && n <= MaxLimit {
+			limit = n
+		} else {
+			refuse("limit", reasonLimit)
+		}
+	}
+	if len(bad) > 0 {
+		return Result{}, &ParamError{Params: bad}
+	}
+	l := d.candidateLists[d.candidateKey(district, party)]
+	if l == nil {
+		l = d.emptyList
+	}
+	return Result{list: l, n: min(limit, len(l.ends)), version: d.Version}, nil
+}
+
+// single returns the one non-empty value of a parameter. A parameter given
+// more than once is refused, whatever its values.
+func single(p Params, name string, refuse func(name, reason string)) (string, bool) {
+	vs := p[name]
+	switch {
+	case len(vs) > 1:
+		refuse(name, reasonOnce)
+		return "", false
+	case len(vs) == 0 || vs[0] == "":
+		return "", false
+	}
+	return vs[0], true
+}
+
+// decimal parses a string of ASCII digits only (no sign, no spaces). Values
+// too long to parse are returned as -1, which every range check refuses.
+func decimal(s string) (int, bool) {
+	if s == "" || strings.Trim(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return -1, true
+	}
+	return n, true
+}
+
+// lookupParty finds a party by slug or UUID in any letter case, or says why
+// the value is refused.
+func (d *Dataset) lookupParty(v string) (int, string) {
+	key := strings.ToLower(v)
+	var i int
+	var found bool
+	switch {
+	case isUUID(key):
+		i, found = d.partyByID[key]
+	case slugPattern.MatchString(key):
+		i, found = d.partyBySlug[key]
+	default:
+		return 0, d.partyReason
+	}
+	if !found {
+		return 0, "names no published party; " + d.partyReason
+	}
+	return i, ""
+}
+
+// isUUID reports whether s is a UUID in canonical 8-4-4-4-12 form, in any
+// letter case.
+func isUUID(s string) bool {
+	return len(s) == 36 && uuidPattern.MatchString(strings.ToLower(s))
+}
+
+func partyReason(slugs []string) string {
+	const shown = 20
+	list := strings.Join(slugs[:min(len(slugs), shown)], ", ")
+	if len(slugs) > shown {
+		list += ", …"
+	}
+	return "must be a party slug (" + list + ") or a party UUID"
+}
+
+// Result is the answer to a query, ready to be written.
+type Result struct {
+	list    *list
+	n       int
+	version string
+}
+
+// Count is the number of records in the result.
+func (r Result) Count() int { return r.n }
+
+// ETag identifies the result's content: the dataset version, the list and
+// the number of records. The body also carries generatedAt, which changes
+// with every response, so the tag is weak.
+func (r Result) ETag() string {
+	return `W/"` + r.version[:16] + "-" + r.list.tag + "-" + strconv.Itoa(r.n) + `"`
+}
+
+// AppendJSON appends the response body, the envelope
+// {"data":[...],"meta":{"count":N,"generatedAt":"..."}} and a newline, to
+// dst. The HTTP server and the command line both write bodies through it, so
+// their bytes are the same.
+func (r Result) AppendJSON(dst []byte, generatedAt time.Time) []byte {
+	end := len(envelopeStart)
+	if r.n > 0 {
+		end = r.list.ends[r.n-1]
+	}
+	dst = append(dst, r.list.data[:end]...)
+	dst = append(dst, `],"meta":{"count":`...)
+	dst = strconv.AppendInt(dst, int64(r.n), 10)
+	dst = append(dst, `,"generatedAt":"`...)
+	dst = generatedAt.UTC().AppendFormat(dst, TimeFormat)
+	dst = append(dst, "\"}}\n"...)
+	return dst
+}
+
+// TimeFormat is the format of meta.generatedAt: UTC with exactly three
+// fractional digits.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// IsParam reports whether name is a query parameter of some collection;
+// every other name is ignored.
+func IsParam(name string) bool {
+	return name == "district" || name == "party" || name == "limit"
+}

@@ -1,0 +1,101 @@
+package server
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+
+	"ballot/dataset"
+)
+
+// bodies recycles response buffers: a request appends into one and writes
+// it in a single call.
+var bodies = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+
+// handleCollection answers GET and HEAD for one collection.
+func (s *Server) handleCollection(c dataset.Collection) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		res, err := s.data.Load().Query(c, parseQuery(r.URL.RawQuery))
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		h := w.Header()
+		etag := res.ETag()
+		h.Set("ETag", etag)
+		h.Set("Cache-Control", s.cacheControl)
+		if noneMatch(r.Header.Values("If-None-Match"), etag) {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		bp := bodies.Get().(*[]byte)
+		body := res.AppendJSON((*bp)[:0], s.opts.Now())
+		h.Set("Content-Type", "application/json; charset=utf-8")
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body)
+		*bp = body
+		bodies.Put(bp)
+	}
+}
+
+func handleNotFound(w http.ResponseWriter, _ *http.Request) {
+	writeProblem(w, http.StatusNotFound, "there is no endpoint at this path; the endpoints are "+
+		BasePath+"/parties, "+BasePath+"/districts and "+BasePath+"/candidates", nil)
+}
+
+func handleMethodNotAllowed(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Allow", allowedMethods)
+	writeProblem(w, http.StatusMethodNotAllowed, "this endpoint answers only GET, HEAD and OPTIONS", nil)
+}
+
+const allowedMethods = "GET, HEAD, OPTIONS"
+
+// noneMatch reports whether an If-None-Match header matches etag, using the
+// weak comparison RFC 9110 prescribes for it.
+func noneMatch(headers []string, etag string) bool {
+	want := strings.TrimPrefix(etag, "W/")
+	for _, h := range headers {
+		for _, tag := range strings.Split(h, ",") {
+			tag = strings.TrimSpace(tag)
+			if tag == "*" || strings.TrimPrefix(tag, "W/") == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// parseQuery splits a raw query string into parameters. Unlike
+// url.ParseQuery it never fails: a pair whose name cannot be decoded is an
+// unknown parameter and is ignored, and a value that cannot be decoded is
+// kept as it came, so the parameter's own check refuses it by name.
+func parseQuery(raw string) dataset.Params {
+	var p dataset.Params
+	for raw != "" {
+		var pair string
+		pair, raw, _ = strings.Cut(raw, "&")
+		k, v, _ := strings.Cut(pair, "=")
+		name, err := queryUnescape(k)
+		if err != nil || !dataset.IsParam(name) {
+			continue
+		}
+		if value, err := queryUnescape(v); err == nil {
+			v = value
+		}
+		if p == nil {
+			p = make(dataset.Params, 3)
+		}
+		p[name] = append(p[name], v)
+	}
+	return p
+}
+
+func queryUnescape(s string) (string, error) {
+	if !strings.ContainsAny(s, "%+") {
+		return s, nil
+	}
+	return url.QueryUnescape(s)
+}

@@ -1,0 +1,123 @@
+package server
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"ballot/dataset"
+)
+
+// TestPanicBecomesProblem checks that a panic inside a handler answers 500
+// problem+json with no internals, and keeps the headers set before it.
+func TestPanicBecomesProblem(t *testing.T) {
+	for _, accept := range []string{"", "gzip"} {
+		t.Run("Accept-Encoding "+accept, func(t *testing.T) {
+			h := allowCrossOrigin(compressGzip(recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+				panic("secret internal state at /root/ballot/server/handlers.go:42")
+			}))))
+			req := httptest.NewRequest(http.MethodGet, "/api/public/v1/parties", nil)
+			req.Header.Set("Accept-Encoding", accept)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != http.StatusInternalServerError {
+				t.Fatalf("status = %d, want 500", rec.Code)
+			}
+			if got := rec.Header().Get("Content-Type"); got != "application/problem+json" {
+				t.Errorf("Content-Type = %q", got)
+			}
+			if got := rec.Header().Get("Access-Control-Allow-Origin"); got != "*" {
+				t.Errorf("Access-Control-Allow-Origin = %q", got)
+			}
+			const want = `{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"the server could not answer this request"}` + "\n"
+			if rec.Body.String() != want {
+				t.Errorf("body = %q, want %q", rec.Body, want)
+			}
+		})
+	}
+}
+
+func TestParseQuery(t *testing.T) {
+	tests := []struct {
+		raw  string
+		want dataset.Params
+	}{
+		{"", nil},
+		{"limit=5", dataset.Params{"limit": {"5"}}},
+		{"limit=5&limit=6", dataset.Params{"limit": {"5", "6"}}},
+		{"district=&party=pn", dataset.Params{"district": {""}, "party": {"pn"}}},
+		{"limit", dataset.Params{"limit": {""}}},
+		{"_=123&foo=bar", nil},
+		{"%6Cimit=%31%30", dataset.Params{"limit": {"10"}}},
+		{"party=p+n", dataset.Params{"party": {"p n"}}},
+		{"limit=%zz", dataset.Params{"limit": {"%zz"}}},
+		{"%zz=1&limit=2", dataset.Params{"limit": {"2"}}},
+		{"limit=5;district=3", dataset.Params{"limit": {"5;district=3"}}},
+		{"&&limit=1&", dataset.Params{"limit": {"1"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.raw, func(t *testing.T) {
+			got := parseQuery(tt.raw)
+			if len(got) != len(tt.want) {
+				t.Fatalf("parseQuery(%q) = %q, want %q", tt.raw, got, tt.want)
+			}
+			for k, v := range tt.want {
+				if strings.Join(got[k], "\x00") != strings.Join(v, "\x00") || len(got[k]) != len(v) {
+					t.Errorf("parseQuery(%q)[%s] = %q, want %q", tt.raw, k, got[k], v)
+				}
+			}
+		})
+	}
+}
+
+// FuzzCandidatesQuery sends arbitrary query strings through the whole
+// handler: the answer is always a 200 envelope or a 400 problem, never
+// anything else, and a 400 never echoes the client's bytes.
+func FuzzCandidatesQuery(f *testing.F) {
+	for _, seed := range []string{"", "limit=5", "district=5&party=pn", "limit=0", "district=%zz", "party=" + strings.Repeat("a", 300), "limit=1&limit=2", "_=1", "district=D0E4F679-6E46-543C-A8F9-478075ABCC0A", "limit=%00", "party=%c3%28"} {
+		f.Add(seed)
+	}
+	ds, err := dataset.Default()
+	if err != nil {
+		f.Fatal(err)
+	}
+	s := New(ds, Options{RateLimit: 1 << 30})
+	f.Fuzz(func(t *testing.T, raw string) {
+		req := httptest.NewRequest(http.MethodGet, "/api/public/v1/candidates", nil)
+		req.URL.RawQuery = raw
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		switch rec.Code {
+		case http.StatusOK:
+			if !strings.HasPrefix(rec.Body.String(), `{"data":[`) {
+				t.Fatalf("200 body %q", rec.Body)
+			}
+		case http.StatusBadRequest:
+			if rec.Header().Get("Content-Type") != "application/problem+json" {
+				t.Fatalf("400 Content-Type %q", rec.Header().Get("Content-Type"))
+			}
+			if !utf8.Valid(rec.Body.Bytes()) {
+				t.Fatalf("400 body is not UTF-8: %q", rec.Body)
+			}
+		default:
+			t.Fatalf("query %q: status %d", raw, rec.Code)
+		}
+	})
+}
+
+// FuzzParseQuery checks that splitting never fails and keeps only the
+// parameters the API knows.
+func FuzzParseQuery(f *testing.F) {
+	for _, seed := range []string{"", "limit=5&limit=6", "%zz=1", "a=b=c", "limit=%", "&&&", "district=1;party=2"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		for name := range parseQuery(raw) {
+			if !dataset.IsParam(name) {
+				t.Fatalf("kept unknown parameter %q", name)
+			}
+		}
+	})
+}

@@ -1,0 +1,134 @@
+package server
+
+import (
+	"fmt"
+	"log"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"ballot/server/ratelimit"
+)
+
+// exposedHeaders are the response headers a web page's script may read
+// across origins.
+const exposedHeaders = "ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset"
+
+// allowCrossOrigin opens the API to every origin and sets the headers every
+// response carries. gorilla/handlers' CORS sets them only when the request
+// has an Origin header; the contract wants them on every response.
+func allowCrossOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Expose-Headers", exposedHeaders)
+		h.Set("X-Content-Type-Options", "nosniff")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// answerPreflight answers OPTIONS on any path: a CORS preflight gets the
+// methods and the headers it asked for, cached for a day.
+func answerPreflight(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodOptions {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		h.Set("Allow", allowedMethods)
+		h.Set("Access-Control-Allow-Methods", allowedMethods)
+		if req := r.Header.Get("Access-Control-Request-Headers"); req != "" && isTokenList(req) {
+			h.Set("Access-Control-Allow-Headers", req)
+		}
+		h.Set("Access-Control-Max-Age", "86400")
+		h.Set("Vary", "Access-Control-Request-Headers")
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+// isTokenList reports whether s is a comma-separated list of header names,
+// so nothing else is echoed back.
+func isTokenList(s string) bool {
+	if len(s) > 1024 {
+		return false
+	}
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return false
+		}
+		for i := 0; i < len(name); i++ {
+			c := name[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// limitRate counts the request against its client's quota for the endpoint
+// and sets the rate-limit headers; past the quota it answers 429. A CORS
+// preflight is not counted but still carries the headers.
+func (s *Server) limitRate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := ratelimit.KeyFor(clientAddr(r), s.opts.IPv6Prefix, bucket(r.URL.Path))
+		var d ratelimit.Decision
+		if r.Method == http.MethodOptions {
+			d = s.limiter.Peek(key)
+		} else {
+			d = s.limiter.Take(key)
+		}
+		h := w.Header()
+		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(d.ResetUnix(), 10))
+		if !d.Allowed {
+			wait := d.RetryAfterSeconds()
+			h.Set("Retry-After", strconv.FormatInt(wait, 10))
+			writeProblem(w, http.StatusTooManyRequests, fmt.Sprintf(
+				"rate limit of %d requests per %s for this endpoint exceeded; retry after %d s, at %s",
+				d.Limit, windowText(s.opts.RateWindow), wait,
+				time.Unix(d.ResetUnix(), 0).UTC().Format(time.RFC3339)), nil)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func windowText(d time.Duration) string {
+	if d == time.Minute {
+		return "minute"
+	}
+	return d.String()
+}
+
+// clientAddr is the TCP peer's address. Forwarding headers are not read:
+// a client could forge them to dodge its limit.
+func clientAddr(r *http.Request) netip.Addr {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr()
+}
+
+// recoverPanics turns a panic in a handler into a 500 problem. The panic
+// and its stack go to the log, never to the client.
+func recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.Printf("panic serving %s %s: %v", r.Method, r.URL.Path, v)
+				writeProblem(w, http.StatusInternalServerError, "the server could not answer this request", nil)
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

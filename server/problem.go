@@ -1,0 +1,51 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"ballot/dataset"
+)
+
+// problem is an RFC 9457 problem details body.
+type problem struct {
+	Type          string                 `json:"type"`
+	Title         string                 `json:"title"`
+	Status        int                    `json:"status"`
+	Detail        string                 `json:"detail"`
+	InvalidParams []dataset.InvalidParam `json:"invalid_params,omitempty"`
+}
+
+// writeError answers a request the dataset refused. Every error a client
+// can cause is a *dataset.ParamError; anything else is ours, and its text is
+// not shown.
+func writeError(w http.ResponseWriter, err error) {
+	var perr *dataset.ParamError
+	if errors.As(err, &perr) {
+		writeProblem(w, http.StatusBadRequest, perr.Error(), perr.Params)
+		return
+	}
+	writeProblem(w, http.StatusInternalServerError, "the server could not answer this request", nil)
+}
+
+// writeProblem writes every error response: problem+json, never cached,
+// never carrying internals.
+func writeProblem(w http.ResponseWriter, status int, detail string, params []dataset.InvalidParam) {
+	body, _ := json.Marshal(problem{
+		Type:          "about:blank",
+		Title:         http.StatusText(status),
+		Status:        status,
+		Detail:        detail,
+		InvalidParams: params,
+	})
+	body = append(body, '\n')
+	h := w.Header()
+	h.Del("ETag")
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,462 @@
+// Package ratelimit counts requests per client and per endpoint in fixed
+// windows, for the public API's "N requests per minute" rule.
+//
+// A client's window starts at its first counted request on a key and lasts a
+// fixed duration; a denied request does not move it. Counters live in process
+// memory only. Memory is bounded without a background goroutine: each request
+// sweeps the counters whose window has ended (amortized O(1)), and when the
+// number of tracked keys reaches the configured cap, the counters whose window
+// started first are evicted.
+package ratelimit
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Key identifies one counter: a client address and an endpoint bucket.
+// Build it with KeyFor so that IPv4 and IPv6 clients are masked and never
+// collide.
+type Key struct {
+	// Addr is the 16-byte form of the masked client address; IPv4 clients
+	// are stored in their IPv4-mapped IPv6 form (::ffff:a.b.c.d).
+	Addr [16]byte
+	// Bucket is the endpoint group, chosen by the caller, so that one busy
+	// endpoint does not use up a client's quota on the others.
+	Bucket uint8
+}
+
+// KeyFor returns the counter key of addr for the given bucket.
+//
+// An IPv4-mapped IPv6 address is first unmapped, so a dual-stack listener
+// counts an IPv4 client the same whichever socket family it arrived on. IPv4
+// addresses are used whole. IPv6 addresses are masked to their first
+// ipv6PrefixBits bits, because a single subscriber usually gets a whole /64
+// and could otherwise rotate addresses to dodge the limit; a value outside
+// 1..128 means 128 (no masking). The zone is ignored. An invalid (zero) Addr
+// maps to the key of the IPv6 unspecified address "::", so callers that cannot
+// tell the client apart still share one counter rather than none.
+func KeyFor(addr netip.Addr, ipv6PrefixBits int, bucket uint8) Key {
+	k := Key{Bucket: bucket}
+	if !addr.IsValid() {
+		return k
+	}
+	addr = addr.Unmap().WithZone("")
+	if addr.Is4() {
+		// As16 of an IPv4 address is its ::ffff:0:0/96 form, which no
+		// masked IPv6 key can equal: any IPv6 address that masks into
+		// that range was itself IPv4-mapped and was unmapped above.
+		k.Addr = addr.As16()
+		return k
+	}
+	if ipv6PrefixBits < 1 || ipv6PrefixBits > 128 {
+		ipv6PrefixBits = 128
+	}
+	p, err := addr.Prefix(ipv6PrefixBits)
+	if err != nil {
+		// Unreachable: addr is a valid zone-less IPv6 address and the
+		// prefix length is in range. Falling back to the whole address is
+		// the conservative choice (a finer counter, never a shared one).
+		k.Addr = addr.As16()
+		return k
+	}
+	k.Addr = p.Addr().As16()
+	return k
+}
+
+// Decision is the outcome of Take or Peek, with what the X-RateLimit-* and
+// Retry-After headers need.
+type Decision struct {
+	// Allowed reports whether the request may be served (Take), or
+	// whether the next one would be (Peek).
+	Allowed bool
+	// Limit is the number of requests allowed per window.
+	Limit int
+	// Remaining is the number of requests left in the current window,
+	// never negative.
+	Remaining int
+	// Reset is when the current window ends.
+	Reset time.Time
+	// RetryAfter is the time until Reset when the request is denied, and
+	// 0 when it is allowed.
+	RetryAfter time.Duration
+}
+
+// ResetUnix returns Reset in whole Unix seconds, rounded up, so that a client
+// waiting until that second never arrives before the window has ended.
+func (d Decision) ResetUnix() int64 {
+	s := d.Reset.Unix()
+	if d.Reset.Nanosecond() > 0 {
+		s++
+	}
+	return s
+}
+
+// RetryAfterSeconds returns RetryAfter in whole seconds, rounded up, for the
+// Retry-After header. It is at least 1 when the request is denied: "0" would
+// invite an immediate retry that is still inside the window.
+func (d Decision) RetryAfterSeconds() int64 {
+	s := int64(d.RetryAfter / time.Second)
+	if d.RetryAfter%time.Second > 0 {
+		s++
+	}
+	if !d.Allowed && s < 1 {
+		s = 1
+	}
+	return s
+}
+
+const (
+	// maxShards bounds lock contention: requests for different clients
+	// usually take different mutexes.
+	maxShards = 64
+	// minPerShard keeps small caps from being split so finely that "evict
+	// the oldest" becomes "evict an arbitrary one": below it, fewer shards
+	// are used.
+	minPerShard = 64
+	// minRing and minTable are the smallest allocations, so a shard with
+	// little traffic does not reallocate on every few requests.
+	minRing  = 8
+	minTable = 16
+)
+
+// item is one tracked key. Items live in a per-shard ring buffer in the order
+// their windows started, so the oldest window is always at the head: expiry
+// and eviction both pop the head. Its 32 bytes are most of the memory per
+// client, which is why the map-like index is a separate array of small slots
+// rather than a Go map holding the keys a second time.
+type item struct {
+	start int64  // window start, nanoseconds since Limiter.base
+	count uint32 // requests counted in this window, saturating
+	key   Key
+}
+
+// shard is an independent part of the Limiter with its own lock. It holds the
+// ring of items and an open-addressing index (linear probing) over it.
+//
+// An index slot is 0 when empty, otherwise tag<<32 | seq: tag is the top 32
+// bits of the key's hash with the lowest bit set (so a slot is never 0), and
+// seq is the item's sequence number, whose low bits are its ring position.
+// Storing the sequence number rather than the position lets the ring be
+// resized without touching the index; storing the tag lets the index be
+// resized and compacted without rehashing keys, and skips most ring reads
+// when probing.
+type shard struct {
+	mu    sync.Mutex
+	ring  []item   // power-of-two length, or nil
+	head  uint32   // sequence number of the oldest item; wraps
+	n     int      // items in the ring, i.e. tracked keys
+	index []uint64 // power-of-two length
+	bits  uint     // log2(len(index))
+	cap   int      // max tracked keys in this shard; 0 means no cap
+	_     [64]byte // keep neighbouring shards' locks off one cache line
+}
+
+// Limiter is a set of fixed-window counters. It is safe for concurrent use.
+type Limiter struct {
+	limit     int
+	window    int64 // nanoseconds
+	now       func() time.Time
+	base      time.Time // origin of the int64 times; has a monotonic reading in production
+	seed      [3]uint64
+	mask      uint64
+	shards    []shard
+	evictions atomic.Uint64
+}
+
+// New returns a Limiter that allows limit requests per window for each key,
+// and tracks at most maxClients keys (maxClients <= 0 means no cap). A
+// tracked key costs about 50 to 85 bytes (arrays grow by doubling), so a cap
+// of one million keeps the counters under about 85 MB.
+//
+// now is the clock, injectable for tests; nil means time.Now. Times are
+// measured as offsets from the first reading, so with time.Now the monotonic
+// clock is used and a wall-clock step does not stretch or cut windows.
+//
+// New panics if limit is negative or window is not positive, as those are
+// configuration errors the caller must catch first. A limit of 0 denies every
+// request.
+func New(limit int, window time.Duration, maxClients int, now func() time.Time) *Limiter {
+	if limit < 0 {
+		panic("ratelimit: negative limit")
+	}
+	if window <= 0 {
+		panic("ratelimit: non-positive window")
+	}
+	if now == nil {
+		now = time.Now
+	}
+	n := maxShards
+	if maxClients > 0 {
+		for n > 1 && maxClients/n < minPerShard {
+			n /= 2
+		}
+	}
+	l := &Limiter{
+		limit:  limit,
+		window: int64(window),
+		now:    now,
+		base:   now(),
+		seed:   [3]uint64{rand.Uint64() | 1, rand.Uint64() | 1, rand.Uint64() | 1},
+		mask:   uint64(n - 1),
+		shards: make([]shard, n),
+	}
+	for i := range l.shards {
+		s := &l.shards[i]
+		s.setIndex(minTable)
+		if maxClients > 0 {
+			// Spread the remainder so the caps add up to maxClients exactly.
+			s.cap = maxClients / n
+			if i < maxClients%n {
+				s.cap++
+			}
+		}
+	}
+	return l
+}
+
+// mix is the wyhash mixing step: a 128-bit multiply folded to 64 bits.
+func mix(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+// hash uses a per-Limiter random seed, so a client cannot choose addresses
+// that all land in one shard or one probe sequence. Its low bits pick the
+// shard and its top bits the index slot, so the two are independent.
+func (l *Limiter) hash(k Key) uint64 {
+	a := binary.LittleEndian.Uint64(k.Addr[:8]) ^ l.seed[0]
+	b := binary.LittleEndian.Uint64(k.Addr[8:]) ^ l.seed[1] ^ uint64(k.Bucket)*0x9e3779b97f4a7c15
+	return mix(mix(a, b)^l.seed[2], 0xa0761d6478bd642f)
+}
+
+func tagOf(h uint64) uint32 { return uint32(h>>32) | 1 }
+
+// clock returns the current time and its offset from base in nanoseconds.
+func (l *Limiter) clock() (time.Time, int64) {
+	now := l.now()
+	return now, int64(now.Sub(l.base))
+}
+
+// Take counts one request on k and reports whether it is allowed.
+func (l *Limiter) Take(k Key) Decision {
+	nowT, t := l.clock()
+	h := l.hash(k)
+	s := &l.shards[h&l.mask]
+	tag := tagOf(h)
+	s.mu.Lock()
+	l.sweep(s, t)
+	var e item
+	if it := s.find(k, tag); it != nil {
+		if t-it.start < l.window {
+			if it.count < math.MaxUint32 {
+				it.count++
+			}
+		} else {
+			// Unreachable with a monotonic clock: the sweep has
+			// removed every ended window. If the clock went back,
+			// restarting in place leaves the ring slightly out of
+			// order, which only delays expiry and eviction a little.
+			it.start, it.count = t, 1
+		}
+		e = *it
+	} else {
+		if s.cap > 0 {
+			for s.n >= s.cap {
+				l.popHead(s)
+				l.evictions.Add(1)
+			}
+		}
+		e = item{start: t, count: 1, key: k}
+		s.insert(e, tag)
+	}
+	s.mu.Unlock()
+	return l.decide(int64(e.count) <= int64(l.limit), e, t, nowT)
+}
+
+// Peek reports the state of k without counting a request, for responses such
+// as CORS preflights that must carry the headers but not use up the quota.
+// Allowed then tells whether the next request would be allowed.
+func (l *Limiter) Peek(k Key) Decision {
+	nowT, t := l.clock()
+	h := l.hash(k)
+	s := &l.shards[h&l.mask]
+	var e item
+	s.mu.Lock()
+	if it := s.find(k, tagOf(h)); it != nil {
+		e = *it
+	}
+	s.mu.Unlock()
+	if e.count == 0 || t-e.start >= l.window {
+		e = item{start: t}
+	}
+	return l.decide(int64(e.count) < int64(l.limit), e, t, nowT)
+}
+
+func (l *Limiter) decide(allowed bool, e item, t int64, nowT time.Time) Decision {
+	left := time.Duration(e.start + l.window - t)
+	d := Decision{
+		Allowed:   allowed,
+		Limit:     l.limit,
+		Remaining: max(0, l.limit-int(min(int64(e.count), math.MaxInt32))),
+		Reset:     nowT.Add(left),
+	}
+	if !allowed {
+		d.RetryAfter = left
+	}
+	return d
+}
+
+// Len returns the number of keys currently tracked, expired ones not yet
+// swept included.
+func (l *Limiter) Len() int {
+	n := 0
+	for i := range l.shards {
+		s := &l.shards[i]
+		s.mu.Lock()
+		n += s.n
+		s.mu.Unlock()
+	}
+	return n
+}
+
+// Evictions returns how many live counters were dropped because the cap on
+// tracked clients was reached (not because their window ended). A growing
+// value means the cap is too small for the traffic, and evicted clients got a
+// fresh quota early.
+func (l *Limiter) Evictions() uint64 {
+	return l.evictions.Load()
+}
+
+// sweep drops the counters whose window has ended. Each key is pushed once per
+// window and popped once, so the cost is amortized O(1) per request.
+func (l *Limiter) sweep(s *shard, t int64) {
+	for s.n > 0 && t-s.ring[s.head&uint32(len(s.ring)-1)].start >= l.window {
+		l.popHead(s)
+	}
+}
+
+// popHead forgets the oldest window of s.
+func (l *Limiter) popHead(s *shard) {
+	rmask := uint32(len(s.ring) - 1)
+	it := &s.ring[s.head&rmask]
+	s.unindex(tagOf(l.hash(it.key)), s.head)
+	*it = item{}
+	s.head++
+	s.n--
+	// Halve at a quarter full, not half, so a shard hovering at a power
+	// of two does not reallocate on every push and pop. Both arrays
+	// follow the traffic down after a burst of clients.
+	if len(s.ring) > minRing && s.n <= len(s.ring)/4 {
+		s.setRing(len(s.ring) / 2)
+	}
+	if len(s.index) > minTable && s.n < len(s.index)/8 {
+		s.setIndex(len(s.index) / 2)
+	}
+}
+
+// home is the first index slot probed for tag.
+func (s *shard) home(tag uint32) uint32 { return tag >> (32 - s.bits) }
+
+// find returns the item of k, or nil.
+func (s *shard) find(k Key, tag uint32) *item {
+	mask := uint32(len(s.index) - 1)
+	rmask := uint32(len(s.ring) - 1)
+	for i := s.home(tag); ; i = (i + 1) & mask {
+		e := s.index[i]
+		if e == 0 {
+			return nil
+		}
+		if uint32(e>>32) == tag {
+			if it := &s.ring[uint32(e)&rmask]; it.key == k {
+				return it
+			}
+		}
+	}
+}
+
+// insert appends it, a key not yet tracked, as the newest window.
+func (s *shard) insert(it item, tag uint32) {
+	if s.n == len(s.ring) {
+		s.setRing(max(minRing, 2*len(s.ring)))
+	}
+	// Keep the index at most 3/4 full so probe sequences stay short.
+	if 4*(s.n+1) > 3*len(s.index) {
+		s.setIndex(2 * len(s.index))
+	}
+	seq := s.head + uint32(s.n)
+	s.ring[seq&uint32(len(s.ring)-1)] = it
+	s.n++
+	s.place(uint64(tag)<<32 | uint64(seq))
+}
+
+// place puts slot value e in the first free slot of its probe sequence.
+func (s *shard) place(e uint64) {
+	mask := uint32(len(s.index) - 1)
+	i := s.home(uint32(e >> 32))
+	for s.index[i] != 0 {
+		i = (i + 1) & mask
+	}
+	s.index[i] = e
+}
+
+// unindex removes the slot pointing at seq, shifting later entries of the
+// probe run back so that no tombstones are needed.
+func (s *shard) unindex(tag uint32, seq uint32) {
+	mask := uint32(len(s.index) - 1)
+	i := s.home(tag)
+	for {
+		e := s.index[i]
+		if e == 0 {
+			panic("ratelimit: tracked key missing from index")
+		}
+		if uint32(e) == seq {
+			break
+		}
+		i = (i + 1) & mask
+	}
+	for j := i; ; {
+		j = (j + 1) & mask
+		e := s.index[j]
+		if e == 0 {
+			break
+		}
+		// The entry at j may fill the hole at i only if its home is
+		// not in the cyclic range (i, j].
+		if (j-s.home(uint32(e>>32)))&mask >= (j-i)&mask {
+			s.index[i] = e
+			i = j
+		}
+	}
+	s.index[i] = 0
+}
+
+// setRing reallocates the ring. Items keep their sequence numbers, and so
+// their index slots; only their positions change.
+func (s *shard) setRing(size int) {
+	r := make([]item, size)
+	oldMask, newMask := uint32(len(s.ring)-1), uint32(size-1)
+	for i := range uint32(s.n) {
+		seq := s.head + i
+		r[seq&newMask] = s.ring[seq&oldMask]
+	}
+	s.ring = r
+}
+
+// setIndex reallocates the index and re-places its entries from their tags.
+func (s *shard) setIndex(size int) {
+	old := s.index
+	s.index = make([]uint64, size)
+	s.bits = uint(bits.TrailingZeros(uint(size)))
+	for _, e := range old {
+		if e != 0 {
+			s.place(e)
+		}
+	}
+}

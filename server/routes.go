@@ -1,0 +1,49 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/gorilla/handlers"
+	"github.com/gorilla/mux"
+
+	"ballot/dataset"
+)
+
+// BasePath is where every endpoint of version 1 of the API lives.
+const BasePath = "/api/public/v1"
+
+// routes builds the whole handler: every route, then the middleware in the
+// order a request meets it, outermost first.
+func (s *Server) routes() http.Handler {
+	r := mux.NewRouter()
+	// An unclean path ("/a/../b", "//x") is not a route: it gets a 404
+	// problem rather than a bare redirect.
+	r.SkipClean(true)
+	for _, c := range dataset.Collections {
+		r.Handle(BasePath+"/"+string(c), s.handleCollection(c)).Methods(http.MethodGet, http.MethodHead)
+	}
+	r.NotFoundHandler = http.HandlerFunc(handleNotFound)
+	r.MethodNotAllowedHandler = http.HandlerFunc(handleMethodNotAllowed)
+
+	var h http.Handler = r
+	h = recoverPanics(h)    // a panic becomes a 500 problem, before compression closes the body
+	h = compressGzip(h)     // gzip when the client accepts it
+	h = answerPreflight(h)  // OPTIONS: 204, after the rate-limit headers are set
+	h = s.limitRate(h)      // per client and endpoint; headers on every response
+	h = allowCrossOrigin(h) // CORS and fixed headers on every response
+	if s.opts.AccessLog != nil {
+		h = handlers.CombinedLoggingHandler(s.opts.AccessLog, h)
+	}
+	return h
+}
+
+// bucket numbers the rate-limit counters: one per collection, and one for
+// every other path.
+func bucket(path string) uint8 {
+	for i, c := range dataset.Collections {
+		if path == BasePath+"/"+string(c) {
+			return uint8(i)
+		}
+	}
+	return uint8(len(dataset.Collections))
+}

@@ -1,0 +1,490 @@
+package server_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"ballot/dataset"
+	"ballot/server"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// start is the fake clock's first instant: a window begun at it ends at
+// 1795234561 (04:16:01, rounded up), the value every fresh X-RateLimit-Reset below carries.
+var start = time.Date(2026, 11, 21, 4, 15, 0, 123_000_000, time.UTC)
+
+const firstReset = "1795234561"
+
+// clock is a fake clock the tests move by hand.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func malta(t testing.TB) *dataset.Dataset {
+	t.Helper()
+	ds, err := dataset.Default()
+	if err != nil {
+		t.Fatalf("loading the embedded dataset: %v", err)
+	}
+	return ds
+}
+
+func newServer(t testing.TB, opts server.Options) (*server.Server, *clock) {
+	t.Helper()
+	c := &clock{now: start}
+	opts.Now = c.Now
+	return server.New(malta(t), opts), c
+}
+
+// request describes one request; the zero RemoteAddr is a fixed client.
+type request struct {
+	method  string
+	target  string
+	header  map[string]string
+	remote  string
+	wantErr bool
+}
+
+func do(t testing.TB, h http.Handler, q request) *httptest.ResponseRecorder {
+	t.Helper()
+	method := q.method
+	if method == "" {
+		method = http.MethodGet
+	}
+	req := httptest.NewRequest(method, q.target, nil)
+	req.RemoteAddr = "203.0.113.7:52100"
+	if q.remote != "" {
+		req.RemoteAddr = q.remote
+	}
+	for k, v := range q.header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// golden compares body with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, body []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./server -update to create it)", err)
+	}
+	if !bytes.Equal(body, want) {
+		t.Errorf("body differs from %s (run go test ./server -update if the change is intended)\n got: %.600s\nwant: %.600s", path, body, want)
+	}
+}
+
+// wantHeaders checks exact header values; "" means the header must be absent.
+func wantHeaders(t *testing.T, h http.Header, want map[string]string) {
+	t.Helper()
+	for k, v := range want {
+		if got := strings.Join(h.Values(k), ", "); got != v {
+			t.Errorf("header %s = %q, want %q", k, got, v)
+		}
+	}
+}
+
+// Headers every response carries, whatever its status.
+var everyResponse = map[string]string{
+	"Access-Control-Allow-Origin":   "*",
+	"Access-Control-Expose-Headers": "ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset",
+	"X-Content-Type-Options":        "nosniff",
+	"X-RateLimit-Limit":             "60",
+	"X-RateLimit-Remaining":         "59",
+	"X-RateLimit-Reset":             firstReset,
+}
+
+func merge(maps ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range maps {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+var success = map[string]string{
+	"Content-Type":  "application/json; charset=utf-8",
+	"Cache-Control": "public, max-age=60",
+	"Vary":          "Accept-Encoding",
+	"Retry-After":   "",
+}
+
+var failure = map[string]string{
+	"Content-Type":  "application/problem+json",
+	"Cache-Control": "no-store",
+	"ETag":          "",
+}
+
+const (
+	district5ID = "d0e4f679-6e46-543c-a8f9-478075abcc0a"
+	partyPNID   = "2acf0508-f838-57a5-918a-affa0a1b1d89"
+	unknownID   = "00000000-0000-4000-8000-000000000000"
+)
+
+// TestEndpoints checks each rule of the contract on status, headers and the
+// exact body (golden files, with the clock fixed so generatedAt is fixed).
+func TestEndpoints(t *testing.T) {
+	tests := []struct {
+		name   string
+		req    request
+		status int
+		header map[string]string
+		golden string
+	}{
+		{"parties, ordered by name", request{target: "/api/public/v1/parties"}, 200, success, "parties.json"},
+		{"districts 1 to 13 with their localities", request{target: "/api/public/v1/districts"}, 200, success, "districts.json"},
+		{"candidates, default limit 100 in the documented order", request{target: "/api/public/v1/candidates"}, 200, success, "candidates.json"},
+		{"candidates, limit 500 returns all", request{target: "/api/public/v1/candidates?limit=500"}, 200, success, "candidates-limit-500.json"},
+		{"candidates, limit 1", request{target: "/api/public/v1/candidates?limit=1"}, 200, success, "candidates-limit-1.json"},
+		{"district by number", request{target: "/api/public/v1/candidates?district=5"}, 200, success, "candidates-district-5.json"},
+		{"district by UUID in upper case", request{target: "/api/public/v1/candidates?district=" + strings.ToUpper(district5ID)}, 200, success, "candidates-district-5.json"},
+		{"district number with a leading zero", request{target: "/api/public/v1/candidates?district=05"}, 200, success, "candidates-district-5.json"},
+		{"party by slug in any case", request{target: "/api/public/v1/candidates?party=Pn"}, 200, success, "candidates-party-pn.json"},
+		{"party by UUID in upper case", request{target: "/api/public/v1/candidates?party=" + strings.ToUpper(partyPNID)}, 200, success, "candidates-party-pn.json"},
+		{"district and party together: both must match", request{target: "/api/public/v1/candidates?district=5&party=pn"}, 200, success, "candidates-district-5-party-pn.json"},
+		{"valid filters matching nothing", request{target: "/api/public/v1/candidates?district=13&party=volt"}, 200, success, "empty.json"},
+		{"empty values count as absent", request{target: "/api/public/v1/candidates?district=&party=&limit="}, 200, success, "candidates.json"},
+		{"unknown parameters are ignored", request{target: "/api/public/v1/candidates?_=1700000000&foo=bar&limit=1"}, 200, success, "candidates-limit-1.json"},
+		{"percent-encoded values are decoded", request{target: "/api/public/v1/candidates?%6Cimit=%31"}, 200, success, "candidates-limit-1.json"},
+		{"parameters on parties are ignored", request{target: "/api/public/v1/parties?limit=0&district=99"}, 200, success, "parties.json"},
+
+		{"limit 0", request{target: "/api/public/v1/candidates?limit=0"}, 400, failure, "400-limit.json"},
+		{"limit 501", request{target: "/api/public/v1/candidates?limit=501"}, 400, failure, "400-limit.json"},
+		{"limit not a number", request{target: "/api/public/v1/candidates?limit=abc"}, 400, failure, "400-limit.json"},
+		{"limit negative", request{target: "/api/public/v1/candidates?limit=-1"}, 400, failure, "400-limit.json"},
+		{"limit with a plus sign", request{target: "/api/public/v1/candidates?limit=%2B5"}, 400, failure, "400-limit.json"},
+		{"limit fractional", request{target: "/api/public/v1/candidates?limit=1.5"}, 400, failure, "400-limit.json"},
+		{"limit huge", request{target: "/api/public/v1/candidates?limit=99999999999999999999999"}, 400, failure, "400-limit.json"},
+		{"limit badly percent-encoded", request{target: "/api/public/v1/candidates?limit=%zz"}, 400, failure, "400-limit.json"},
+		{"district 0", request{target: "/api/public/v1/candidates?district=0"}, 400, failure, "400-district.json"},
+		{"district 14", request{target: "/api/public/v1/candidates?district=14"}, 400, failure, "400-district.json"},
+		{"district not a number", request{target: "/api/public/v1/candidates?district=foo"}, 400, failure, "400-district.json"},
+		{"district UUID naming nothing", request{target: "/api/public/v1/candidates?district=" + unknownID}, 400, failure, "400-district-unknown.json"},
+		{"party slug naming nothing", request{target: "/api/public/v1/candidates?party=no-such-party"}, 400, failure, "400-party-unknown.json"},
+		{"party UUID naming nothing", request{target: "/api/public/v1/candidates?party=" + unknownID}, 400, failure, "400-party-unknown.json"},
+		{"party malformed", request{target: "/api/public/v1/candidates?party=a_b%00"}, 400, failure, "400-party.json"},
+		{"parameter given twice", request{target: "/api/public/v1/candidates?limit=5&limit=5"}, 400, failure, "400-limit-twice.json"},
+		{"every refused parameter is named", request{target: "/api/public/v1/candidates?district=14&party=nope&limit=0"}, 400, failure, "400-all.json"},
+
+		{"unknown path", request{target: "/api/public/v1/ballots"}, 404, failure, "404.json"},
+		{"trailing slash", request{target: "/api/public/v1/parties/"}, 404, failure, "404.json"},
+		{"path traversal", request{target: "/api/public/v1/../../../etc/passwd"}, 404, failure, "404.json"},
+		{"encoded traversal", request{target: "/api/public/v1/%2e%2e/%2e%2e/etc/passwd"}, 404, failure, "404.json"},
+		{"root", request{target: "/"}, 404, failure, "404.json"},
+		{"POST", request{method: http.MethodPost, target: "/api/public/v1/parties"}, 405, merge(failure, map[string]string{"Allow": "GET, HEAD, OPTIONS"}), "405.json"},
+		{"DELETE", request{method: http.MethodDelete, target: "/api/public/v1/candidates"}, 405, merge(failure, map[string]string{"Allow": "GET, HEAD, OPTIONS"}), "405.json"},
+		{"an odd method", request{method: "BREW", target: "/api/public/v1/districts"}, 405, merge(failure, map[string]string{"Allow": "GET, HEAD, OPTIONS"}), "405.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newServer(t, server.Options{})
+			rec := do(t, s, tt.req)
+			if rec.Code != tt.status {
+				t.Fatalf("status = %d, want %d; body %s", rec.Code, tt.status, rec.Body)
+			}
+			wantHeaders(t, rec.Header(), merge(everyResponse, tt.header))
+			if got, want := rec.Header().Get("Content-Length"), itoa(rec.Body.Len()); got != want {
+				t.Errorf("Content-Length = %q, want %q", got, want)
+			}
+			golden(t, tt.golden, rec.Body.Bytes())
+			if tt.status == 200 {
+				checkEnvelope(t, rec.Body.Bytes())
+			} else {
+				checkProblem(t, rec.Body.Bytes(), tt.status)
+			}
+		})
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// checkEnvelope checks the shape every success shares: data an array,
+// meta.count its length, generatedAt in UTC with milliseconds.
+func checkEnvelope(t *testing.T, body []byte) {
+	t.Helper()
+	var env struct {
+		Data []json.RawMessage `json:"data"`
+		Meta struct {
+			Count       *int   `json:"count"`
+			GeneratedAt string `json:"generatedAt"`
+		} `json:"meta"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&env); err != nil {
+		t.Fatalf("body is not the envelope: %v", err)
+	}
+	if env.Data == nil {
+		t.Error("data is null, want an array")
+	}
+	if env.Meta.Count == nil || *env.Meta.Count != len(env.Data) {
+		t.Errorf("meta.count = %v, want %d", env.Meta.Count, len(env.Data))
+	}
+	if _, err := time.Parse(dataset.TimeFormat, env.Meta.GeneratedAt); err != nil || len(env.Meta.GeneratedAt) != 24 {
+		t.Errorf("generatedAt = %q, want YYYY-MM-DDTHH:MM:SS.mmmZ", env.Meta.GeneratedAt)
+	}
+	if !bytes.HasPrefix(body, []byte(`{"data":[`)) {
+		t.Errorf("body starts %.20q, want data first", body)
+	}
+}
+
+func checkProblem(t *testing.T, body []byte, status int) {
+	t.Helper()
+	var p struct {
+		Type   string `json:"type"`
+		Title  string `json:"title"`
+		Status int    `json:"status"`
+		Detail string `json:"detail"`
+	}
+	if err := json.Unmarshal(body, &p); err != nil {
+		t.Fatalf("problem body: %v", err)
+	}
+	if p.Type != "about:blank" || p.Title != http.StatusText(status) || p.Status != status || p.Detail == "" {
+		t.Errorf("problem = %+v, want type about:blank, title %q, status %d and a detail", p, http.StatusText(status), status)
+	}
+}
+
+// TestCandidateOrder checks the documented total order on the whole
+// collection, and that a smaller limit is a prefix of a larger one.
+func TestCandidateOrder(t *testing.T) {
+	ds := malta(t)
+	number := map[string]int{}
+	for _, d := range ds.Districts() {
+		number[d.ID] = d.Number
+	}
+	s, _ := newServer(t, server.Options{RateLimit: 1000})
+	var all struct{ Data []dataset.Candidate }
+	if err := json.Unmarshal(do(t, s, request{target: "/api/public/v1/candidates?limit=500"}).Body.Bytes(), &all); err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Data) != 139 {
+		t.Fatalf("got %d candidates, want all 139", len(all.Data))
+	}
+	for i := 1; i < len(all.Data); i++ {
+		a, b := all.Data[i-1], all.Data[i]
+		ka := []string{itoa(100 + number[a.PrimaryDistrictID]), dataset.Fold(a.FamilyName), dataset.Fold(a.GivenName), a.ID}
+		kb := []string{itoa(100 + number[b.PrimaryDistrictID]), dataset.Fold(b.FamilyName), dataset.Fold(b.GivenName), b.ID}
+		if slices.Compare(ka, kb) >= 0 {
+			t.Errorf("record %d (%s) is not before record %d (%s)", i-1, a.Name, i, b.Name)
+		}
+	}
+	for _, n := range []int{1, 7, 100, 138} {
+		var some struct{ Data []dataset.Candidate }
+		if err := json.Unmarshal(do(t, s, request{target: "/api/public/v1/candidates?limit=" + itoa(n)}).Body.Bytes(), &some); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(some.Data, all.Data[:n], func(a, b dataset.Candidate) bool { return a.ID == b.ID }) {
+			t.Errorf("limit=%d is not the first %d records of the full order", n, n)
+		}
+	}
+}
+
+// TestFiltersMatchData checks every district and party filter against the
+// records themselves: a district filter keeps candidates whose primary
+// district it is, a party filter those of the party.
+func TestFiltersMatchData(t *testing.T) {
+	ds := malta(t)
+	s, _ := newServer(t, server.Options{RateLimit: 10000})
+	for _, d := range ds.Districts() {
+		for _, p := range append([]dataset.Party{{}}, ds.Parties()...) {
+			target := "/api/public/v1/candidates?limit=500&district=" + itoa(d.Number)
+			if p.ID != "" {
+				target += "&party=" + p.Slug
+			}
+			var got struct{ Data []dataset.Candidate }
+			if err := json.Unmarshal(do(t, s, request{target: target}).Body.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			for _, c := range ds.Candidates() {
+				if c.PrimaryDistrictID == d.ID && (p.ID == "" || c.PartyID != nil && *c.PartyID == p.ID) {
+					want++
+				}
+			}
+			if len(got.Data) != want {
+				t.Errorf("%s: %d candidates, want %d", target, len(got.Data), want)
+			}
+			for _, c := range got.Data {
+				if c.PrimaryDistrictID != d.ID || p.ID != "" && (c.PartyID == nil || *c.PartyID != p.ID) {
+					t.Errorf("%s returned %s, who does not match", target, c.Name)
+				}
+			}
+		}
+	}
+}
+
+func TestHeadIsGetWithoutBody(t *testing.T) {
+	for _, target := range []string{"/api/public/v1/parties", "/api/public/v1/candidates?district=3", "/api/public/v1/candidates?limit=0", "/nowhere"} {
+		t.Run(target, func(t *testing.T) {
+			s, _ := newServer(t, server.Options{})
+			get := do(t, s, request{target: target})
+			s, _ = newServer(t, server.Options{})
+			head := do(t, s, request{method: http.MethodHead, target: target})
+			if head.Code != get.Code {
+				t.Errorf("HEAD status %d, GET status %d", head.Code, get.Code)
+			}
+			for _, k := range []string{"Content-Type", "Content-Length", "ETag", "Cache-Control", "X-RateLimit-Remaining", "Access-Control-Allow-Origin"} {
+				if head.Header().Get(k) != get.Header().Get(k) {
+					t.Errorf("%s: HEAD %q, GET %q", k, head.Header().Get(k), get.Header().Get(k))
+				}
+			}
+		})
+	}
+}
+
+func TestConditionalRequests(t *testing.T) {
+	s, _ := newServer(t, server.Options{RateLimit: 1000})
+	first := do(t, s, request{target: "/api/public/v1/candidates?district=5"})
+	etag := first.Header().Get("ETag")
+	if !strings.HasPrefix(etag, `W/"`) {
+		t.Fatalf("ETag = %q, want a weak tag (generatedAt differs between bodies)", etag)
+	}
+	tests := []struct {
+		name, target, ifNoneMatch string
+		status                    int
+	}{
+		{"same tag", "/api/public/v1/candidates?district=5", etag, 304},
+		{"same tag among others", "/api/public/v1/candidates?district=5", `"x", ` + etag, 304},
+		{"the strong form matches weakly", "/api/public/v1/candidates?district=5", strings.TrimPrefix(etag, "W/"), 304},
+		{"star", "/api/public/v1/candidates?district=5", "*", 304},
+		{"same query written differently", "/api/public/v1/candidates?district=" + district5ID, etag, 304},
+		{"another query", "/api/public/v1/candidates?district=6", etag, 200},
+		{"another limit", "/api/public/v1/candidates?district=5&limit=1", etag, 200},
+		{"stale tag", "/api/public/v1/candidates?district=5", `W/"0000000000000000-c0-1"`, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := do(t, s, request{target: tt.target, header: map[string]string{"If-None-Match": tt.ifNoneMatch}})
+			if rec.Code != tt.status {
+				t.Fatalf("status = %d, want %d", rec.Code, tt.status)
+			}
+			if tt.status == 304 {
+				if rec.Body.Len() != 0 {
+					t.Errorf("304 with a body: %q", rec.Body)
+				}
+				wantHeaders(t, rec.Header(), map[string]string{
+					"ETag": etag, "Cache-Control": "public, max-age=60", "Access-Control-Allow-Origin": "*", "X-RateLimit-Limit": "1000", "Content-Type": "",
+				})
+			}
+		})
+	}
+	t.Run("a different dataset version changes the tag", func(t *testing.T) {
+		if other := do(t, s, request{target: "/api/public/v1/parties"}).Header().Get("ETag"); other == etag {
+			t.Errorf("parties and candidates share the tag %s", etag)
+		}
+	})
+}
+
+func TestGzip(t *testing.T) {
+	tests := []struct {
+		acceptEncoding string
+		gzip           bool
+	}{
+		{"gzip", true},
+		{"deflate, gzip;q=0.5, br", true},
+		{"GZIP", true},
+		{"*", true},
+		{"gzip;q=0", false},
+		{"gzip;q=0, *", false},
+		{"identity", false},
+		{"br, deflate", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.acceptEncoding, func(t *testing.T) {
+			s, _ := newServer(t, server.Options{})
+			plain := do(t, s, request{target: "/api/public/v1/candidates"})
+			rec := do(t, s, request{target: "/api/public/v1/candidates", header: map[string]string{"Accept-Encoding": tt.acceptEncoding}})
+			if got := rec.Header().Get("Content-Encoding") == "gzip"; got != tt.gzip {
+				t.Fatalf("Content-Encoding = %q, want gzip: %v", rec.Header().Get("Content-Encoding"), tt.gzip)
+			}
+			body := rec.Body.Bytes()
+			if tt.gzip {
+				zr, err := gzip.NewReader(rec.Body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if body, err = io.ReadAll(zr); err != nil {
+					t.Fatalf("invalid gzip: %v", err)
+				}
+				if rec.Header().Get("Content-Length") != "" {
+					t.Errorf("Content-Length %s is the uncompressed length", rec.Header().Get("Content-Length"))
+				}
+			}
+			if !bytes.Equal(body, plain.Body.Bytes()) {
+				t.Error("decompressed body differs from the plain one")
+			}
+			wantHeaders(t, rec.Header(), map[string]string{"Vary": "Accept-Encoding", "ETag": plain.Header().Get("ETag")})
+		})
+	}
+	t.Run("304 and HEAD carry no gzip stream", func(t *testing.T) {
+		s, _ := newServer(t, server.Options{})
+		etag := do(t, s, request{target: "/api/public/v1/parties"}).Header().Get("ETag")
+		rec := do(t, s, request{target: "/api/public/v1/parties", header: map[string]string{"Accept-Encoding": "gzip", "If-None-Match": etag}})
+		if rec.Code != 304 || rec.Body.Len() != 0 || rec.Header().Get("Content-Encoding") != "" {
+			t.Errorf("304: status %d, %d body bytes, Content-Encoding %q", rec.Code, rec.Body.Len(), rec.Header().Get("Content-Encoding"))
+		}
+		rec = do(t, s, request{method: http.MethodHead, target: "/api/public/v1/parties", header: map[string]string{"Accept-Encoding": "gzip"}})
+		if rec.Code != 200 || rec.Body.Len() != 0 || rec.Header().Get("Content-Encoding") != "gzip" {
+			t.Errorf("HEAD: status %d, %d body bytes, Content-Encoding %q", rec.Code, rec.Body.Len(), rec.Header().Get("Content-Encoding"))
+		}
+	})
+}
+
+func TestPreflight(t *testing.T) {
+	s, _ := newServer(t, server.Options{})
+	rec := do(t, s, request{method: http.MethodOptions, target: "/api/public/v1/candidates", header: map[string]string{
+		"Origin":                         "https://news.example",
+		"Access-Control-Request-Method":  "GET",
+		"Access-Control-Request-Headers": "X-Requested-With, If-None-Match",
+	}})
+	if rec.Code != http.StatusNoContent {
+		t.Fatalf("status = %d, want 204", rec.Code)
+	}
+	wantHeaders(t, rec.Header(), merge(everyResponse, map[string]string{
+		"Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+		"Access-Control-Allow-Headers": "X-Requested-With, If-None-Match",
+		"Access-Control-Max-Age":       "86400",
+		"X-RateLimit-Remaining":        "60", // a preflight is not counted
+	}))
+	if rec.Body.Len() != 0 {
+		t.Errorf("preflight body %q", rec.Body)
+	}
+	rec = do(t, s, request{method: http.MethodOptions, target: "/api/public/v1/candidates", header: map[string]string{"Access-Control-Request-Headers": "X-Ok, Bad\r\nHeader: 1"}})
+	if got := rec.Header().Get("Access-Control-Allow-Headers"); got != "" {
+		t.Errorf("echoed a malformed header list: %q", got)
+	}
+}
