@@ -45,8 +45,11 @@ func NewApp(stdout, stderr io.Writer) *cli.App {
 		OnUsageError: onUsageError,
 		// Errors are printed and turned into exit codes by Run, once.
 		ExitErrHandler: func(*cli.Context, error) {},
-		CommandNotFound: func(c *cli.Context, name string) {
-			_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: unknown command %q; run 'ballot help'\n", name)
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("unknown command %q; run 'ballot help'", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
 		},
 	}
 }

@@ -94,9 +94,19 @@ func (d *records) check(r *Report) {
 		}
 		checkText(DistrictsFile, pointer(i, "name"), dist.Name)
 		localitySlugs := map[string]string{}
+		localityNames := map[string]string{}
 		for j, loc := range dist.Localities {
-			checkText(DistrictsFile, pointer(i, "localities", j, "name"), loc.Name)
-			checkSlug(DistrictsFile, pointer(i, "localities", j, "slug"), loc.Slug, localitySlugs)
+			ptr := pointer(i, "localities", j)
+			checkText(DistrictsFile, ptr+"/name", loc.Name)
+			if first, dup := localityNames[Fold(loc.Name)]; dup {
+				r.errorf(DistrictsFile, ptr+"/name", "locality-repeated", "locality %q is already listed in this district at %s", loc.Name, first)
+			} else {
+				localityNames[Fold(loc.Name)] = ptr
+				checkSlug(DistrictsFile, ptr+"/slug", loc.Slug, localitySlugs)
+			}
+			if loc.NameEN != nil && strings.TrimSpace(*loc.NameEN) == "" {
+				r.errorf(DistrictsFile, ptr+"/name_en", "required", "must not be empty (use null when there is no English name)")
+			}
 		}
 	}
 	if len(d.districts) == DistrictCount {
@@ -134,6 +144,70 @@ func (d *records) check(r *Report) {
 				r.errorf(CandidatesFile, pointer(i, "district_ids", j), "district-repeated", "district %s is listed twice", id)
 			}
 			seen[id] = true
+		}
+	}
+}
+
+// MaxDistrictsPerCandidate is how many districts Maltese law lets one
+// candidate contest.
+const MaxDistrictsPerCandidate = 2
+
+// warn reports what is allowed but probably a mistake. It runs only on a
+// dataset without errors, so every reference resolves.
+func (d *records) warn(r *Report) {
+	// A locality listed under two districts must say it is split.
+	type place struct {
+		ptr   string
+		split bool
+	}
+	byName := map[string][]place{}
+	for i, dist := range d.districts {
+		for j, loc := range dist.Localities {
+			byName[loc.Slug] = append(byName[loc.Slug], place{pointer(i, "localities", j), loc.Split})
+		}
+	}
+	for slug := range sortedKeys(byName) {
+		places := byName[slug]
+		if len(places) < 2 {
+			continue
+		}
+		for _, p := range places {
+			if !p.split {
+				r.warnf(DistrictsFile, p.ptr+"/split", "split-unmarked", "locality %q appears in %d districts but is not marked as split (a different place of the same name needs a different slug)", slug, len(places))
+			}
+		}
+	}
+
+	partyUsed := map[string]bool{}
+	districtUsed := map[string]bool{}
+	seen := map[string]int{}
+	for i, c := range d.candidates {
+		party := ""
+		if c.PartyID != nil {
+			party = *c.PartyID
+			partyUsed[party] = true
+		}
+		for _, id := range c.DistrictIDs {
+			districtUsed[id] = true
+		}
+		key := Fold(c.Name) + "\x00" + party
+		if first, dup := seen[key]; dup {
+			r.warnf(CandidatesFile, pointer(i, "name"), "candidate-duplicate", "%q of the same party is also candidate %s: the same person twice?", c.Name, pointer(first))
+		} else {
+			seen[key] = i
+		}
+		if len(c.DistrictIDs) > MaxDistrictsPerCandidate {
+			r.warnf(CandidatesFile, pointer(i, "district_ids"), "districts-over-two", "contests %d districts; Maltese law allows %d", len(c.DistrictIDs), MaxDistrictsPerCandidate)
+		}
+	}
+	for i, p := range d.parties {
+		if !partyUsed[p.ID] {
+			r.warnf(PartiesFile, pointer(i), "party-unused", "party %q has no candidates", p.Slug)
+		}
+	}
+	for i, dist := range d.districts {
+		if !districtUsed[dist.ID] {
+			r.warnf(DistrictsFile, pointer(i), "district-unused", "district %d has no candidates", dist.Number)
 		}
 	}
 }

@@ -83,6 +83,9 @@ func Load(fsys fs.FS) (*Dataset, error) {
 	// half-decoded records would only add noise to the real problem.
 	if decoded {
 		d.check(r)
+		if r.Valid() {
+			d.warn(r)
+		}
 	}
 	if !r.Valid() {
 		return nil, r

@@ -66,15 +66,19 @@ func TestLoadRefusesBrokenData(t *testing.T) {
 		return func(rs []map[string]any) []map[string]any { f(rs[0]); return rs }
 	}
 	tests := []struct {
-		name  string
+		name   string
 		break_ func(t *testing.T, m fstest.MapFS)
-		want  dataset.Problem
+		want   dataset.Problem
 	}{
 		{"missing file", func(t *testing.T, m fstest.MapFS) { delete(m, dataset.PartiesFile) },
 			dataset.Problem{File: "parties.json", Rule: "file-missing"}},
-		{"JSON syntax", func(t *testing.T, m fstest.MapFS) { m[dataset.PartiesFile] = &fstest.MapFile{Data: []byte("[\n  {\"id\": }\n]")} },
+		{"JSON syntax", func(t *testing.T, m fstest.MapFS) {
+			m[dataset.PartiesFile] = &fstest.MapFile{Data: []byte("[\n  {\"id\": }\n]")}
+		},
 			dataset.Problem{File: "parties.json", Line: 2, Column: 10, Rule: "json-syntax"}},
-		{"not an array", func(t *testing.T, m fstest.MapFS) { m[dataset.PartiesFile] = &fstest.MapFile{Data: []byte(`{"id":"x"}`)} },
+		{"not an array", func(t *testing.T, m fstest.MapFS) {
+			m[dataset.PartiesFile] = &fstest.MapFile{Data: []byte(`{"id":"x"}`)}
+		},
 			dataset.Problem{File: "parties.json", Rule: "type"}},
 		{"unknown field", func(t *testing.T, m fstest.MapFS) {
 			edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {

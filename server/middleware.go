@@ -86,7 +86,9 @@ func (s *Server) limitRate(next http.Handler) http.Handler {
 		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
 		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
 		h.Set("X-RateLimit-Reset", strconv.FormatInt(d.ResetUnix(), 10))
-		if !d.Allowed {
+		// A refused preflight would hide the 429 from the page's script:
+		// the browser would never send the request that gets it.
+		if !d.Allowed && r.Method != http.MethodOptions {
 			wait := d.RetryAfterSeconds()
 			h.Set("Retry-After", strconv.FormatInt(wait, 10))
 			writeProblem(w, http.StatusTooManyRequests, fmt.Sprintf(

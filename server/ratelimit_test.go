@@ -117,6 +117,15 @@ func TestRateLimitCounters(t *testing.T) {
 			t.Errorf("after 100 preflights: status %d, remaining %s; want 200 and 59", rec.Code, rec.Header().Get("X-RateLimit-Remaining"))
 		}
 	})
+	t.Run("a preflight on a spent quota is still answered", func(t *testing.T) {
+		s, _ := newServer(t, server.Options{})
+		exhaust(t, s, "/api/public/v1/parties", client)
+		rec := do(t, s, request{method: http.MethodOptions, target: "/api/public/v1/parties", remote: client, header: map[string]string{"Access-Control-Request-Method": "GET"}})
+		if rec.Code != http.StatusNoContent {
+			t.Errorf("status %d, want 204", rec.Code)
+		}
+		wantHeaders(t, rec.Header(), map[string]string{"X-RateLimit-Remaining": "0", "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS", "Retry-After": ""})
+	})
 	t.Run("the limit is configurable", func(t *testing.T) {
 		s, _ := newServer(t, server.Options{RateLimit: 2})
 		codes := []int{}

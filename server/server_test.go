@@ -60,11 +60,10 @@ func newServer(t testing.TB, opts server.Options) (*server.Server, *clock) {
 
 // request describes one request; the zero RemoteAddr is a fixed client.
 type request struct {
-	method  string
-	target  string
-	header  map[string]string
-	remote  string
-	wantErr bool
+	method string
+	target string
+	header map[string]string
+	remote string
 }
 
 func do(t testing.TB, h http.Handler, q request) *httptest.ResponseRecorder {

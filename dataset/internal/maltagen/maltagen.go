@@ -201,6 +201,7 @@ func buildDistricts(src fs.FS) ([]dataset.District, error) {
 	slugs := make([]map[string]bool, districtCount+1)
 	splitCount := map[string]int{}
 	usedEnglish := map[string]bool{}
+	usedSlugs := map[localityKey]bool{}
 	for _, r := range t.rows {
 		n, err := parseDistrict(t.get(r, "number"))
 		if err != nil {
@@ -216,6 +217,10 @@ func buildDistricts(src fs.FS) ([]dataset.District, error) {
 			Slug:  dataset.Slugify(name),
 			Split: strings.Contains(note, "split"),
 			Note:  optional(note),
+		}
+		if slug, ok := localitySlugs[localityKey{n, name}]; ok {
+			loc.Slug = slug
+			usedSlugs[localityKey{n, name}] = true
 		}
 		if loc.Slug == "" {
 			return nil, t.errorf(r, "locality %q has an empty slug", name)
@@ -247,6 +252,11 @@ func buildDistricts(src fs.FS) ([]dataset.District, error) {
 	for _, name := range slices.Sorted(maps.Keys(localityEnglish)) {
 		if !usedEnglish[name] {
 			return nil, fmt.Errorf("%s: locality %q of the generator's English-name table is missing", districtsCSV, name)
+		}
+	}
+	for key := range localitySlugs {
+		if !usedSlugs[key] {
+			return nil, fmt.Errorf("%s: locality %q of district %d in the generator's slug table is missing", districtsCSV, key.name, key.district)
 		}
 	}
 	districts := make([]dataset.District, 0, districtCount)

@@ -221,8 +221,12 @@ func TestDistricts(t *testing.T) {
 		}
 		slugs := map[string]bool{}
 		for _, l := range d.Localities {
-			if l.Slug != dataset.Slugify(l.Name) {
-				t.Errorf("district %d: %q has slug %q, want %q", d.Number, l.Name, l.Slug, dataset.Slugify(l.Name))
+			want := dataset.Slugify(l.Name)
+			if d.Number == 13 && l.Name == "Żebbuġ" {
+				want = "zebbug-gozo" // not the Żebbuġ of districts 6 and 7
+			}
+			if l.Slug != want {
+				t.Errorf("district %d: %q has slug %q, want %q", d.Number, l.Name, l.Slug, want)
 			}
 			if slugs[l.Slug] {
 				t.Errorf("district %d: slug %q is not unique", d.Number, l.Slug)

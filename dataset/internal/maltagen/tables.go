@@ -65,3 +65,18 @@ type nameSplit struct {
 // are kept whole. No row needed correcting, so the table is empty; a
 // correction found later goes here, with a comment giving its reason.
 var nameSplitOverrides = map[string]nameSplit{}
+
+// localityKey names one locality row: its district and its council name.
+type localityKey struct {
+	district int
+	name     string
+}
+
+// localitySlugs gives a slug other than the slug of the name, where two
+// different places share a name. A slug that appears in two districts then
+// always means a council split between them.
+var localitySlugs = map[localityKey]string{
+	// Gozo's Żebbuġ is a different council from the Żebbuġ of districts 6
+	// and 7 on Malta.
+	{13, "Żebbuġ"}: "zebbug-gozo",
+}

@@ -1,0 +1,120 @@
+package commands_test
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ballot/commands"
+)
+
+// run runs the command line in-process and returns its exit code and
+// output.
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = commands.Run(context.Background(), append([]string{"ballot"}, args...), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// TestRepositoryConfig decodes the config.toml shipped at the repository's
+// root: it must stay valid and equal to the defaults it documents.
+func TestRepositoryConfig(t *testing.T) {
+	cfg, err := commands.LoadConfig(filepath.Join("..", "config.toml"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg != commands.DefaultConfig() {
+		t.Errorf("config.toml = %+v, want the defaults %+v", cfg, commands.DefaultConfig())
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	tests := []struct{ name, file, want string }{
+		{"unknown key", "listen = \":1\"\nrate_limt = 5\n", "unknown key rate_limt"},
+		{"wrong type", "rate_limit = \"sixty\"\n", "rate_limit"},
+		{"invalid value", "rate_limit = 0\n", "rate_limit must be a number of requests per minute, 1 or more"},
+		{"negative max-age", "cache_max_age = -1\n", "cache_max_age must be a number of seconds"},
+		{"syntax", "listen = \n", "config.toml:1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.toml")
+			if err := os.WriteFile(path, []byte(tt.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := commands.LoadConfig(path, true)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v, want it to contain %q", err, tt.want)
+			}
+			code, stdout, stderr := run(t, "serve", "--config", path)
+			if code != commands.ExitFailure || stdout != "" || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("serve: exit %d, stdout %q, stderr %q; want exit 1 and one line naming the problem", code, stdout, stderr)
+			}
+		})
+	}
+	t.Run("a relative data directory is relative to the file", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "config.toml")
+		if err := os.WriteFile(path, []byte("data = \"elections/2022\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := commands.LoadConfig(path, true)
+		if err != nil || cfg.Data != filepath.Join(dir, "elections", "2022") {
+			t.Errorf("data = %q, %v", cfg.Data, err)
+		}
+	})
+	t.Run("a missing default file is fine, a missing named one is not", func(t *testing.T) {
+		if _, err := commands.LoadConfig(filepath.Join(t.TempDir(), "config.toml"), false); err != nil {
+			t.Error(err)
+		}
+		if _, err := commands.LoadConfig(filepath.Join(t.TempDir(), "config.toml"), true); err == nil {
+			t.Error("no error for a missing --config file")
+		}
+	})
+}
+
+func TestExitCodes(t *testing.T) {
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "parties.json"), []byte("[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"unknown command", []string{"publish"}, commands.ExitUsage, "ballot: unknown command \"publish\"; run 'ballot help'\n"},
+		{"unknown flag", []string{"serve", "--port", "80"}, commands.ExitUsage, "ballot: flag provided but not defined: -port\n"},
+		{"stray argument", []string{"serve", "now"}, commands.ExitUsage, "ballot: serve takes no arguments, got \"now\"\n"},
+		{"invalid flag value", []string{"serve", "--rate-limit", "0"}, commands.ExitUsage, "ballot: rate_limit must be a number of requests per minute, 1 or more\n"},
+		{"missing dataset directory", []string{"serve", "--data", filepath.Join(broken, "nope")}, commands.ExitFailure, "is not a dataset directory"},
+		{"invalid dataset", []string{"serve", "--data", broken, "--listen", "127.0.0.1:0"}, commands.ExitFailure, "dataset.toml: file is missing\n"},
+		{"busy port", []string{"serve", "--listen", busy.Addr().String()}, commands.ExitFailure, "cannot listen on " + busy.Addr().String()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Chdir(t.TempDir()) // no config.toml
+			code, stdout, stderr := run(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d", code, tt.code)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+			if !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("stderr %q, want it to contain %q", stderr, tt.stderr)
+			}
+		})
+	}
+}
