@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -41,6 +42,8 @@ func NewApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter: stderr,
 		Commands: []*cli.Command{
 			serveCommand(),
+			validateCommand(),
+			queryCommand(),
 		},
 		OnUsageError: onUsageError,
 		// Errors are printed and turned into exit codes by Run, once.
@@ -60,7 +63,7 @@ func onUsageError(_ *cli.Context, err error, _ bool) error { return usageError{e
 // returns the process's exit code. Any error is printed once, to stderr.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := NewApp(stdout, stderr)
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, flagsFirst(app, args))
 	var quiet quietError
 	var usage usageError
 	switch {
@@ -75,4 +78,44 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintf(stderr, "ballot: %v\n", err)
 		return ExitFailure
 	}
+}
+
+// flagsFirst moves a command's flags before its arguments, so that
+// "ballot query candidates --limit 5" works: urfave/cli v2 stops reading
+// flags at the first argument.
+func flagsFirst(app *cli.App, args []string) []string {
+	if len(args) < 3 {
+		return args
+	}
+	cmd := app.Command(args[1])
+	if cmd == nil {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, name := range f.Names() {
+			takesValue[name] = !isBool
+		}
+	}
+	var flags, rest []string
+	tail := args[2:]
+	for i := 0; i < len(tail); i++ {
+		a := tail[i]
+		switch {
+		case a == "--":
+			rest = append(rest, tail[i:]...)
+			i = len(tail)
+		case len(a) > 1 && a[0] == '-':
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(tail) {
+				i++
+				flags = append(flags, tail[i])
+			}
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return append(append(append([]string{}, args[:2]...), flags...), rest...)
 }

@@ -246,3 +246,13 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 func IsParam(name string) bool {
 	return name == "district" || name == "party" || name == "limit"
 }
+
+// Record returns the encoded JSON of the i-th record of the result, exactly
+// as it appears in the body.
+func (r Result) Record(i int) []byte {
+	start := len(envelopeStart)
+	if i > 0 {
+		start = r.list.ends[i-1] + 1 // past the comma
+	}
+	return r.list.data[start:r.list.ends[i]]
+}

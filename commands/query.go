@@ -1,0 +1,191 @@
+package commands
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"ballot/dataset"
+)
+
+func queryCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "query",
+		Usage:     "print what the API answers, without a server",
+		ArgsUsage: "parties|districts|candidates",
+		Description: "Prints the body GET /api/public/v1/COLLECTION returns for the same parameters\n" +
+			"(byte for byte, but for meta.generatedAt), or the records as CSV, NDJSON or a\n" +
+			"table. Parameters are checked as the API checks them; a refused one prints\n" +
+			"the API's message on stderr and exits 2.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "district", Usage: "candidates in district `N` (1 to 13) or with this district UUID"},
+			&cli.StringFlag{Name: "party", Usage: "candidates of the party with this `SLUG` or UUID"},
+			&cli.StringFlag{Name: "limit", Usage: "at most `N` candidates, 1 to 500 (default 100)"},
+			&cli.StringFlag{Name: "data", Usage: "dataset `DIR` (default: the embedded dataset)", EnvVars: []string{"BALLOT_DATA"}},
+			&cli.StringFlag{Name: "format", Value: "json", Usage: "json (the API's body), ndjson, csv or table"},
+			&cli.BoolFlag{Name: "pretty", Usage: "indent the JSON body"},
+		},
+		OnUsageError: onUsageError,
+		Action:       query,
+	}
+}
+
+func query(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("query takes one collection: parties, districts or candidates")
+	}
+	collection, err := dataset.ParseCollection(c.Args().First())
+	if err != nil {
+		return usageError{err}
+	}
+	format := c.String("format")
+	switch format {
+	case "json", "ndjson", "csv", "table":
+	default:
+		return usagef("--format must be json, ndjson, csv or table, got %q", format)
+	}
+	if c.Bool("pretty") && format != "json" {
+		return usagef("--pretty applies only to --format json")
+	}
+	params := dataset.Params{}
+	for _, name := range []string{"district", "party", "limit"} {
+		if c.IsSet(name) {
+			params[name] = []string{c.String(name)}
+		}
+	}
+	ds, err := loadDataset(c.String("data"))
+	if err != nil {
+		return err
+	}
+	res, err := ds.Query(collection, params)
+	var perr *dataset.ParamError
+	if errors.As(err, &perr) {
+		return usageError{err}
+	} else if err != nil {
+		return err
+	}
+
+	w := c.App.Writer
+	switch format {
+	case "json":
+		body := res.AppendJSON(nil, time.Now())
+		if c.Bool("pretty") {
+			var b bytes.Buffer
+			if err := json.Indent(&b, body, "", "  "); err != nil {
+				return err
+			}
+			body = b.Bytes()
+		}
+		_, err = w.Write(body)
+		return err
+	case "ndjson":
+		for i := range res.Count() {
+			if _, err := fmt.Fprintf(w, "%s\n", res.Record(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return writeColumns(w, format, collection, res, labels(ds, format))
+}
+
+// recordTypes gives each collection's record type, whose JSON field names
+// are the CSV and table columns, in order.
+var recordTypes = map[dataset.Collection]reflect.Type{
+	dataset.Parties:    reflect.TypeFor[dataset.Party](),
+	dataset.Districts:  reflect.TypeFor[dataset.District](),
+	dataset.Candidates: reflect.TypeFor[dataset.Candidate](),
+}
+
+func columns(c dataset.Collection) []string {
+	t := recordTypes[c]
+	cols := make([]string, t.NumField())
+	for i := range cols {
+		cols[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	}
+	return cols
+}
+
+// labels maps party and district ids to names people read, for the table.
+// CSV keeps the ids: it is for programs.
+func labels(ds *dataset.Dataset, format string) map[string]string {
+	if format != "table" {
+		return nil
+	}
+	m := map[string]string{}
+	for _, p := range ds.Parties() {
+		m[p.ID] = p.ShortName
+	}
+	for _, d := range ds.Districts() {
+		m[d.ID] = fmt.Sprint(d.Number)
+	}
+	return m
+}
+
+// writeColumns writes the records as CSV or as an aligned table: one column
+// per field, lists joined with ";" (localities by name), null as empty.
+func writeColumns(w io.Writer, format string, c dataset.Collection, res dataset.Result, labels map[string]string) error {
+	cols := columns(c)
+	rows := [][]string{cols}
+	for i := range res.Count() {
+		var rec map[string]any
+		dec := json.NewDecoder(bytes.NewReader(res.Record(i)))
+		dec.UseNumber()
+		if err := dec.Decode(&rec); err != nil {
+			return err
+		}
+		row := make([]string, len(cols))
+		for j, col := range cols {
+			row[j] = cell(rec[col], labels)
+		}
+		rows = append(rows, row)
+	}
+	if format == "csv" {
+		cw := csv.NewWriter(w)
+		if err := cw.WriteAll(rows); err != nil {
+			return err
+		}
+		return cw.Error()
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, row := range rows {
+		for j := range row {
+			row[j] = strings.NewReplacer("\t", " ", "\n", " ").Replace(row[j])
+		}
+		if _, err := fmt.Fprintln(tw, strings.Join(row, "\t")); err != nil {
+			return err
+		}
+	}
+	return tw.Flush()
+}
+
+func cell(v any, labels map[string]string) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		if label, ok := labels[v]; ok {
+			return label
+		}
+		return v
+	case []any:
+		parts := make([]string, len(v))
+		for i, item := range v {
+			if obj, ok := item.(map[string]any); ok {
+				item = obj["name"]
+			}
+			parts[i] = cell(item, labels)
+		}
+		return strings.Join(parts, ";")
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,188 @@
+package commands_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"ballot/commands"
+	"ballot/dataset"
+	"ballot/server"
+)
+
+var generatedAt = regexp.MustCompile(`"generatedAt":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"`)
+
+func normalise(b []byte) []byte {
+	return generatedAt.ReplaceAll(b, []byte(`"generatedAt":"2000-01-01T00:00:00.000Z"`))
+}
+
+// TestQueryPrintsWhatServeReturns runs a matrix of requests through the
+// HTTP handler and through "ballot query", on the embedded dataset and on a
+// dataset directory, and compares the bytes.
+func TestQueryPrintsWhatServeReturns(t *testing.T) {
+	datasets := []struct{ name, dir string }{
+		{"embedded", ""},
+		{"directory", filepath.Join("testdata", "datasets", "valid")},
+	}
+	for _, d := range datasets {
+		var ds *dataset.Dataset
+		var err error
+		if d.dir == "" {
+			ds, err = dataset.Default()
+		} else {
+			ds, err = dataset.LoadDir(d.dir)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := server.New(ds, server.Options{RateLimit: 1 << 30})
+		districtValues := []string{"", "1", "05", "13", "14", strings.ToUpper(ds.Districts()[4].ID)}
+		partyValues := []string{"", strings.ToUpper(ds.Parties()[0].Slug), ds.Parties()[1].ID, "no-such-party"}
+		for _, collection := range dataset.Collections {
+			for _, district := range districtValues {
+				for _, party := range partyValues {
+					for _, limit := range []string{"", "1", "7", "500", "0"} {
+						q := url.Values{}
+						args := []string{"query", string(collection)}
+						if d.dir != "" {
+							args = append(args, "--data", d.dir)
+						}
+						for _, p := range []struct{ name, value string }{{"district", district}, {"party", party}, {"limit", limit}} {
+							if p.value != "" {
+								q.Set(p.name, p.value)
+								args = append(args, "--"+p.name, p.value)
+							}
+						}
+						target := server.BasePath + "/" + string(collection) + "?" + q.Encode()
+						rec := httptest.NewRecorder()
+						srv.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+						code, stdout, stderr := run(t, args...)
+						switch rec.Code {
+						case 200:
+							if code != 0 || stderr != "" || !bytes.Equal(normalise([]byte(stdout)), normalise(rec.Body.Bytes())) {
+								t.Fatalf("%s %s: query exit %d, stderr %q\nquery: %.300s\nserve: %.300s", d.name, target, code, stderr, stdout, rec.Body)
+							}
+						case 400:
+							var p struct{ Detail string }
+							_ = json.Unmarshal(rec.Body.Bytes(), &p)
+							if code != commands.ExitUsage || stdout != "" || stderr != "ballot: "+p.Detail+"\n" {
+								t.Fatalf("%s %s: query exit %d, stdout %q, stderr %q; want 2, nothing, the problem's detail %q", d.name, target, code, stdout, stderr, p.Detail)
+							}
+						default:
+							t.Fatalf("%s %s: serve answered %d", d.name, target, rec.Code)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestQueryFormats(t *testing.T) {
+	_, body, _ := run(t, "query", "candidates", "--district", "5")
+	var env struct {
+		Data []json.RawMessage
+		Meta struct{ Count int }
+	}
+	if err := json.Unmarshal([]byte(body), &env); err != nil || env.Meta.Count == 0 {
+		t.Fatalf("query body: %v", err)
+	}
+
+	t.Run("pretty", func(t *testing.T) {
+		code, out, _ := run(t, "query", "candidates", "--district", "5", "--pretty")
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, []byte(out)); code != 0 || err != nil {
+			t.Fatalf("exit %d, %v", code, err)
+		}
+		if !strings.Contains(out, "\n  \"data\": [\n    {\n      \"id\": ") {
+			t.Errorf("not indented by two spaces: %.80q", out)
+		}
+		if !bytes.Equal(normalise(append(compact.Bytes(), '\n')), normalise([]byte(body))) {
+			t.Error("--pretty holds other data than the plain body")
+		}
+	})
+	t.Run("ndjson", func(t *testing.T) {
+		_, out, _ := run(t, "query", "candidates", "--district", "5", "--format", "ndjson")
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if len(lines) != len(env.Data) {
+			t.Fatalf("%d lines, want %d", len(lines), len(env.Data))
+		}
+		for i, line := range lines {
+			if line != string(env.Data[i]) {
+				t.Errorf("line %d = %s, want %s", i, line, env.Data[i])
+			}
+		}
+	})
+	t.Run("csv", func(t *testing.T) {
+		_, out, _ := run(t, "query", "candidates", "--district", "5", "--format", "csv")
+		rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"id", "slug", "name", "given_name", "family_name", "party_id", "primary_district_id", "district_ids", "elected"}
+		if strings.Join(rows[0], ",") != strings.Join(want, ",") {
+			t.Errorf("header %v, want %v", rows[0], want)
+		}
+		if len(rows) != len(env.Data)+1 {
+			t.Errorf("%d rows, want %d and a header", len(rows)-1, len(env.Data))
+		}
+		var first dataset.Candidate
+		_ = json.Unmarshal(env.Data[0], &first)
+		if rows[1][7] != strings.Join(first.DistrictIDs, ";") {
+			t.Errorf("district_ids cell %q, want the ids joined with ;", rows[1][7])
+		}
+		_, out, _ = run(t, "query", "districts", "--format", "csv")
+		rows, _ = csv.NewReader(strings.NewReader(out)).ReadAll()
+		if rows[1][3] != "Valletta;Floriana;Ħamrun;Marsa;Pietà;Santa Venera" {
+			t.Errorf("district 1 localities cell = %q", rows[1][3])
+		}
+		_, out, _ = run(t, "query", "candidates", "--district", "13", "--party", "volt", "--format", "csv")
+		if out != strings.Join(want, ",")+"\n" {
+			t.Errorf("no records: %q, want the header alone", out)
+		}
+	})
+	t.Run("table", func(t *testing.T) {
+		_, out, _ := run(t, "query", "candidates", "--district", "5", "--party", "pn", "--format", "table")
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if !strings.HasPrefix(lines[0], "id ") || !strings.Contains(lines[1], "Toni Bezzina") || !strings.Contains(lines[1], "  PN  ") {
+			t.Errorf("table:\n%s", out)
+		}
+		if col := strings.Index(lines[0], "slug"); col < 0 || strings.Index(lines[1], "toni-bezzina") != col {
+			t.Errorf("columns are not aligned:\n%s", out)
+		}
+	})
+}
+
+func TestQueryUsage(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"no collection", []string{"query"}, 2, "ballot: query takes one collection: parties, districts or candidates\n"},
+		{"unknown collection", []string{"query", "ballots"}, 2, "ballot: unknown collection \"ballots\": use parties, districts or candidates\n"},
+		{"limit 0", []string{"query", "candidates", "--limit", "0"}, 2, "ballot: limit must be an integer from 1 to 500\n"},
+		{"district 14", []string{"query", "candidates", "--district", "14"}, 2, "ballot: district must be a district number from 1 to 13 or a district UUID\n"},
+		{"unknown party", []string{"query", "candidates", "--party", "no-such-party"}, 2, "ballot: party names no published party; must be a party slug (abba, adpd, pl, pn, pp, volt) or a party UUID\n"},
+		{"flags before the collection", []string{"query", "--limit", "0", "candidates"}, 2, "ballot: limit must be an integer from 1 to 500\n"},
+		{"unknown format", []string{"query", "parties", "--format", "xml"}, 2, "ballot: --format must be json, ndjson, csv or table, got \"xml\"\n"},
+		{"pretty CSV", []string{"query", "parties", "--format", "csv", "--pretty"}, 2, "ballot: --pretty applies only to --format json\n"},
+		{"unknown flag", []string{"query", "parties", "--sort", "name"}, 2, "ballot: flag provided but not defined: -sort\n"},
+		{"broken dataset", []string{"query", "parties", "--data", filepath.Join("testdata", "datasets", "missing-file")}, 1, "ballot: dataset is invalid: 1 error\ndistricts.json: file is missing\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, tt.args...)
+			if code != tt.code || stdout != "" || stderr != tt.stderr {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d, nothing, %q", code, stdout, stderr, tt.code, tt.stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,121 @@
+package commands
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"ballot/dataset"
+)
+
+func validateCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "validate",
+		Usage:     "check a dataset directory before publishing it",
+		ArgsUsage: "[DIR]",
+		Description: "Checks the dataset in DIR (default: the embedded dataset) with the same rules\n" +
+			"serve applies, and reports every problem at once, one per line on stdout:\n" +
+			"FILE: POINTER: message (POINTER is a JSON pointer into FILE, or a key of\n" +
+			"dataset.toml), or FILE:LINE:COLUMN: message for a syntax error.\n" +
+			"Exit status: 0 valid, 1 invalid (or warnings with --strict), 2 usage error.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "report format: text or json"},
+			&cli.BoolFlag{Name: "strict", Usage: "treat warnings as errors"},
+		},
+		OnUsageError: onUsageError,
+		Action:       validate,
+	}
+}
+
+// validationReport is the JSON form of a report, for CI pipelines.
+type validationReport struct {
+	Valid    bool            `json:"valid"`
+	Errors   []reportProblem `json:"errors"`
+	Warnings []reportProblem `json:"warnings"`
+}
+
+type reportProblem struct {
+	File    string `json:"file"`
+	Pointer string `json:"pointer"`
+	Line    *int   `json:"line"`
+	Column  *int   `json:"column"`
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
+
+func toReportProblems(ps []dataset.Problem) []reportProblem {
+	out := make([]reportProblem, len(ps))
+	for i, p := range ps {
+		out[i] = reportProblem{File: p.File, Pointer: p.Pointer, Rule: p.Rule, Message: p.Message}
+		if p.Line > 0 {
+			out[i].Line, out[i].Column = &p.Line, &p.Column
+		}
+	}
+	return out
+}
+
+func validate(c *cli.Context) error {
+	format := c.String("format")
+	if format != "text" && format != "json" {
+		return usagef("--format must be text or json, got %q", format)
+	}
+	if c.NArg() > 1 {
+		return usagef("validate takes at most one directory, got %d arguments", c.NArg())
+	}
+	dir := c.Args().First()
+	if dir != "" {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return usagef("%s is not a directory", dir)
+		}
+	}
+	report := &dataset.Report{}
+	ds, err := loadDataset(dir)
+	switch {
+	case err == nil:
+		report.Warnings = ds.Warnings
+	case errors.As(err, &report):
+	default:
+		return err
+	}
+	valid := report.Valid() && !(c.Bool("strict") && len(report.Warnings) > 0)
+	if err := writeReport(c.App.Writer, c.App.ErrWriter, format, report, valid); err != nil {
+		return err
+	}
+	if !valid {
+		return quietError{ExitFailure}
+	}
+	return nil
+}
+
+// writeReport prints the report to w: in text, one line per problem
+// ("FILE: POINTER: message", warnings marked "warning:") and a summary line
+// on summary.
+func writeReport(w, summary io.Writer, format string, r *dataset.Report, valid bool) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(validationReport{Valid: valid, Errors: toReportProblems(r.Errors), Warnings: toReportProblems(r.Warnings)})
+	}
+	for _, p := range r.Errors {
+		if _, err := fmt.Fprintln(w, p); err != nil {
+			return err
+		}
+	}
+	for _, p := range r.Warnings {
+		p.Message = "warning: " + p.Message
+		if _, err := fmt.Fprintln(w, p); err != nil {
+			return err
+		}
+	}
+	verdict := "valid"
+	if !valid {
+		verdict = "invalid"
+	}
+	_, err := fmt.Fprintf(summary, "ballot: dataset %s: %d errors, %d warnings\n", verdict, len(r.Errors), len(r.Warnings))
+	return err
+}
