@@ -86,6 +86,9 @@ func serve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range ds.Warnings {
+		_, _ = fmt.Fprintf(stderr, "ballot: warning: %s\n", w)
+	}
 	var accessLog io.Writer
 	if cfg.AccessLog {
 		accessLog = stderr

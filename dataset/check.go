@@ -231,7 +231,7 @@ func (d *records) checkManifest(r *Report) {
 		{"publisher.about_url", m.Publisher.AboutURL},
 	} {
 		if f.value != "" && !absoluteHTTP(f.value) {
-			r.errorf(ManifestFile, f.key, "url", "key %q: %q is not an absolute http or https URL", f.key, f.value)
+			r.errorf(ManifestFile, f.key, "url", "%q is not an absolute http or https URL", f.value)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -102,28 +103,30 @@ func checkFields(file, ptr string, raw json.RawMessage, typ reflect.Type, r *Rep
 		return false
 	}
 	ok := true
-	known := make(map[string]bool, typ.NumField())
-	var names []string
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		known[name] = true
-		names = append(names, name)
-		v, present := obj[name]
-		if !present {
-			r.errorf(file, ptr+pointer(name), "required", "required field %q is missing (use null if the value is unknown)", name)
-			ok = false
+	names := make([]string, typ.NumField())
+	for i := range names {
+		names[i], _, _ = strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+	}
+	misspelt := map[string]bool{} // fields whose name an unknown key misspells
+	for key := range sortedKeys(obj) {
+		if slices.Contains(names, key) {
 			continue
 		}
-		ok = checkValue(file, ptr+pointer(name), v, f.Type, r) && ok
+		ok = false
+		msg := fmt.Sprintf("unknown field %q", key)
+		if near := nearest(key, names); near != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", near)
+			misspelt[near] = true
+		}
+		r.errorf(file, ptr+pointer(key), "unknown-field", "%s", msg)
 	}
-	for key := range sortedKeys(obj) {
-		if !known[key] {
-			msg := fmt.Sprintf("unknown field %q", key)
-			if near := nearest(key, names); near != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", near)
-			}
-			r.errorf(file, ptr+pointer(key), "unknown-field", "%s", msg)
+	for i, name := range names {
+		v, present := obj[name]
+		switch {
+		case present:
+			ok = checkValue(file, ptr+pointer(name), v, typ.Field(i).Type, r) && ok
+		case !misspelt[name]: // a misspelling is reported once, as such
+			r.errorf(file, ptr+pointer(name), "required", "required field %q is missing (use null if the value is unknown)", name)
 			ok = false
 		}
 	}
