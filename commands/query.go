@@ -62,7 +62,7 @@ func query(c *cli.Context) error {
 			params[name] = []string{c.String(name)}
 		}
 	}
-	ds, err := loadDataset(c.String("data"))
+	ds, err := openDataset(c, c.String("data"))
 	if err != nil {
 		return err
 	}

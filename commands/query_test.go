@@ -175,7 +175,7 @@ func TestQueryUsage(t *testing.T) {
 		{"unknown format", []string{"query", "parties", "--format", "xml"}, 2, "ballot: --format must be json, ndjson, csv or table, got \"xml\"\n"},
 		{"pretty CSV", []string{"query", "parties", "--format", "csv", "--pretty"}, 2, "ballot: --pretty applies only to --format json\n"},
 		{"unknown flag", []string{"query", "parties", "--sort", "name"}, 2, "ballot: flag provided but not defined: -sort\n"},
-		{"broken dataset", []string{"query", "parties", "--data", filepath.Join("testdata", "datasets", "missing-file")}, 1, "ballot: dataset is invalid: 1 error\ndistricts.json: file is missing\n"},
+		{"broken dataset", []string{"query", "parties", "--data", filepath.Join("testdata", "datasets", "missing-file")}, 1, "districts.json: file is missing\nballot: dataset invalid: 1 error, 0 warnings\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

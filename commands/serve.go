@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -68,12 +69,26 @@ func configFrom(c *cli.Context) (Config, error) {
 	return cfg, nil
 }
 
-// loadDataset loads the configured dataset, or the embedded one.
+// loadDataset loads the dataset in dir, or the embedded one.
 func loadDataset(dir string) (*dataset.Dataset, error) {
 	if dir == "" {
 		return dataset.Default()
 	}
 	return dataset.LoadDir(dir)
+}
+
+// openDataset loads the dataset for serve and query. An invalid dataset is
+// reported on stderr exactly as validate reports it, and fails the command.
+func openDataset(c *cli.Context, dir string) (*dataset.Dataset, error) {
+	ds, err := loadDataset(dir)
+	var report *dataset.Report
+	if errors.As(err, &report) {
+		if werr := writeReport(c.App.ErrWriter, c.App.ErrWriter, "text", report, false); werr != nil {
+			return nil, werr
+		}
+		return nil, quietError{ExitFailure}
+	}
+	return ds, err
 }
 
 func serve(c *cli.Context) error {
@@ -82,7 +97,7 @@ func serve(c *cli.Context) error {
 		return err
 	}
 	stderr := c.App.ErrWriter
-	ds, err := loadDataset(cfg.Data)
+	ds, err := openDataset(c, cfg.Data)
 	if err != nil {
 		return err
 	}

@@ -116,6 +116,13 @@ func writeReport(w, summary io.Writer, format string, r *dataset.Report, valid b
 	if !valid {
 		verdict = "invalid"
 	}
-	_, err := fmt.Fprintf(summary, "ballot: dataset %s: %d errors, %d warnings\n", verdict, len(r.Errors), len(r.Warnings))
+	_, err := fmt.Fprintf(summary, "ballot: dataset %s: %s, %s\n", verdict, count(len(r.Errors), "error"), count(len(r.Warnings), "warning"))
 	return err
+}
+
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -18,13 +18,17 @@ var (
 // records holds the decoded files of a dataset while they are checked.
 type records struct {
 	manifest   Manifest
-	parties    []Party
-	districts  []District
-	candidates []Candidate
+	manifestOK bool
+	parties    file[Party]
+	districts  file[District]
+	candidates file[Candidate]
 }
 
-// check applies the dataset rules that span fields, records and files.
-// Every problem is added to r; nothing stops at the first.
+// check applies the dataset rules that span fields, records and files to
+// every record that decoded. Every problem is added to r; nothing stops at
+// the first. A rule that needs a whole file (references into it, the count
+// of districts) runs only when that file decoded completely, so a defect is
+// not reported again as the many problems it causes.
 func (d *records) check(r *Report) {
 	ids := map[string]string{} // id -> pointer of its first use, across files
 	claimID := func(file, ptr, id string) {
@@ -33,21 +37,22 @@ func (d *records) check(r *Report) {
 			return
 		}
 		if first, dup := ids[id]; dup {
-			r.errorf(file, ptr, "uuid-unique", "id %s is already used by %s", id, first)
+			r.errorf(file, ptr, "uuid-unique", "id %s is already used at %s", id, first)
 			return
 		}
 		ids[id] = file + "#" + ptr
 	}
 	checkSlug := func(file, ptr, slug string, seen map[string]string) {
+		ref := file + "#" + ptr
 		if !slugPattern.MatchString(slug) {
 			r.errorf(file, ptr, "slug", "%q is not a slug (lower-case ASCII letters and digits joined by single hyphens)", slug)
 			return
 		}
 		if first, dup := seen[slug]; dup {
-			r.errorf(file, ptr, "slug-unique", "slug %q is already used by %s", slug, first)
+			r.errorf(file, ptr, "slug-unique", "slug %q is already used at %s", slug, first)
 			return
 		}
-		seen[slug] = ptr
+		seen[slug] = ref
 	}
 	checkURL := func(file, ptr string, u *string) {
 		if u != nil && !absoluteHTTP(*u) {
@@ -60,11 +65,13 @@ func (d *records) check(r *Report) {
 		}
 	}
 
-	d.checkManifest(r)
+	if d.manifestOK {
+		d.checkManifest(r)
+	}
 
 	partyIDs := map[string]bool{}
 	partySlugs := map[string]string{}
-	for i, p := range d.parties {
+	for i, p := range d.parties.each {
 		claimID(PartiesFile, pointer(i, "id"), p.ID)
 		partyIDs[p.ID] = true
 		checkSlug(PartiesFile, pointer(i, "slug"), p.Slug, partySlugs)
@@ -76,21 +83,21 @@ func (d *records) check(r *Report) {
 		checkURL(PartiesFile, pointer(i, "website"), p.Website)
 	}
 
-	if len(d.districts) != DistrictCount {
-		r.errorf(DistrictsFile, "", "district-count", "must hold exactly %d districts, found %d", DistrictCount, len(d.districts))
+	if d.districts.complete && len(d.districts.recs) != DistrictCount {
+		r.errorf(DistrictsFile, "", "district-count", "must hold exactly %d districts, found %d", DistrictCount, len(d.districts.recs))
 	}
 	districtIDs := map[string]bool{}
 	numbers := map[int]string{}
-	for i, dist := range d.districts {
+	for i, dist := range d.districts.each {
 		claimID(DistrictsFile, pointer(i, "id"), dist.ID)
 		districtIDs[dist.ID] = true
 		switch first, dup := numbers[dist.Number]; {
 		case dist.Number < 1 || dist.Number > DistrictCount:
 			r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is outside 1 to %d", dist.Number, DistrictCount)
 		case dup:
-			r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is already used by %s", dist.Number, first)
+			r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is already used at %s", dist.Number, first)
 		default:
-			numbers[dist.Number] = pointer(i)
+			numbers[dist.Number] = DistrictsFile + "#" + pointer(i, "number")
 		}
 		checkText(DistrictsFile, pointer(i, "name"), dist.Name)
 		localitySlugs := map[string]string{}
@@ -101,7 +108,7 @@ func (d *records) check(r *Report) {
 			if first, dup := localityNames[Fold(loc.Name)]; dup {
 				r.errorf(DistrictsFile, ptr+"/name", "locality-repeated", "locality %q is already listed in this district at %s", loc.Name, first)
 			} else {
-				localityNames[Fold(loc.Name)] = ptr
+				localityNames[Fold(loc.Name)] = DistrictsFile + "#" + ptr + "/name"
 				checkSlug(DistrictsFile, ptr+"/slug", loc.Slug, localitySlugs)
 			}
 			if loc.NameEN != nil && strings.TrimSpace(*loc.NameEN) == "" {
@@ -109,7 +116,7 @@ func (d *records) check(r *Report) {
 			}
 		}
 	}
-	if len(d.districts) == DistrictCount {
+	if d.districts.complete && len(d.districts.recs) == DistrictCount {
 		for n := 1; n <= DistrictCount; n++ {
 			if _, ok := numbers[n]; !ok {
 				r.errorf(DistrictsFile, "", "district-number", "district number %d is missing", n)
@@ -118,16 +125,16 @@ func (d *records) check(r *Report) {
 	}
 
 	candidateSlugs := map[string]string{}
-	for i, c := range d.candidates {
+	for i, c := range d.candidates.each {
 		claimID(CandidatesFile, pointer(i, "id"), c.ID)
 		checkSlug(CandidatesFile, pointer(i, "slug"), c.Slug, candidateSlugs)
 		checkText(CandidatesFile, pointer(i, "name"), c.Name)
 		checkText(CandidatesFile, pointer(i, "given_name"), c.GivenName)
 		checkText(CandidatesFile, pointer(i, "family_name"), c.FamilyName)
-		if c.PartyID != nil && !partyIDs[*c.PartyID] {
+		if c.PartyID != nil && d.parties.complete && !partyIDs[*c.PartyID] {
 			r.errorf(CandidatesFile, pointer(i, "party_id"), "reference", "no party has id %s", *c.PartyID)
 		}
-		if !districtIDs[c.PrimaryDistrictID] {
+		if d.districts.complete && !districtIDs[c.PrimaryDistrictID] {
 			r.errorf(CandidatesFile, pointer(i, "primary_district_id"), "reference", "no district has id %s", c.PrimaryDistrictID)
 		}
 		if len(c.DistrictIDs) == 0 {
@@ -138,7 +145,7 @@ func (d *records) check(r *Report) {
 		seen := map[string]bool{}
 		for j, id := range c.DistrictIDs {
 			switch {
-			case !districtIDs[id]:
+			case d.districts.complete && !districtIDs[id]:
 				r.errorf(CandidatesFile, pointer(i, "district_ids", j), "reference", "no district has id %s", id)
 			case seen[id]:
 				r.errorf(CandidatesFile, pointer(i, "district_ids", j), "district-repeated", "district %s is listed twice", id)
@@ -153,7 +160,8 @@ func (d *records) check(r *Report) {
 const MaxDistrictsPerCandidate = 2
 
 // warn reports what is allowed but probably a mistake. It runs only on a
-// dataset without errors, so every reference resolves.
+// dataset without errors, so every record decoded and every reference
+// resolves.
 func (d *records) warn(r *Report) {
 	// A locality listed under two districts must say it is split.
 	type place struct {
@@ -161,7 +169,7 @@ func (d *records) warn(r *Report) {
 		split bool
 	}
 	byName := map[string][]place{}
-	for i, dist := range d.districts {
+	for i, dist := range d.districts.each {
 		for j, loc := range dist.Localities {
 			byName[loc.Slug] = append(byName[loc.Slug], place{pointer(i, "localities", j), loc.Split})
 		}
@@ -181,7 +189,7 @@ func (d *records) warn(r *Report) {
 	partyUsed := map[string]bool{}
 	districtUsed := map[string]bool{}
 	seen := map[string]int{}
-	for i, c := range d.candidates {
+	for i, c := range d.candidates.each {
 		party := ""
 		if c.PartyID != nil {
 			party = *c.PartyID
@@ -192,7 +200,7 @@ func (d *records) warn(r *Report) {
 		}
 		key := Fold(c.Name) + "\x00" + party
 		if first, dup := seen[key]; dup {
-			r.warnf(CandidatesFile, pointer(i, "name"), "candidate-duplicate", "%q of the same party is also candidate %s: the same person twice?", c.Name, pointer(first))
+			r.warnf(CandidatesFile, pointer(i, "name"), "candidate-duplicate", "%q of the same party is also at %s: the same person twice?", c.Name, CandidatesFile+"#"+pointer(first))
 		} else {
 			seen[key] = i
 		}
@@ -200,12 +208,12 @@ func (d *records) warn(r *Report) {
 			r.warnf(CandidatesFile, pointer(i, "district_ids"), "districts-over-two", "contests %d districts; Maltese law allows %d", len(c.DistrictIDs), MaxDistrictsPerCandidate)
 		}
 	}
-	for i, p := range d.parties {
+	for i, p := range d.parties.each {
 		if !partyUsed[p.ID] {
 			r.warnf(PartiesFile, pointer(i), "party-unused", "party %q has no candidates", p.Slug)
 		}
 	}
-	for i, dist := range d.districts {
+	for i, dist := range d.districts.each {
 		if !districtUsed[dist.ID] {
 			r.warnf(DistrictsFile, pointer(i), "district-unused", "district %d has no candidates", dist.Number)
 		}

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Dataset is a loaded, checked and indexed dataset. It is immutable: every
@@ -25,8 +24,6 @@ type Dataset struct {
 	// Version is the SHA-256 of the dataset's files, in hex: it changes
 	// whenever any byte of the data does.
 	Version string
-	// LoadedAt is when the dataset was loaded.
-	LoadedAt time.Time
 	// Warnings are the problems that do not stop the dataset being served.
 	Warnings []Problem
 
@@ -59,37 +56,28 @@ func Load(fsys fs.FS) (*Dataset, error) {
 	var d records
 	files := [...]string{ManifestFile, PartiesFile, DistrictsFile, CandidatesFile}
 	var contents [len(files)][]byte
-	decoded := true
 	for i, name := range files {
 		b, ok := readFile(fsys, name, r)
 		contents[i] = b
 		if !ok {
-			decoded = false
 			continue
 		}
 		switch name {
 		case ManifestFile:
-			d.manifest, ok = decodeManifest(b, r)
+			d.manifest, d.manifestOK = decodeManifest(b, r)
 		case PartiesFile:
-			d.parties, ok = decodeArray[Party](name, b, r)
+			d.parties = decodeArray[Party](name, b, r)
 		case DistrictsFile:
-			d.districts, ok = decodeArray[District](name, b, r)
+			d.districts = decodeArray[District](name, b, r)
 		case CandidatesFile:
-			d.candidates, ok = decodeArray[Candidate](name, b, r)
-		}
-		decoded = decoded && ok
-	}
-	// Cross-record rules need every record decoded; reporting them over
-	// half-decoded records would only add noise to the real problem.
-	if decoded {
-		d.check(r)
-		if r.Valid() {
-			d.warn(r)
+			d.candidates = decodeArray[Candidate](name, b, r)
 		}
 	}
+	d.check(r)
 	if !r.Valid() {
 		return nil, r
 	}
+	d.warn(r)
 	h := sha256.New()
 	for i, b := range contents {
 		h.Write([]byte(files[i]))
@@ -99,11 +87,10 @@ func Load(fsys fs.FS) (*Dataset, error) {
 	ds := &Dataset{
 		Manifest:   d.manifest,
 		Version:    hex.EncodeToString(h.Sum(nil)),
-		LoadedAt:   time.Now().UTC(),
 		Warnings:   r.Warnings,
-		parties:    d.parties,
-		districts:  d.districts,
-		candidates: d.candidates,
+		parties:    d.parties.recs,
+		districts:  d.districts.recs,
+		candidates: d.candidates.recs,
 	}
 	ds.index()
 	return ds, nil

@@ -56,10 +56,29 @@ func decodeManifest(b []byte, r *Report) (Manifest, bool) {
 	return m, true
 }
 
+// file holds the records decoded from one JSON file. A record with a
+// defect is left out of the rules that span records, so each defect is
+// reported once, by the rule it breaks.
+type file[T any] struct {
+	recs     []T
+	valid    []bool // valid[i]: record i decoded
+	complete bool   // the file was read and every record decoded
+}
+
+// each yields the index and value of every record that decoded.
+func (f *file[T]) each(yield func(int, T) bool) {
+	for i, rec := range f.recs {
+		if f.valid[i] && !yield(i, rec) {
+			return
+		}
+	}
+}
+
 // decodeArray decodes a JSON file that must hold an array of records of
-// type T. Each record is checked for unknown, missing and null fields before
-// it is decoded, so every defect is reported with the pointer of the field.
-func decodeArray[T any](file string, b []byte, r *Report) ([]T, bool) {
+// type T. Each record is checked for unknown, missing and null fields and
+// for wrong types before it is decoded, so every defect is reported with the
+// pointer of the field.
+func decodeArray[T any](name string, b []byte, r *Report) file[T] {
 	var raws []json.RawMessage
 	if err := json.Unmarshal(b, &raws); err != nil {
 		var serr *json.SyntaxError
@@ -68,28 +87,28 @@ func decodeArray[T any](file string, b []byte, r *Report) ([]T, bool) {
 		case errors.As(err, &serr):
 			// Offset counts the bytes read, the offending one included.
 			line, col := position(b, max(serr.Offset-1, 0))
-			r.Errors = append(r.Errors, Problem{File: file, Line: line, Column: col, Rule: "json-syntax", Message: serr.Error()})
+			r.Errors = append(r.Errors, Problem{File: name, Line: line, Column: col, Rule: "json-syntax", Message: serr.Error()})
 		case errors.As(err, &terr):
-			r.errorf(file, "", "type", "must be a JSON array of records, not %s", terr.Value)
+			r.errorf(name, "", "type", "must be a JSON array of records, not %s", terr.Value)
 		default:
-			r.errorf(file, "", "json-syntax", "%v", err)
+			r.errorf(name, "", "json-syntax", "%v", err)
 		}
-		return nil, false
+		return file[T]{}
 	}
-	before := len(r.Errors)
-	out := make([]T, len(raws))
+	if raws == nil {
+		r.errorf(name, "", "type", "must be a JSON array of records, not null")
+		return file[T]{}
+	}
+	f := file[T]{recs: make([]T, len(raws)), valid: make([]bool, len(raws)), complete: true}
 	typ := reflect.TypeFor[T]()
 	for i, raw := range raws {
-		ptr := pointer(i)
-		if !checkFields(file, ptr, raw, typ, r) {
-			continue
-		}
-		if err := json.Unmarshal(raw, &out[i]); err != nil {
-			// checkFields accepted every field, so this cannot fail.
-			r.errorf(file, ptr, "type", "%v", err)
+		if checkFields(name, pointer(i), raw, typ, r) && json.Unmarshal(raw, &f.recs[i]) == nil {
+			f.valid[i] = true
+		} else {
+			f.complete = false
 		}
 	}
-	return out, len(r.Errors) == before
+	return f
 }
 
 // checkFields compares a JSON object with the fields of a record type:

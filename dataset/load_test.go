@@ -169,6 +169,8 @@ func TestLoadRefusesBrokenData(t *testing.T) {
 	}
 }
 
+// TestReportLines checks the report's text, and that a record with a defect
+// does not stop the rules being applied to the others.
 func TestReportLines(t *testing.T) {
 	m := defaultFiles(t)
 	edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
@@ -177,8 +179,9 @@ func TestReportLines(t *testing.T) {
 		return rs
 	})
 	_, err := dataset.Load(m)
-	const want = `dataset is invalid: 1 error
-candidates.json: /5/primary_distrct_id: unknown field "primary_distrct_id" (did you mean "primary_district_id"?)`
+	const want = `dataset is invalid: 2 errors
+candidates.json: /5/primary_distrct_id: unknown field "primary_distrct_id" (did you mean "primary_district_id"?)
+candidates.json: /7/party_id: no party has id 0b6f0000-0000-4000-8000-000000000000`
 	if err == nil || err.Error() != want {
 		t.Errorf("got:\n%v\nwant:\n%s", err, want)
 	}

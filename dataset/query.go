@@ -195,6 +195,9 @@ func isUUID(s string) bool {
 
 func partyReason(slugs []string) string {
 	const shown = 20
+	if len(slugs) == 0 {
+		return "must be a party slug or a party UUID, and this dataset has no parties"
+	}
 	list := strings.Join(slugs[:min(len(slugs), shown)], ", ")
 	if len(slugs) > shown {
 		list += ", …"
