@@ -63,7 +63,10 @@ func onUsageError(_ *cli.Context, err error, _ bool) error { return usageError{e
 // returns the process's exit code. Any error is printed once, to stderr.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := NewApp(stdout, stderr)
-	err := app.RunContext(ctx, flagsFirst(app, args))
+	args, err := flagsFirst(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, args)
+	}
 	var quiet quietError
 	var usage usageError
 	switch {
@@ -83,13 +86,13 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // flagsFirst moves a command's flags before its arguments, so that
 // "ballot query candidates --limit 5" works: urfave/cli v2 stops reading
 // flags at the first argument.
-func flagsFirst(app *cli.App, args []string) []string {
+func flagsFirst(app *cli.App, args []string) ([]string, error) {
 	if len(args) < 3 {
-		return args
+		return args, nil
 	}
 	cmd := app.Command(args[1])
 	if cmd == nil {
-		return args
+		return args, nil
 	}
 	takesValue := map[string]bool{}
 	for _, f := range cmd.Flags {
@@ -109,7 +112,10 @@ func flagsFirst(app *cli.App, args []string) []string {
 		case len(a) > 1 && a[0] == '-':
 			flags = append(flags, a)
 			name := strings.TrimLeft(a, "-")
-			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(tail) {
+			if !strings.Contains(name, "=") && takesValue[name] {
+				if i+1 == len(tail) {
+					return nil, usagef("flag needs an argument: %s", a)
+				}
 				i++
 				flags = append(flags, tail[i])
 			}
@@ -117,5 +123,5 @@ func flagsFirst(app *cli.App, args []string) []string {
 			rest = append(rest, a)
 		}
 	}
-	return append(append(append([]string{}, args[:2]...), flags...), rest...)
+	return append(append(append([]string{}, args[:2]...), flags...), rest...), nil
 }

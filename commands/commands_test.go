@@ -6,8 +6,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 
 	"ballot/commands"
 )
@@ -30,6 +33,27 @@ func TestRepositoryConfig(t *testing.T) {
 	}
 	if cfg != commands.DefaultConfig() {
 		t.Errorf("config.toml = %+v, want the defaults %+v", cfg, commands.DefaultConfig())
+	}
+	// Every key is written out in the file, so a newcomer sees them all.
+	var keys map[string]any
+	if _, err := toml.DecodeFile(filepath.Join("..", "config.toml"), &keys); err != nil {
+		t.Fatal(err)
+	}
+	typ := reflect.TypeFor[commands.Config]()
+	for i := range typ.NumField() {
+		key := typ.Field(i).Tag.Get("toml")
+		if _, ok := keys[key]; !ok {
+			t.Errorf("config.toml does not show the key %q", key)
+		}
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key := range keys {
+		if !strings.Contains(string(readme), "| `"+key+"` |") {
+			t.Errorf("README.md's configuration table does not list %q", key)
+		}
 	}
 }
 

@@ -55,7 +55,7 @@ var (
 	e2eListening = regexp.MustCompile(`ballot: serving ".*" \(version [^)]*\) on http://(127\.0\.0\.1:\d+)/api/public/v1/`)
 	e2eUUID      = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	e2eSlug      = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	e2eColor     = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
+	e2eColor     = regexp.MustCompile(`^#[0-9a-f]{6}$`)
 	e2eTime      = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 	e2eGenerated = regexp.MustCompile(`"generatedAt":"[^"]*"`)
 )

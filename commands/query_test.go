@@ -108,7 +108,10 @@ func TestQueryFormats(t *testing.T) {
 		}
 	})
 	t.Run("ndjson", func(t *testing.T) {
-		_, out, _ := run(t, "query", "candidates", "--district", "5", "--format", "ndjson")
+		code, out, _ := run(t, "query", "candidates", "--district", "5", "--format", "ndjson")
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		if len(lines) != len(env.Data) {
 			t.Fatalf("%d lines, want %d", len(lines), len(env.Data))
@@ -120,7 +123,10 @@ func TestQueryFormats(t *testing.T) {
 		}
 	})
 	t.Run("csv", func(t *testing.T) {
-		_, out, _ := run(t, "query", "candidates", "--district", "5", "--format", "csv")
+		code, out, _ := run(t, "query", "candidates", "--district", "5", "--format", "csv")
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
 		rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 		if err != nil {
 			t.Fatal(err)
@@ -148,7 +154,10 @@ func TestQueryFormats(t *testing.T) {
 		}
 	})
 	t.Run("table", func(t *testing.T) {
-		_, out, _ := run(t, "query", "candidates", "--district", "5", "--party", "pn", "--format", "table")
+		code, out, _ := run(t, "query", "candidates", "--district", "5", "--party", "pn", "--format", "table")
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		if !strings.HasPrefix(lines[0], "id ") || !strings.Contains(lines[1], "Toni Bezzina") || !strings.Contains(lines[1], "  PN  ") {
 			t.Errorf("table:\n%s", out)
@@ -175,6 +184,7 @@ func TestQueryUsage(t *testing.T) {
 		{"unknown format", []string{"query", "parties", "--format", "xml"}, 2, "ballot: --format must be json, ndjson, csv or table, got \"xml\"\n"},
 		{"pretty CSV", []string{"query", "parties", "--format", "csv", "--pretty"}, 2, "ballot: --pretty applies only to --format json\n"},
 		{"unknown flag", []string{"query", "parties", "--sort", "name"}, 2, "ballot: flag provided but not defined: -sort\n"},
+		{"flag without its value", []string{"query", "candidates", "--limit"}, 2, "ballot: flag needs an argument: --limit\n"},
 		{"broken dataset", []string{"query", "parties", "--data", filepath.Join("testdata", "datasets", "missing-file")}, 1, "districts.json: file is missing\nballot: dataset invalid: 1 error, 0 warnings\n"},
 	}
 	for _, tt := range tests {

@@ -108,17 +108,23 @@ func serve(c *cli.Context) error {
 	if cfg.AccessLog {
 		accessLog = stderr
 	}
+	maxAge := time.Duration(cfg.CacheMaxAge) * time.Second
+	if maxAge == 0 {
+		maxAge = -1 // server.Options: max-age=0, not the default
+	}
+	errorLog := log.New(stderr, "ballot: ", 0)
 	srv := server.New(ds, server.Options{
-		CacheMaxAge: time.Duration(cfg.CacheMaxAge) * time.Second,
+		CacheMaxAge: maxAge,
 		RateLimit:   cfg.RateLimit,
 		AccessLog:   accessLog,
+		ErrorLog:    errorLog,
 	})
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", cfg.Listen, err)
 	}
 	_, _ = fmt.Fprintf(stderr, "ballot: serving %q (version %.12s) on http://%s%s/\n", ds.Manifest.Title, ds.Version, ln.Addr(), server.BasePath)
-	err = server.Serve(c.Context, ln, srv, server.Timeouts{}, log.New(stderr, "ballot: http: ", 0))
+	err = server.Serve(c.Context, ln, srv, server.Timeouts{}, errorLog)
 	_, _ = fmt.Fprintln(stderr, "ballot: stopped")
 	return err
 }

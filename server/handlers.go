@@ -35,7 +35,9 @@ func (s *Server) handleCollection(c dataset.Collection) http.HandlerFunc {
 		h.Set("Content-Type", "application/json; charset=utf-8")
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(body)
+		if r.Method != http.MethodHead {
+			_, _ = w.Write(body)
+		}
 		*bp = body
 		bodies.Put(bp)
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,30 +11,42 @@ import (
 	"ballot/dataset"
 )
 
-// TestPanicBecomesProblem checks that a panic inside a handler answers 500
-// problem+json with no internals, and keeps the headers set before it.
+// TestPanicBecomesProblem makes the real handler panic (no dataset to
+// answer from) and checks the answer: 500 problem+json with no internals,
+// the CORS and rate-limit headers kept, the panic in the error log.
 func TestPanicBecomesProblem(t *testing.T) {
 	for _, accept := range []string{"", "gzip"} {
 		t.Run("Accept-Encoding "+accept, func(t *testing.T) {
-			h := allowCrossOrigin(compressGzip(recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
-				panic("secret internal state at /root/ballot/server/handlers.go:42")
-			}))))
+			ds, err := dataset.Default()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var logged strings.Builder
+			s := New(ds, Options{ErrorLog: log.New(&logged, "", 0)})
+			s.data.Store(nil)
 			req := httptest.NewRequest(http.MethodGet, "/api/public/v1/parties", nil)
 			req.Header.Set("Accept-Encoding", accept)
 			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, req)
+			s.ServeHTTP(rec, req)
 			if rec.Code != http.StatusInternalServerError {
 				t.Fatalf("status = %d, want 500", rec.Code)
 			}
-			if got := rec.Header().Get("Content-Type"); got != "application/problem+json" {
-				t.Errorf("Content-Type = %q", got)
-			}
-			if got := rec.Header().Get("Access-Control-Allow-Origin"); got != "*" {
-				t.Errorf("Access-Control-Allow-Origin = %q", got)
+			for k, want := range map[string]string{
+				"Content-Type":                "application/problem+json",
+				"Content-Encoding":            "",
+				"Access-Control-Allow-Origin": "*",
+				"X-RateLimit-Remaining":       "59",
+			} {
+				if got := rec.Header().Get(k); got != want {
+					t.Errorf("%s = %q, want %q", k, got, want)
+				}
 			}
 			const want = `{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"the server could not answer this request"}` + "\n"
 			if rec.Body.String() != want {
 				t.Errorf("body = %q, want %q", rec.Body, want)
+			}
+			if !strings.Contains(logged.String(), "panic serving GET /api/public/v1/parties: runtime error") {
+				t.Errorf("error log = %q, want the panic", logged.String())
 			}
 		})
 	}

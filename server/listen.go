@@ -37,6 +37,9 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, t Timeouts, err
 		IdleTimeout:       or(t.Idle, 120*time.Second),
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          errorLog,
+		// "OPTIONS *" goes to the handler too, so it carries the CORS and
+		// rate-limit headers like every other answer.
+		DisableGeneralOptionsHandler: true,
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

@@ -2,9 +2,9 @@ package server
 
 import (
 	"fmt"
-	"log"
 	"net/http"
 	"net/netip"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -118,19 +118,46 @@ func clientAddr(r *http.Request) netip.Addr {
 	return ap.Addr()
 }
 
-// recoverPanics turns a panic in a handler into a 500 problem. The panic
-// and its stack go to the log, never to the client.
-func recoverPanics(next http.Handler) http.Handler {
+// recoverPanics turns a panic anywhere inside it into a 500 problem, with
+// the headers already set (CORS, rate limit) kept. The panic goes to the
+// error log, never to the client. When the answer had already begun, the
+// connection is dropped instead, as net/http does.
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tw := &trackingWriter{ResponseWriter: w}
 		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
-				}
-				log.Printf("panic serving %s %s: %v", r.Method, r.URL.Path, v)
-				writeProblem(w, http.StatusInternalServerError, "the server could not answer this request", nil)
+			v := recover()
+			if v == nil {
+				return
 			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.opts.ErrorLog.Printf("panic serving %s %s: %v\n%s", r.Method, r.URL.Path, v, debug.Stack())
+			if tw.wroteHeader {
+				panic(http.ErrAbortHandler)
+			}
+			h := w.Header()
+			h.Del("Content-Encoding")
+			h.Del("Retry-After")
+			writeProblem(w, http.StatusInternalServerError, "the server could not answer this request", nil)
 		}()
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(tw, r)
 	})
+}
+
+// trackingWriter records whether the answer has begun.
+type trackingWriter struct {
+	http.ResponseWriter
+	wroteHeader bool
+}
+
+func (t *trackingWriter) WriteHeader(status int) {
+	t.wroteHeader = true
+	t.ResponseWriter.WriteHeader(status)
+}
+
+func (t *trackingWriter) Write(b []byte) (int, error) {
+	t.wroteHeader = true
+	return t.ResponseWriter.Write(b)
 }

@@ -12,8 +12,7 @@ import (
 // BasePath is where every endpoint of version 1 of the API lives.
 const BasePath = "/api/public/v1"
 
-// routes builds the whole handler: every route, then the middleware in the
-// order a request meets it, outermost first.
+// routes builds the whole handler: every route, then the middleware.
 func (s *Server) routes() http.Handler {
 	r := mux.NewRouter()
 	// An unclean path ("/a/../b", "//x") is not a route: it gets a 404
@@ -25,12 +24,14 @@ func (s *Server) routes() http.Handler {
 	r.NotFoundHandler = http.HandlerFunc(handleNotFound)
 	r.MethodNotAllowedHandler = http.HandlerFunc(handleMethodNotAllowed)
 
+	// The middleware, from the innermost, nearest the routes, outwards: a
+	// request meets them from the bottom of this list up.
 	var h http.Handler = r
-	h = recoverPanics(h)    // a panic becomes a 500 problem, before compression closes the body
 	h = compressGzip(h)     // gzip when the client accepts it
 	h = answerPreflight(h)  // OPTIONS: 204, after the rate-limit headers are set
 	h = s.limitRate(h)      // per client and endpoint; headers on every response
 	h = allowCrossOrigin(h) // CORS and fixed headers on every response
+	h = s.recoverPanics(h)  // a panic anywhere inside becomes a 500 problem
 	if s.opts.AccessLog != nil {
 		h = handlers.CombinedLoggingHandler(s.opts.AccessLog, h)
 	}

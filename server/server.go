@@ -5,6 +5,7 @@ package server
 
 import (
 	"io"
+	"log"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -16,8 +17,9 @@ import (
 
 // Options tune the server. The zero value of a field means its default.
 type Options struct {
-	// CacheMaxAge is the max-age of Cache-Control on successful answers
-	// (default 60 s).
+	// CacheMaxAge is the max-age of Cache-Control on successful answers.
+	// Zero means the default, 60 s; a negative value means max-age=0, so
+	// caches revalidate every time.
 	CacheMaxAge time.Duration
 	// RateLimit is the number of requests a client may make to one
 	// endpoint in one window (default 60).
@@ -33,13 +35,19 @@ type Options struct {
 	// AccessLog receives one line per request in Apache's combined log
 	// format; nil means no access log.
 	AccessLog io.Writer
+	// ErrorLog receives what clients are not shown, such as a panic in a
+	// handler (default: the standard logger).
+	ErrorLog *log.Logger
 	// Now is the clock (default time.Now); tests fix it.
 	Now func() time.Time
 }
 
 func (o Options) withDefaults() Options {
-	if o.CacheMaxAge <= 0 {
+	switch {
+	case o.CacheMaxAge == 0:
 		o.CacheMaxAge = 60 * time.Second
+	case o.CacheMaxAge < 0:
+		o.CacheMaxAge = 0
 	}
 	if o.RateLimit <= 0 {
 		o.RateLimit = 60
@@ -53,6 +61,9 @@ func (o Options) withDefaults() Options {
 	if o.IPv6Prefix <= 0 || o.IPv6Prefix > 128 {
 		o.IPv6Prefix = 64
 	}
+	if o.ErrorLog == nil {
+		o.ErrorLog = log.Default()
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -61,6 +72,8 @@ func (o Options) withDefaults() Options {
 
 // Server answers the public API for the dataset it currently holds.
 type Server struct {
+	// data is read once per request, so a reload can swap it while
+	// requests already running finish on the dataset they started with.
 	data         atomic.Pointer[dataset.Dataset]
 	opts         Options
 	limiter      *ratelimit.Limiter
@@ -80,13 +93,6 @@ func New(ds *dataset.Dataset, opts Options) *Server {
 	s.handler = s.routes()
 	return s
 }
-
-// SetDataset swaps in another dataset; requests already running finish on
-// the one they started with.
-func (s *Server) SetDataset(ds *dataset.Dataset) { s.data.Store(ds) }
-
-// Dataset returns the dataset being served.
-func (s *Server) Dataset() *dataset.Dataset { return s.data.Load() }
 
 // ServeHTTP answers one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"ballot/dataset"
@@ -355,6 +357,9 @@ func TestHeadIsGetWithoutBody(t *testing.T) {
 			if head.Code != get.Code {
 				t.Errorf("HEAD status %d, GET status %d", head.Code, get.Code)
 			}
+			if head.Code == http.StatusOK && head.Body.Len() != 0 {
+				t.Errorf("HEAD wrote %d body bytes", head.Body.Len())
+			}
 			for _, k := range []string{"Content-Type", "Content-Length", "ETag", "Cache-Control", "X-RateLimit-Remaining", "Access-Control-Allow-Origin"} {
 				if head.Header().Get(k) != get.Header().Get(k) {
 					t.Errorf("%s: HEAD %q, GET %q", k, head.Header().Get(k), get.Header().Get(k))
@@ -400,11 +405,47 @@ func TestConditionalRequests(t *testing.T) {
 			}
 		})
 	}
-	t.Run("a different dataset version changes the tag", func(t *testing.T) {
+	t.Run("another collection has another tag", func(t *testing.T) {
 		if other := do(t, s, request{target: "/api/public/v1/parties"}).Header().Get("ETag"); other == etag {
 			t.Errorf("parties and candidates share the tag %s", etag)
 		}
 	})
+	t.Run("another version of the data has another tag", func(t *testing.T) {
+		files := fstest.MapFS{}
+		for _, name := range []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile} {
+			b, err := fs.ReadFile(dataset.DefaultFS(), name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[name] = &fstest.MapFile{Data: b}
+		}
+		files[dataset.ManifestFile].Data = append(files[dataset.ManifestFile].Data, "\n# a new edition\n"...)
+		ds, err := dataset.Load(files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := server.New(ds, server.Options{})
+		rec := do(t, other, request{target: "/api/public/v1/candidates?district=5", header: map[string]string{"If-None-Match": etag}})
+		if rec.Code != 200 || rec.Header().Get("ETag") == etag {
+			t.Errorf("status %d, ETag %s: the old version's tag still matches", rec.Code, rec.Header().Get("ETag"))
+		}
+	})
+}
+
+func TestCacheMaxAge(t *testing.T) {
+	for _, tt := range []struct {
+		maxAge time.Duration
+		want   string
+	}{
+		{0, "public, max-age=60"},
+		{300 * time.Second, "public, max-age=300"},
+		{-1, "public, max-age=0"},
+	} {
+		s, _ := newServer(t, server.Options{CacheMaxAge: tt.maxAge})
+		if got := do(t, s, request{target: "/api/public/v1/parties"}).Header().Get("Cache-Control"); got != tt.want {
+			t.Errorf("CacheMaxAge %v: Cache-Control %q, want %q", tt.maxAge, got, tt.want)
+		}
+	}
 }
 
 func TestGzip(t *testing.T) {
