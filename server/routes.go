@@ -21,6 +21,9 @@ func (s *Server) routes() http.Handler {
 	for _, c := range dataset.Collections {
 		r.Handle(BasePath+"/"+string(c), s.handleCollection(c)).Methods(http.MethodGet, http.MethodHead)
 	}
+	r.HandleFunc(BasePath+"/", s.handleIndex).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc(BasePath+"/openapi.json", s.handleOpenAPI).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc(BasePath+"/catalog.jsonld", s.handleCatalog).Methods(http.MethodGet, http.MethodHead)
 	r.NotFoundHandler = http.HandlerFunc(handleNotFound)
 	r.MethodNotAllowedHandler = http.HandlerFunc(handleMethodNotAllowed)
 
