@@ -31,7 +31,7 @@ func TestRepositoryConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg != commands.DefaultConfig() {
+	if !reflect.DeepEqual(cfg, commands.DefaultConfig()) {
 		t.Errorf("config.toml = %+v, want the defaults %+v", cfg, commands.DefaultConfig())
 	}
 	// Every key is written out in the file, so a newcomer sees them all.

@@ -4,18 +4,23 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
 
 // Config is the configuration of serve: defaults in code, then the config
-// file, then environment variables and flags.
+// file, then environment variables, then flags.
 type Config struct {
-	// Listen is the address the public API listens on.
+	// Listen is the address of the public API.
 	Listen string `toml:"listen"`
+	// AdminListen is the address of the admin listener (health, metrics,
+	// reload); empty turns it off.
+	AdminListen string `toml:"admin_listen"`
 	// Data is a dataset directory; empty means the embedded dataset.
 	Data string `toml:"data"`
 	// CacheMaxAge is the max-age, in seconds, of Cache-Control on answers.
@@ -23,17 +28,61 @@ type Config struct {
 	// RateLimit is the number of requests per minute a client may make to
 	// each endpoint.
 	RateLimit int `toml:"rate_limit"`
-	// AccessLog writes one line per request to stderr.
+	// TrustedProxies are the networks whose forwarding headers are read.
+	TrustedProxies []string `toml:"trusted_proxies"`
+	// IPv6Prefix is the prefix length by which IPv6 clients are counted.
+	IPv6Prefix int `toml:"ipv6_prefix"`
+	// MaxTrackedClients bounds the rate-limit counters kept in memory.
+	MaxTrackedClients int `toml:"max_tracked_clients"`
+	// The HTTP server's limits.
+	ReadHeaderTimeout Duration `toml:"read_header_timeout"`
+	ReadTimeout       Duration `toml:"read_timeout"`
+	WriteTimeout      Duration `toml:"write_timeout"`
+	IdleTimeout       Duration `toml:"idle_timeout"`
+	MaxHeaderBytes    int      `toml:"max_header_bytes"`
+	// ShutdownTimeout is how long requests in flight may take to finish
+	// once SIGTERM or SIGINT arrives.
+	ShutdownTimeout Duration `toml:"shutdown_timeout"`
+	// AccessLog logs one line per request.
 	AccessLog bool `toml:"access_log"`
+	// LogFormat is text or json.
+	LogFormat string `toml:"log_format"`
 }
+
+// Duration is a time.Duration written as a string such as "5s" or "1m30s".
+type Duration time.Duration
+
+// UnmarshalText reads a duration such as "5s".
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration such as \"5s\" or \"2m\"", b)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText writes the duration as "5s".
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
 
 // DefaultConfig is the configuration with no file, variable or flag.
 func DefaultConfig() Config {
 	return Config{
-		Listen:      ":8080",
-		CacheMaxAge: 60,
-		RateLimit:   60,
-		AccessLog:   true,
+		Listen:            ":8080",
+		AdminListen:       "127.0.0.1:9090",
+		CacheMaxAge:       60,
+		RateLimit:         60,
+		TrustedProxies:    []string{},
+		IPv6Prefix:        64,
+		MaxTrackedClients: 1_000_000,
+		ReadHeaderTimeout: Duration(5 * time.Second),
+		ReadTimeout:       Duration(10 * time.Second),
+		WriteTimeout:      Duration(30 * time.Second),
+		IdleTimeout:       Duration(120 * time.Second),
+		MaxHeaderBytes:    64 << 10,
+		ShutdownTimeout:   Duration(10 * time.Second),
+		AccessLog:         true,
+		LogFormat:         "text",
 	}
 }
 
@@ -65,7 +114,7 @@ func LoadConfig(path string, required bool) (Config, error) {
 		for i, k := range keys {
 			names[i] = k.String()
 		}
-		return cfg, fmt.Errorf("config %s: unknown key %s (known keys: listen, data, cache_max_age, rate_limit, access_log)", path, strings.Join(names, ", "))
+		return cfg, fmt.Errorf("config %s: unknown key %s (known keys: %s)", path, strings.Join(names, ", "), strings.Join(configKeys(), ", "))
 	}
 	if cfg.Data != "" && !filepath.IsAbs(cfg.Data) {
 		cfg.Data = filepath.Join(filepath.Dir(path), cfg.Data)
@@ -81,11 +130,53 @@ func LoadConfig(path string, required bool) (Config, error) {
 func (c Config) check() error {
 	switch {
 	case strings.TrimSpace(c.Listen) == "":
-		return errors.New("listen must be an address such as \":8080\" or \"127.0.0.1:8080\"")
+		return errors.New(`listen must be an address such as ":8080" or "127.0.0.1:8080"`)
 	case c.CacheMaxAge < 0:
 		return errors.New("cache_max_age must be a number of seconds, 0 or more")
 	case c.RateLimit < 1:
 		return errors.New("rate_limit must be a number of requests per minute, 1 or more")
+	case c.IPv6Prefix < 1 || c.IPv6Prefix > 128:
+		return errors.New("ipv6_prefix must be a prefix length from 1 to 128 (64 counts each /64 as one client)")
+	case c.MaxTrackedClients < 1:
+		return errors.New("max_tracked_clients must be 1 or more")
+	case c.ReadHeaderTimeout <= 0, c.ReadTimeout <= 0, c.WriteTimeout <= 0, c.IdleTimeout <= 0:
+		return errors.New(`read_header_timeout, read_timeout, write_timeout and idle_timeout must be durations above zero, such as "5s"`)
+	case c.ShutdownTimeout < 0:
+		return errors.New(`shutdown_timeout must be a duration of zero or more, such as "10s"`)
+	case c.MaxHeaderBytes < 1024:
+		return errors.New("max_header_bytes must be 1024 or more")
+	case c.LogFormat != "text" && c.LogFormat != "json":
+		return fmt.Errorf("log_format must be text or json, not %q", c.LogFormat)
+	}
+	if _, err := c.trustedPrefixes(); err != nil {
+		return err
 	}
 	return nil
+}
+
+// trustedPrefixes parses trusted_proxies: CIDR ranges, or single addresses.
+func (c Config) trustedPrefixes() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range c.TrustedProxies {
+		s = strings.TrimSpace(s)
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		if a, err := netip.ParseAddr(s); err == nil {
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		return nil, fmt.Errorf("trusted_proxies: %q is not a CIDR range such as \"10.0.0.0/8\" or an IP address", s)
+	}
+	return out, nil
+}
+
+// configKeys lists the keys of config.toml, in order.
+func configKeys() []string {
+	var keys []string
+	for _, s := range settings {
+		keys = append(keys, s.key)
+	}
+	return keys
 }

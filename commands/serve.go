@@ -1,11 +1,15 @@
 package commands
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"log"
+	"log/slog"
 	"net"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -15,20 +19,21 @@ import (
 )
 
 func serveCommand() *cli.Command {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "config", Usage: "configuration `FILE` (default: config.toml when present)"},
+	}
+	for _, s := range settings {
+		flags = append(flags, s.flag)
+	}
 	return &cli.Command{
 		Name:  "serve",
 		Usage: "serve the public API",
 		Description: "Serves the dataset in --data (default: the embedded Malta 2022 dataset) as a\n" +
-			"read-only JSON API under /api/public/v1/. Stops on SIGINT or SIGTERM after\n" +
-			"letting requests in flight finish.",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "config", Usage: "configuration file (default: config.toml when present)"},
-			&cli.StringFlag{Name: "listen", Usage: "address to listen on (default \":8080\")", EnvVars: []string{"BALLOT_LISTEN"}},
-			&cli.StringFlag{Name: "data", Usage: "dataset directory (default: the embedded dataset)", EnvVars: []string{"BALLOT_DATA"}},
-			&cli.IntFlag{Name: "rate-limit", Usage: "requests per minute per client and endpoint (default 60)", EnvVars: []string{"BALLOT_RATE_LIMIT"}},
-			&cli.IntFlag{Name: "cache-max-age", Usage: "Cache-Control max-age in seconds (default 60)", EnvVars: []string{"BALLOT_CACHE_MAX_AGE"}},
-			&cli.BoolFlag{Name: "access-log", Usage: "log one line per request to stderr (default true)", EnvVars: []string{"BALLOT_ACCESS_LOG"}},
-		},
+			"read-only JSON API under /api/public/v1/, and health, metrics and reload on the\n" +
+			"admin listener. SIGHUP (or POST /reload on the admin listener) loads the dataset\n" +
+			"again and serves it if it is valid. SIGINT or SIGTERM stop it after letting\n" +
+			"requests in flight finish.",
+		Flags:        flags,
 		OnUsageError: onUsageError,
 		Action:       serve,
 	}
@@ -48,20 +53,10 @@ func configFrom(c *cli.Context) (Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	if c.IsSet("listen") {
-		cfg.Listen = c.String("listen")
-	}
-	if c.IsSet("data") {
-		cfg.Data = c.String("data")
-	}
-	if c.IsSet("rate-limit") {
-		cfg.RateLimit = c.Int("rate-limit")
-	}
-	if c.IsSet("cache-max-age") {
-		cfg.CacheMaxAge = c.Int("cache-max-age")
-	}
-	if c.IsSet("access-log") {
-		cfg.AccessLog = c.Bool("access-log")
+	for _, s := range settings {
+		if err := s.apply(c, &cfg); err != nil {
+			return cfg, usageError{err}
+		}
 	}
 	if err := cfg.check(); err != nil {
 		return cfg, usageError{err}
@@ -91,40 +86,123 @@ func openDataset(c *cli.Context, dir string) (*dataset.Dataset, error) {
 	return ds, err
 }
 
+func newLogger(w io.Writer, format string) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
 func serve(c *cli.Context) error {
 	cfg, err := configFrom(c)
 	if err != nil {
 		return err
 	}
 	stderr := c.App.ErrWriter
+	logger := newLogger(stderr, cfg.LogFormat)
 	ds, err := openDataset(c, cfg.Data)
 	if err != nil {
 		return err
 	}
 	for _, w := range ds.Warnings {
-		_, _ = fmt.Fprintf(stderr, "ballot: warning: %s\n", w)
+		logger.Warn("dataset warning", slog.String("problem", w.String()))
 	}
-	var accessLog io.Writer
-	if cfg.AccessLog {
-		accessLog = stderr
-	}
+	trusted, _ := cfg.trustedPrefixes() // checked by configFrom
 	maxAge := time.Duration(cfg.CacheMaxAge) * time.Second
 	if maxAge == 0 {
 		maxAge = -1 // server.Options: max-age=0, not the default
 	}
-	errorLog := log.New(stderr, "ballot: ", 0)
 	srv := server.New(ds, server.Options{
 		CacheMaxAge: maxAge,
 		RateLimit:   cfg.RateLimit,
-		AccessLog:   accessLog,
-		ErrorLog:    errorLog,
+		MaxClients:  cfg.MaxTrackedClients,
+		IPv6Prefix:  cfg.IPv6Prefix,
+		ClientIP:    server.ClientIP{Trusted: trusted},
+		Logger:      logger,
+		AccessLog:   cfg.AccessLog,
 	})
+
+	// Listen on both addresses before serving, so a busy port fails at once.
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", cfg.Listen, err)
 	}
-	_, _ = fmt.Fprintf(stderr, "ballot: serving %q (version %.12s) on http://%s%s/\n", ds.Manifest.Title, ds.Version, ln.Addr(), server.BasePath)
-	err = server.Serve(c.Context, ln, srv, server.Timeouts{}, errorLog)
-	_, _ = fmt.Fprintln(stderr, "ballot: stopped")
-	return err
+	defer ln.Close()
+	var adminLn net.Listener
+	if cfg.AdminListen != "" {
+		adminLn, err = net.Listen("tcp", cfg.AdminListen)
+		switch {
+		case err != nil && cfg.AdminListen == DefaultConfig().AdminListen && !c.IsSet("admin-listen"):
+			// The default address is taken, most likely by another
+			// instance: serve the public API all the same.
+			logger.Warn("admin listener not started: its default address is in use; set admin_listen", slog.String("address", cfg.AdminListen), slog.String("error", err.Error()))
+			adminLn = nil
+		case err != nil:
+			return fmt.Errorf("cannot listen on %s (admin_listen): %w", cfg.AdminListen, err)
+		default:
+			defer adminLn.Close()
+		}
+	}
+
+	load := func() (*dataset.Dataset, error) { return loadDataset(cfg.Data) }
+	ctx, cancel := context.WithCancel(c.Context)
+	defer cancel()
+	go reloadOnHangup(ctx, srv, load)
+
+	if cfg.LogFormat == "text" {
+		// A line for the person who started it (and for tests that start
+		// it on port 0 to learn the address).
+		_, _ = fmt.Fprintf(stderr, "ballot: serving %q (version %.12s) on http://%s%s/\n", ds.Manifest.Title, ds.Version, ln.Addr(), server.BasePath)
+	}
+	attrs := []any{slog.String("title", ds.Manifest.Title), slog.String("version", ds.Version), slog.String("api", "http://"+ln.Addr().String()+server.BasePath+"/")}
+	if adminLn != nil {
+		attrs = append(attrs, slog.String("admin", "http://"+adminLn.Addr().String()+"/"))
+	}
+	logger.Info("serving", attrs...)
+
+	t := server.Timeouts{
+		ReadHeader:     time.Duration(cfg.ReadHeaderTimeout),
+		Read:           time.Duration(cfg.ReadTimeout),
+		Write:          time.Duration(cfg.WriteTimeout),
+		Idle:           time.Duration(cfg.IdleTimeout),
+		Shutdown:       time.Duration(cfg.ShutdownTimeout),
+		MaxHeaderBytes: cfg.MaxHeaderBytes,
+	}
+	errorLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
+	errs := make(chan error, 2)
+	running := 1
+	go func() { errs <- server.Serve(ctx, ln, srv, t, errorLog) }()
+	if adminLn != nil {
+		running++
+		go func() { errs <- server.Serve(ctx, adminLn, srv.AdminHandler(load), t, errorLog) }()
+	}
+	// Both stop when either fails or the context ends (SIGINT, SIGTERM).
+	var first error
+	for range running {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+			cancel()
+		}
+	}
+	logger.Info("stopped")
+	if cfg.LogFormat == "text" {
+		_, _ = fmt.Fprintln(stderr, "ballot: stopped")
+	}
+	return first
+}
+
+// reloadOnHangup reloads the dataset on every SIGHUP until ctx ends. The
+// outcome is logged and counted by the server.
+func reloadOnHangup(ctx context.Context, srv *server.Server, load func() (*dataset.Dataset, error)) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			_, _ = srv.Reload(load)
+		}
+	}
 }

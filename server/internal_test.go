@@ -1,7 +1,7 @@
 package server
 
 import (
-	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -22,7 +22,7 @@ func TestPanicBecomesProblem(t *testing.T) {
 				t.Fatal(err)
 			}
 			var logged strings.Builder
-			s := New(ds, Options{ErrorLog: log.New(&logged, "", 0)})
+			s := New(ds, Options{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 			s.data.Store(nil)
 			req := httptest.NewRequest(http.MethodGet, "/api/public/v1/parties", nil)
 			req.Header.Set("Accept-Encoding", accept)
@@ -45,7 +45,7 @@ func TestPanicBecomesProblem(t *testing.T) {
 			if rec.Body.String() != want {
 				t.Errorf("body = %q, want %q", rec.Body, want)
 			}
-			if !strings.Contains(logged.String(), "panic serving GET /api/public/v1/parties: runtime error") {
+			if !strings.Contains(logged.String(), `msg="panic serving a request" method=GET path=/api/public/v1/parties panic="runtime error`) {
 				t.Errorf("error log = %q, want the panic", logged.String())
 			}
 		})

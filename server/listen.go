@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log"
@@ -17,6 +18,8 @@ type Timeouts struct {
 	Write      time.Duration // default 30 s
 	Idle       time.Duration // default 120 s
 	Shutdown   time.Duration // default 10 s: how long in-flight requests may finish
+	// MaxHeaderBytes bounds a request's headers (default 64 KiB).
+	MaxHeaderBytes int
 }
 
 // Serve answers HTTP on ln with h until ctx is done, then stops accepting
@@ -35,7 +38,7 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, t Timeouts, err
 		ReadTimeout:       or(t.Read, 10*time.Second),
 		WriteTimeout:      or(t.Write, 30*time.Second),
 		IdleTimeout:       or(t.Idle, 120*time.Second),
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    cmp.Or(t.MaxHeaderBytes, 64<<10),
 		ErrorLog:          errorLog,
 		// "OPTIONS *" goes to the handler too, so it carries the CORS and
 		// rate-limit headers like every other answer.

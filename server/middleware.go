@@ -1,7 +1,10 @@
 package server
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"runtime/debug"
@@ -9,12 +12,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gorilla/handlers"
+
 	"ballot/server/ratelimit"
 )
 
 // exposedHeaders are the response headers a web page's script may read
 // across origins.
-const exposedHeaders = "ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset"
+const exposedHeaders = "ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit"
 
 // allowCrossOrigin opens the API to every origin and sets the headers every
 // response carries. gorilla/handlers' CORS sets them only when the request
@@ -75,26 +80,33 @@ func isTokenList(s string) bool {
 // preflight is not counted but still carries the headers.
 func (s *Server) limitRate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := ratelimit.KeyFor(clientAddr(r), s.opts.IPv6Prefix, bucket(r.URL.Path))
+		key := ratelimit.KeyFor(clientFrom(r), s.opts.IPv6Prefix, bucket(r.URL.Path))
 		var d ratelimit.Decision
 		if r.Method == http.MethodOptions {
 			d = s.limiter.Peek(key)
 		} else {
 			d = s.limiter.Take(key)
 		}
+		reset := d.ResetUnix()
 		h := w.Header()
 		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
 		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
-		h.Set("X-RateLimit-Reset", strconv.FormatInt(d.ResetUnix(), 10))
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
+		// The IETF fields (draft-ietf-httpapi-ratelimit-headers-10): the
+		// policy, and what is left of it with the seconds until it resets.
+		h.Set("RateLimit-Policy", s.policy)
+		untilReset := (d.Reset.Sub(s.opts.Now()) + time.Second - 1) / time.Second // rounded up
+		h.Set("RateLimit", `"endpoint";r=`+strconv.Itoa(d.Remaining)+";t="+strconv.FormatInt(int64(max(untilReset, 0)), 10))
 		// A refused preflight would hide the 429 from the page's script:
 		// the browser would never send the request that gets it.
 		if !d.Allowed && r.Method != http.MethodOptions {
+			s.metrics.limited.WithLabelValues(routeName(r.URL.Path)).Inc()
 			wait := d.RetryAfterSeconds()
 			h.Set("Retry-After", strconv.FormatInt(wait, 10))
 			writeProblem(w, http.StatusTooManyRequests, fmt.Sprintf(
 				"rate limit of %d requests per %s for this endpoint exceeded; retry after %d s, at %s",
 				d.Limit, windowText(s.opts.RateWindow), wait,
-				time.Unix(d.ResetUnix(), 0).UTC().Format(time.RFC3339)), nil)
+				time.Unix(reset, 0).UTC().Format(time.RFC3339)), nil)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -108,14 +120,45 @@ func windowText(d time.Duration) string {
 	return d.String()
 }
 
-// clientAddr is the TCP peer's address. Forwarding headers are not read:
-// a client could forge them to dodge its limit.
-func clientAddr(r *http.Request) netip.Addr {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return netip.Addr{}
+type clientKey struct{}
+
+// resolveClient finds the client's address once, for the rate limit, the
+// metrics and the access log.
+func (s *Server) resolveClient(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		addr := s.opts.ClientIP.Resolve(r)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, addr)))
+	})
+}
+
+// clientFrom returns the address resolveClient found, or the TCP peer's
+// when the request did not pass through it.
+func clientFrom(r *http.Request) netip.Addr {
+	if a, ok := r.Context().Value(clientKey{}).(netip.Addr); ok {
+		return a
 	}
-	return ap.Addr()
+	return peerAddr(r.RemoteAddr)
+}
+
+// observe records one answered request: its metrics, and its access-log
+// line when the access log is on.
+func (s *Server) observe(_ io.Writer, p handlers.LogFormatterParams) {
+	route := routeName(p.URL.Path)
+	elapsed := time.Since(p.TimeStamp) // the handler stamps real time
+	s.metrics.requests.WithLabelValues(route, strconv.Itoa(p.StatusCode)).Inc()
+	s.metrics.duration.WithLabelValues(route).Observe(elapsed.Seconds())
+	if !s.opts.AccessLog {
+		return
+	}
+	s.opts.Logger.LogAttrs(p.Request.Context(), slog.LevelInfo, "request",
+		slog.String("client_ip", clientFrom(p.Request).String()),
+		slog.String("method", p.Request.Method),
+		slog.String("route", route),
+		slog.String("uri", p.URL.RequestURI()),
+		slog.Int("status", p.StatusCode),
+		slog.Int("bytes", p.Size),
+		slog.Duration("duration", elapsed),
+	)
 }
 
 // recoverPanics turns a panic anywhere inside it into a 500 problem, with
@@ -133,7 +176,8 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			s.opts.ErrorLog.Printf("panic serving %s %s: %v\n%s", r.Method, r.URL.Path, v, debug.Stack())
+			s.opts.Logger.Error("panic serving a request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
 			if tw.wroteHeader {
 				panic(http.ErrAbortHandler)
 			}

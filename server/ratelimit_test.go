@@ -35,6 +35,7 @@ func TestRateLimit(t *testing.T) {
 	wantHeaders(t, rec.Header(), merge(everyResponse, failure, map[string]string{
 		"X-RateLimit-Remaining": "0",
 		"Retry-After":           "54",
+		"RateLimit":             `"endpoint";r=0;t=54`,
 	}))
 	golden(t, "429.json", rec.Body.Bytes())
 	checkProblem(t, rec.Body.Bytes(), 429)

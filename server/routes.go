@@ -1,6 +1,7 @@
 package server
 
 import (
+	"io"
 	"net/http"
 
 	"github.com/gorilla/handlers"
@@ -35,10 +36,30 @@ func (s *Server) routes() http.Handler {
 	h = s.limitRate(h)      // per client and endpoint; headers on every response
 	h = allowCrossOrigin(h) // CORS and fixed headers on every response
 	h = s.recoverPanics(h)  // a panic anywhere inside becomes a 500 problem
-	if s.opts.AccessLog != nil {
-		h = handlers.CombinedLoggingHandler(s.opts.AccessLog, h)
-	}
+	// gorilla/handlers' logging handler captures the status and size of
+	// every answer; s.observe turns them into metrics and the access log.
+	h = handlers.CustomLoggingHandler(io.Discard, h, s.observe)
+	h = s.resolveClient(h) // the client's address, for all of the above
 	return h
+}
+
+// routeName names a path for metrics and logs, from a fixed set.
+func routeName(path string) string {
+	switch path {
+	case BasePath + "/parties":
+		return "parties"
+	case BasePath + "/districts":
+		return "districts"
+	case BasePath + "/candidates":
+		return "candidates"
+	case BasePath + "/":
+		return "index"
+	case BasePath + "/openapi.json":
+		return "openapi"
+	case BasePath + "/catalog.jsonld":
+		return "catalog"
+	}
+	return "other"
 }
 
 // bucket numbers the rate-limit counters: one per collection, and one for

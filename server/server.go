@@ -1,15 +1,18 @@
 // Package server is ballot's HTTP layer: the public, read-only JSON API over
 // a loaded dataset, with CORS, per-client rate limits, conditional requests
-// and compression. It knows nothing of flags or configuration files.
+// and compression, and the admin listener with health, metrics and reload.
+// It knows nothing of flags or configuration files.
 package server
 
 import (
 	"io"
-	"log"
-	"net/http"
+	"log/slog"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"net/http"
 
 	"ballot/dataset"
 	"ballot/server/ratelimit"
@@ -32,12 +35,14 @@ type Options struct {
 	// IPv6Prefix is the prefix length by which IPv6 clients are counted
 	// (default 64: one counter per /64).
 	IPv6Prefix int
-	// AccessLog receives one line per request in Apache's combined log
-	// format; nil means no access log.
-	AccessLog io.Writer
-	// ErrorLog receives what clients are not shown, such as a panic in a
-	// handler (default: the standard logger).
-	ErrorLog *log.Logger
+	// ClientIP decides which address a request is counted under; by
+	// default no proxy is trusted and it is the TCP peer's.
+	ClientIP ClientIP
+	// Logger receives the access log and what clients are not shown, such
+	// as a panic in a handler (default: discard).
+	Logger *slog.Logger
+	// AccessLog logs one line per request to Logger.
+	AccessLog bool
 	// Now is the clock (default time.Now); tests fix it.
 	Now func() time.Time
 }
@@ -61,8 +66,8 @@ func (o Options) withDefaults() Options {
 	if o.IPv6Prefix <= 0 || o.IPv6Prefix > 128 {
 		o.IPv6Prefix = 64
 	}
-	if o.ErrorLog == nil {
-		o.ErrorLog = log.Default()
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -74,10 +79,15 @@ func (o Options) withDefaults() Options {
 type Server struct {
 	// data is read once per request, so a reload can swap it while
 	// requests already running finish on the dataset they started with.
-	data         atomic.Pointer[dataset.Dataset]
+	data     atomic.Pointer[dataset.Dataset]
+	loadedAt atomic.Int64 // Unix nanoseconds
+	reloadMu sync.Mutex   // one reload at a time
+
 	opts         Options
 	limiter      *ratelimit.Limiter
+	metrics      *metrics
 	cacheControl string
+	policy       string // the RateLimit-Policy header
 	handler      http.Handler
 }
 
@@ -88,13 +98,40 @@ func New(ds *dataset.Dataset, opts Options) *Server {
 		opts:         opts,
 		limiter:      ratelimit.New(opts.RateLimit, opts.RateWindow, opts.MaxClients, opts.Now),
 		cacheControl: "public, max-age=" + strconv.Itoa(int(opts.CacheMaxAge/time.Second)),
+		policy:       `"endpoint";q=` + strconv.Itoa(opts.RateLimit) + ";w=" + strconv.Itoa(int(opts.RateWindow/time.Second)),
 	}
-	s.data.Store(ds)
+	s.metrics = newMetrics(s)
+	s.setDataset(ds)
 	s.handler = s.routes()
 	return s
 }
 
-// ServeHTTP answers one request.
+// ServeHTTP answers one request of the public API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.handler.ServeHTTP(w, r)
+}
+
+func (s *Server) setDataset(ds *dataset.Dataset) {
+	s.data.Store(ds)
+	s.loadedAt.Store(s.opts.Now().UnixNano())
+	s.metrics.datasetChanged(ds, s.opts.Now())
+}
+
+// Reload loads a dataset with load and serves it from the next request on.
+// When load fails, the dataset being served stays, the failure is logged
+// and counted, and the error is returned.
+func (s *Server) Reload(load func() (*dataset.Dataset, error)) (*dataset.Dataset, error) {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	ds, err := load()
+	if err != nil {
+		s.metrics.reloads.WithLabelValues("failure").Inc()
+		s.opts.Logger.Error("reload refused: still serving the previous dataset",
+			slog.String("version", s.data.Load().Version), slog.String("error", err.Error()))
+		return nil, err
+	}
+	s.setDataset(ds)
+	s.metrics.reloads.WithLabelValues("success").Inc()
+	s.opts.Logger.Info("dataset reloaded", slog.String("title", ds.Manifest.Title), slog.String("version", ds.Version))
+	return ds, nil
 }

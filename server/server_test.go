@@ -119,11 +119,13 @@ func wantHeaders(t *testing.T, h http.Header, want map[string]string) {
 // Headers every response carries, whatever its status.
 var everyResponse = map[string]string{
 	"Access-Control-Allow-Origin":   "*",
-	"Access-Control-Expose-Headers": "ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset",
+	"Access-Control-Expose-Headers": "ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit",
 	"X-Content-Type-Options":        "nosniff",
 	"X-RateLimit-Limit":             "60",
 	"X-RateLimit-Remaining":         "59",
 	"X-RateLimit-Reset":             firstReset,
+	"RateLimit-Policy":              `"endpoint";q=60;w=60`,
+	"RateLimit":                     `"endpoint";r=59;t=60`,
 }
 
 func merge(maps ...map[string]string) map[string]string {
@@ -519,6 +521,7 @@ func TestPreflight(t *testing.T) {
 		"Access-Control-Allow-Headers": "X-Requested-With, If-None-Match",
 		"Access-Control-Max-Age":       "86400",
 		"X-RateLimit-Remaining":        "60", // a preflight is not counted
+		"RateLimit":                    `"endpoint";r=60;t=60`,
 	}))
 	if rec.Body.Len() != 0 {
 		t.Errorf("preflight body %q", rec.Body)

@@ -1,0 +1,119 @@
+package commands
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// setting is one configuration key with its flag and environment variable:
+// key rate_limit is flag --rate-limit and variable BALLOT_RATE_LIMIT.
+type setting struct {
+	key   string
+	flag  cli.Flag
+	apply func(c *cli.Context, cfg *Config) error
+}
+
+func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
+func envName(key string) string  { return "BALLOT_" + strings.ToUpper(key) }
+
+func usageWithDefault(usage string, def any) string {
+	return fmt.Sprintf("%s (default %v)", usage, def)
+}
+
+func stringSetting(key, usage string, field func(*Config) *string) setting {
+	def := DefaultConfig()
+	name := flagName(key)
+	return setting{key,
+		&cli.StringFlag{Name: name, Usage: usageWithDefault(usage, fmt.Sprintf("%q", *field(&def))), EnvVars: []string{envName(key)}},
+		func(c *cli.Context, cfg *Config) error {
+			if c.IsSet(name) {
+				*field(cfg) = c.String(name)
+			}
+			return nil
+		}}
+}
+
+func intSetting(key, usage string, field func(*Config) *int) setting {
+	def := DefaultConfig()
+	name := flagName(key)
+	return setting{key,
+		&cli.IntFlag{Name: name, Usage: usageWithDefault(usage, *field(&def)), EnvVars: []string{envName(key)}},
+		func(c *cli.Context, cfg *Config) error {
+			if c.IsSet(name) {
+				*field(cfg) = c.Int(name)
+			}
+			return nil
+		}}
+}
+
+func boolSetting(key, usage string, field func(*Config) *bool) setting {
+	def := DefaultConfig()
+	name := flagName(key)
+	return setting{key,
+		&cli.BoolFlag{Name: name, Usage: usageWithDefault(usage, *field(&def)), EnvVars: []string{envName(key)}},
+		func(c *cli.Context, cfg *Config) error {
+			if c.IsSet(name) {
+				*field(cfg) = c.Bool(name)
+			}
+			return nil
+		}}
+}
+
+func durationSetting(key, usage string, field func(*Config) *Duration) setting {
+	def := DefaultConfig()
+	name := flagName(key)
+	return setting{key,
+		&cli.StringFlag{Name: name, Usage: usageWithDefault(usage, *field(&def)), EnvVars: []string{envName(key)}},
+		func(c *cli.Context, cfg *Config) error {
+			if !c.IsSet(name) {
+				return nil
+			}
+			if err := field(cfg).UnmarshalText([]byte(c.String(name))); err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+			return nil
+		}}
+}
+
+// listSetting reads a comma-separated list from a flag or variable.
+func listSetting(key, usage string, field func(*Config) *[]string) setting {
+	name := flagName(key)
+	return setting{key,
+		&cli.StringFlag{Name: name, Usage: usage + " (comma-separated; default none)", EnvVars: []string{envName(key)}},
+		func(c *cli.Context, cfg *Config) error {
+			if !c.IsSet(name) {
+				return nil
+			}
+			var items []string
+			for item := range strings.SplitSeq(c.String(name), ",") {
+				if item = strings.TrimSpace(item); item != "" {
+					items = append(items, item)
+				}
+			}
+			*field(cfg) = items
+			return nil
+		}}
+}
+
+// settings lists every configuration key, in the order config.toml and the
+// README show them.
+var settings = []setting{
+	stringSetting("listen", "address of the public API", func(c *Config) *string { return &c.Listen }),
+	stringSetting("admin_listen", "address of the admin listener (health, metrics, reload); empty turns it off", func(c *Config) *string { return &c.AdminListen }),
+	stringSetting("data", "dataset `DIR`; empty means the embedded dataset", func(c *Config) *string { return &c.Data }),
+	intSetting("cache_max_age", "Cache-Control max-age of answers, in seconds", func(c *Config) *int { return &c.CacheMaxAge }),
+	intSetting("rate_limit", "requests per minute per client and endpoint", func(c *Config) *int { return &c.RateLimit }),
+	listSetting("trusted_proxies", "`CIDR` ranges of proxies whose X-Forwarded-For or Forwarded header is believed", func(c *Config) *[]string { return &c.TrustedProxies }),
+	intSetting("ipv6_prefix", "prefix length by which IPv6 clients are counted", func(c *Config) *int { return &c.IPv6Prefix }),
+	intSetting("max_tracked_clients", "most rate-limit counters kept; the oldest windows are dropped first", func(c *Config) *int { return &c.MaxTrackedClients }),
+	durationSetting("read_header_timeout", "time to read a request's headers", func(c *Config) *Duration { return &c.ReadHeaderTimeout }),
+	durationSetting("read_timeout", "time to read a whole request", func(c *Config) *Duration { return &c.ReadTimeout }),
+	durationSetting("write_timeout", "time to write an answer", func(c *Config) *Duration { return &c.WriteTimeout }),
+	durationSetting("idle_timeout", "time an idle keep-alive connection is kept", func(c *Config) *Duration { return &c.IdleTimeout }),
+	intSetting("max_header_bytes", "largest request header, in bytes", func(c *Config) *int { return &c.MaxHeaderBytes }),
+	durationSetting("shutdown_timeout", "time requests in flight get to finish on SIGTERM or SIGINT", func(c *Config) *Duration { return &c.ShutdownTimeout }),
+	boolSetting("access_log", "log one line per request", func(c *Config) *bool { return &c.AccessLog }),
+	stringSetting("log_format", "log format: text or json", func(c *Config) *string { return &c.LogFormat }),
+}

@@ -1,0 +1,91 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"ballot/dataset"
+)
+
+// AdminHandler answers the admin listener: /healthz, /readyz, /metrics and
+// POST /reload, which loads the dataset again with load. It is meant for
+// operators on a private address: it is neither rate limited nor open to
+// other origins.
+func (s *Server) AdminHandler(load func() (*dataset.Dataset, error)) http.Handler {
+	r := mux.NewRouter()
+	r.SkipClean(true)
+	get := []string{http.MethodGet, http.MethodHead}
+	r.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeAdminJSON(w, http.StatusOK, map[string]string{"status": "alive"})
+	}).Methods(get...)
+	r.HandleFunc("/readyz", s.handleReady).Methods(get...)
+	r.Handle("/metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})).Methods(get...)
+	r.HandleFunc("/reload", func(w http.ResponseWriter, _ *http.Request) {
+		ds, err := s.Reload(load)
+		var report *dataset.Report
+		switch {
+		case errors.As(err, &report):
+			lines := make([]string, len(report.Errors))
+			for i, p := range report.Errors {
+				lines[i] = p.String()
+			}
+			writeAdminJSON(w, http.StatusUnprocessableEntity, map[string]any{
+				"status": "refused", "detail": "the dataset is invalid; the previous one is still served",
+				"errors": lines, "version": s.data.Load().Version,
+			})
+		case err != nil:
+			writeAdminJSON(w, http.StatusInternalServerError, map[string]any{
+				"status": "failed", "detail": err.Error(), "version": s.data.Load().Version,
+			})
+		default:
+			writeAdminJSON(w, http.StatusOK, map[string]string{"status": "reloaded", "version": ds.Version})
+		}
+	}).Methods(http.MethodPost)
+	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeProblem(w, http.StatusNotFound, "the admin endpoints are /healthz, /readyz, /metrics and POST /reload", nil)
+	})
+	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		allow := "GET, HEAD"
+		if r.URL.Path == "/reload" {
+			allow = "POST"
+		}
+		w.Header().Set("Allow", allow)
+		writeProblem(w, http.StatusMethodNotAllowed, "this endpoint answers only "+allow, nil)
+	})
+	return s.recoverPanics(r)
+}
+
+// handleReady reports the dataset being served: its version (content hash)
+// and when it was loaded.
+func (s *Server) handleReady(w http.ResponseWriter, _ *http.Request) {
+	ds := s.data.Load()
+	if ds == nil {
+		writeAdminJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "no dataset"})
+		return
+	}
+	writeAdminJSON(w, http.StatusOK, map[string]any{
+		"status": "ready",
+		"dataset": map[string]string{
+			"title":     ds.Manifest.Title,
+			"version":   ds.Version,
+			"loaded_at": time.Unix(0, s.loadedAt.Load()).UTC().Format(dataset.TimeFormat),
+		},
+	})
+}
+
+func writeAdminJSON(w http.ResponseWriter, status int, v any) {
+	body, _ := json.Marshal(v)
+	body = append(body, '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,75 @@
+package server
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"ballot/dataset"
+)
+
+// metrics are the server's Prometheus metrics, in a registry of its own so
+// that several servers (in tests) do not collide.
+type metrics struct {
+	registry    *prometheus.Registry
+	requests    *prometheus.CounterVec
+	duration    *prometheus.HistogramVec
+	limited     *prometheus.CounterVec
+	reloads     *prometheus.CounterVec
+	datasetInfo *prometheus.GaugeVec
+	loadedAt    prometheus.Gauge
+}
+
+func newMetrics(s *Server) *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ballot_http_requests_total",
+			Help: "Requests answered by the public API, by route and status.",
+		}, []string{"route", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "ballot_http_request_duration_seconds",
+			Help:    "Time to answer a request of the public API, by route.",
+			Buckets: []float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1},
+		}, []string{"route"}),
+		limited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ballot_rate_limited_requests_total",
+			Help: "Requests refused with 429 because the client's quota was spent, by route.",
+		}, []string{"route"}),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ballot_dataset_reloads_total",
+			Help: "Dataset reloads, by outcome: success, or failure (the previous dataset stays).",
+		}, []string{"outcome"}),
+		datasetInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ballot_dataset_info",
+			Help: "The dataset being served: 1, labelled with its title and version (content hash).",
+		}, []string{"title", "version"}),
+		loadedAt: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "ballot_dataset_loaded_timestamp_seconds",
+			Help: "When the dataset being served was loaded, in Unix seconds.",
+		}),
+	}
+	for _, outcome := range []string{"success", "failure"} {
+		m.reloads.WithLabelValues(outcome)
+	}
+	m.registry.MustRegister(m.requests, m.duration, m.limited, m.reloads, m.datasetInfo, m.loadedAt,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "ballot_rate_limit_tracked_clients",
+			Help: "Rate-limit counters held in memory (one per client and endpoint).",
+		}, func() float64 { return float64(s.limiter.Len()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "ballot_rate_limit_evictions_total",
+			Help: "Rate-limit counters dropped before their window ended because max_tracked_clients was reached.",
+		}, func() float64 { return float64(s.limiter.Evictions()) }),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	return m
+}
+
+func (m *metrics) datasetChanged(ds *dataset.Dataset, at time.Time) {
+	m.datasetInfo.Reset()
+	m.datasetInfo.WithLabelValues(ds.Manifest.Title, ds.Version).Set(1)
+	m.loadedAt.Set(float64(at.UnixNano()) / 1e9)
+}
