@@ -155,8 +155,15 @@ type e2eProc struct {
 // registers its graceful stop (SIGTERM, exit 0) as a cleanup.
 func startServer(t *testing.T) *e2eProc {
 	t.Helper()
+	return startServerWith(t)
+}
+
+// startServerWith is startServer with more arguments after
+// "serve --listen 127.0.0.1:0".
+func startServerWith(t *testing.T, args ...string) *e2eProc {
+	t.Helper()
 	bin := e2eBuild(t)
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0")
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Dir = t.TempDir()
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "BALLOT_") {
