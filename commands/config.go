@@ -110,9 +110,13 @@ func LoadConfig(path string, required bool) (Config, error) {
 		return cfg, fmt.Errorf("config %s: %v", path, err)
 	}
 	if keys := md.Undecoded(); len(keys) > 0 {
-		names := make([]string, len(keys))
+		var names []string
 		for i, k := range keys {
-			names[i] = k.String()
+			// A table is named by its keys ("server.port"), not on its own.
+			if i+1 < len(keys) && strings.HasPrefix(keys[i+1].String(), k.String()+".") {
+				continue
+			}
+			names = append(names, k.String())
 		}
 		return cfg, fmt.Errorf("config %s: unknown key %s (known keys: %s)", path, strings.Join(names, ", "), strings.Join(configKeys(), ", "))
 	}
@@ -139,8 +143,6 @@ func (c Config) check() error {
 		return errors.New("ipv6_prefix must be a prefix length from 1 to 128 (64 counts each /64 as one client)")
 	case c.MaxTrackedClients < 1:
 		return errors.New("max_tracked_clients must be 1 or more")
-	case c.ReadHeaderTimeout <= 0, c.ReadTimeout <= 0, c.WriteTimeout <= 0, c.IdleTimeout <= 0:
-		return errors.New(`read_header_timeout, read_timeout, write_timeout and idle_timeout must be durations above zero, such as "5s"`)
 	case c.ShutdownTimeout < 0:
 		return errors.New(`shutdown_timeout must be a duration of zero or more, such as "10s"`)
 	case c.MaxHeaderBytes < 1024:
@@ -148,10 +150,21 @@ func (c Config) check() error {
 	case c.LogFormat != "text" && c.LogFormat != "json":
 		return fmt.Errorf("log_format must be text or json, not %q", c.LogFormat)
 	}
-	if _, err := c.trustedPrefixes(); err != nil {
-		return err
+	for _, d := range []struct {
+		key   string
+		value Duration
+	}{
+		{"read_header_timeout", c.ReadHeaderTimeout},
+		{"read_timeout", c.ReadTimeout},
+		{"write_timeout", c.WriteTimeout},
+		{"idle_timeout", c.IdleTimeout},
+	} {
+		if d.value <= 0 {
+			return fmt.Errorf(`%s must be a duration above zero, such as "5s"`, d.key)
+		}
 	}
-	return nil
+	_, err := c.trustedPrefixes()
+	return err
 }
 
 // trustedPrefixes parses trusted_proxies: CIDR ranges, or single addresses.

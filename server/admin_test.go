@@ -1,0 +1,199 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net/netip"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"ballot/dataset"
+	"ballot/server"
+)
+
+// edition returns the embedded dataset with its manifest's title changed,
+// so it has another version.
+func edition(t *testing.T, title string) *dataset.Dataset {
+	t.Helper()
+	files := fstest.MapFS{}
+	for _, name := range []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile} {
+		b, err := fs.ReadFile(dataset.DefaultFS(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = &fstest.MapFile{Data: b}
+	}
+	m := string(files[dataset.ManifestFile].Data)
+	i := strings.Index(m, "title = ")
+	j := i + strings.Index(m[i:], "\n")
+	files[dataset.ManifestFile].Data = []byte(m[:i] + "title = \"" + title + "\"" + m[j:])
+	ds, err := dataset.Load(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+func TestReload(t *testing.T) {
+	var logged bytes.Buffer
+	s, _ := newServer(t, server.Options{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	etag := do(t, s, request{target: "/api/public/v1/parties"}).Header().Get("ETag")
+
+	second := edition(t, "Second edition")
+	got, err := s.Reload(func() (*dataset.Dataset, error) { return second, nil })
+	if err != nil || got != second {
+		t.Fatalf("Reload = %v, %v", got, err)
+	}
+	rec := do(t, s, request{target: "/api/public/v1/parties", header: map[string]string{"If-None-Match": etag}})
+	if rec.Code != 200 || rec.Header().Get("ETag") == etag {
+		t.Errorf("after a reload: status %d, ETag %s; want 200 and a new tag", rec.Code, rec.Header().Get("ETag"))
+	}
+
+	secondTag := rec.Header().Get("ETag")
+	broken := &dataset.Report{Errors: []dataset.Problem{{File: "parties.json", Pointer: "/0/id", Rule: "uuid", Message: "not a UUID"}}}
+	if _, err := s.Reload(func() (*dataset.Dataset, error) { return nil, broken }); !errors.Is(err, broken) {
+		t.Fatalf("Reload of a broken dataset: %v", err)
+	}
+	if got := do(t, s, request{target: "/api/public/v1/parties"}).Header().Get("ETag"); got != secondTag {
+		t.Errorf("a refused reload changed what is served: ETag %s, want %s", got, secondTag)
+	}
+	if !strings.Contains(logged.String(), "reload refused: still serving the previous dataset") || !strings.Contains(logged.String(), "version="+second.Version) {
+		t.Errorf("log = %q, want the refusal and the version still served", logged.String())
+	}
+}
+
+func TestAdmin(t *testing.T) {
+	s, _ := newServer(t, server.Options{RateLimit: 2, MaxClients: 64})
+	reloads := []error{nil, &dataset.Report{Errors: []dataset.Problem{{File: "candidates.json", Pointer: "/3/party_id", Rule: "reference", Message: "no party has id x"}}}}
+	next := edition(t, "Next")
+	admin := s.AdminHandler(func() (*dataset.Dataset, error) {
+		err := reloads[0]
+		reloads = reloads[1:]
+		if err != nil {
+			return nil, err
+		}
+		return next, nil
+	})
+	// Some public traffic for the metrics: a 429 and more clients than
+	// MaxClients, so counters are evicted.
+	for range 3 {
+		do(t, s, request{target: "/api/public/v1/parties"})
+	}
+	for i := range 200 {
+		do(t, s, request{target: "/api/public/v1/districts", remote: netip.AddrFrom4([4]byte{198, 51, byte(i / 256), byte(i)}).String() + ":1"})
+	}
+
+	tests := []struct {
+		name, method, target string
+		status               int
+		contains             []string
+	}{
+		{"alive", "GET", "/healthz", 200, []string{`{"status":"alive"}`}},
+		{"ready with the dataset version", "GET", "/readyz", 200, []string{`"status":"ready"`, `"version":"` + malta(t).Version + `"`, `"loaded_at":"2026-11-21T04:15:00.123Z"`}},
+		{"reload", "POST", "/reload", 200, []string{`{"status":"reloaded","version":"` + next.Version + `"}`}},
+		{"a refused reload", "POST", "/reload", 422, []string{`"status":"refused"`, `candidates.json: /3/party_id: no party has id x`, `"version":"` + next.Version + `"`}},
+		{"metrics", "GET", "/metrics", 200, []string{
+			`ballot_http_requests_total{route="parties",status="200"} 2`,
+			`ballot_http_requests_total{route="parties",status="429"} 1`,
+			`ballot_rate_limited_requests_total{route="parties"} 1`,
+			`ballot_http_request_duration_seconds_bucket{route="districts",le="+Inf"} 200`,
+			`ballot_rate_limit_tracked_clients `,
+			`ballot_rate_limit_evictions_total `,
+			`ballot_dataset_reloads_total{outcome="success"} 1`,
+			`ballot_dataset_reloads_total{outcome="failure"} 1`,
+			`ballot_dataset_info{title="Next",version="` + next.Version + `"} 1`,
+			`ballot_dataset_loaded_timestamp_seconds `,
+		}},
+		{"unknown path", "GET", "/admin", 404, []string{`"status":404`}},
+		{"reload needs POST", "GET", "/reload", 405, []string{`"status":405`}},
+		{"health needs GET", "DELETE", "/healthz", 405, []string{`"status":405`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := do(t, admin, request{method: tt.method, target: tt.target})
+			if rec.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tt.status, rec.Body)
+			}
+			for _, want := range tt.contains {
+				if !strings.Contains(rec.Body.String(), want) {
+					t.Errorf("body lacks %q:\n%.2000s", want, rec.Body)
+				}
+			}
+			for _, h := range []string{"X-RateLimit-Limit", "Access-Control-Allow-Origin"} {
+				if rec.Header().Get(h) != "" {
+					t.Errorf("the admin listener sent %s", h)
+				}
+			}
+		})
+	}
+	t.Run("evictions are counted and the cap holds", func(t *testing.T) {
+		body := do(t, admin, request{target: "/metrics"}).Body.String()
+		if strings.Contains(body, "ballot_rate_limit_evictions_total 0\n") {
+			t.Error("no eviction counted after 200 clients with a cap of 64")
+		}
+		var tracked float64
+		for _, line := range strings.Split(body, "\n") {
+			if v, ok := strings.CutPrefix(line, "ballot_rate_limit_tracked_clients "); ok {
+				_ = json.Unmarshal([]byte(v), &tracked)
+			}
+		}
+		if tracked == 0 || tracked > 64 {
+			t.Errorf("tracked clients = %v, want 1 to 64", tracked)
+		}
+	})
+}
+
+// TestTrustedProxy: behind a trusted proxy, clients are limited by their
+// forwarded address; a client sending the header directly is not believed.
+func TestTrustedProxy(t *testing.T) {
+	var logged bytes.Buffer
+	s, _ := newServer(t, server.Options{
+		RateLimit: 2,
+		ClientIP:  server.ClientIP{Trusted: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}},
+		Logger:    slog.New(slog.NewJSONHandler(&logged, nil)),
+		AccessLog: true,
+	})
+	const proxy, direct = "10.0.0.5:40000", "203.0.113.50:40000"
+	via := func(xff string) request {
+		return request{target: "/api/public/v1/parties", remote: proxy, header: map[string]string{"X-Forwarded-For": xff}}
+	}
+	steps := []struct {
+		name      string
+		req       request
+		status    int
+		remaining string
+	}{
+		{"client A via the proxy", via("198.51.100.7"), 200, "1"},
+		{"client A again", via("198.51.100.7"), 200, "0"},
+		{"client A is limited", via("198.51.100.7"), 429, "0"},
+		{"client A with Forwarded", request{target: "/api/public/v1/parties", remote: proxy, header: map[string]string{"Forwarded": "for=198.51.100.7"}}, 429, "0"},
+		{"client B via the proxy has its own quota", via("198.51.100.8"), 200, "1"},
+		{"a forged hop before client B is not believed", via("198.51.100.7, 198.51.100.8"), 200, "0"},
+		{"a direct client forging A's address is counted as itself", request{target: "/api/public/v1/parties", remote: direct, header: map[string]string{"X-Forwarded-For": "198.51.100.7"}}, 200, "1"},
+		{"a malformed header counts the proxy", via("not-an-ip"), 200, "1"},
+		{"another malformed header counts the proxy too", via("198.51.100.9, ,"), 200, "0"},
+	}
+	for _, st := range steps {
+		rec := do(t, s, st.req)
+		if rec.Code != st.status || rec.Header().Get("X-RateLimit-Remaining") != st.remaining {
+			t.Errorf("%s: status %d, remaining %s; want %d, %s", st.name, rec.Code, rec.Header().Get("X-RateLimit-Remaining"), st.status, st.remaining)
+		}
+	}
+	var line struct {
+		ClientIP string `json:"client_ip"`
+		Route    string `json:"route"`
+		Status   int    `json:"status"`
+		Bytes    int    `json:"bytes"`
+		Msg      string `json:"msg"`
+	}
+	if err := json.Unmarshal(bytes.SplitN(logged.Bytes(), []byte("\n"), 2)[0], &line); err != nil {
+		t.Fatal(err)
+	}
+	if line.Msg != "request" || line.ClientIP != "198.51.100.7" || line.Route != "parties" || line.Status != 200 || line.Bytes == 0 {
+		t.Errorf("access log line = %+v, want the resolved client 198.51.100.7, route parties, 200 and its size", line)
+	}
+}
