@@ -143,8 +143,8 @@ func (c Config) check() error {
 		return errors.New("ipv6_prefix must be a prefix length from 1 to 128 (64 counts each /64 as one client)")
 	case c.MaxTrackedClients < 1:
 		return errors.New("max_tracked_clients must be 1 or more")
-	case c.ShutdownTimeout < 0:
-		return errors.New(`shutdown_timeout must be a duration of zero or more, such as "10s"`)
+	case c.ShutdownTimeout <= 0:
+		return errors.New(`shutdown_timeout must be a duration above zero, such as "10s"`)
 	case c.MaxHeaderBytes < 1024:
 		return errors.New("max_header_bytes must be 1024 or more")
 	case c.LogFormat != "text" && c.LogFormat != "json":

@@ -147,7 +147,12 @@ func serve(c *cli.Context) error {
 	load := func() (*dataset.Dataset, error) { return loadDataset(cfg.Data) }
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
-	go reloadOnHangup(ctx, srv, load)
+	// SIGHUP is caught from here on: a publisher may send it as soon as the
+	// "serving" line appears, and by default it would end the process.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go reloadOnHangup(ctx, hup, srv, load)
 
 	if cfg.LogFormat == "text" {
 		// A line for the person who started it (and for tests that start
@@ -193,10 +198,7 @@ func serve(c *cli.Context) error {
 
 // reloadOnHangup reloads the dataset on every SIGHUP until ctx ends. The
 // outcome is logged and counted by the server.
-func reloadOnHangup(ctx context.Context, srv *server.Server, load func() (*dataset.Dataset, error)) {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
+func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, srv *server.Server, load func() (*dataset.Dataset, error)) {
 	for {
 		select {
 		case <-ctx.Done():

@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"io"
 	"log"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -44,8 +46,9 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, t Timeouts, err
 		// rate-limit headers like every other answer.
 		DisableGeneralOptionsHandler: true,
 	}
+	lingering := &sync.WaitGroup{}
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() { done <- srv.Serve(lingerListener{ln, lingering}) }()
 	select {
 	case err := <-done:
 		return err
@@ -54,8 +57,73 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, t Timeouts, err
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), or(t.Shutdown, 10*time.Second))
 	defer cancel()
 	err := srv.Shutdown(shutdownCtx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		// The deadline is the operator's choice: what has not finished by
+		// then is cut off, and stopping is still a success.
+		if errorLog != nil {
+			errorLog.Printf("shutdown: requests still running after %v were cut off", or(t.Shutdown, 10*time.Second))
+		}
+		err = srv.Close()
+	}
 	if serveErr := <-done; !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
 		err = serveErr
 	}
+	waitTimeout(lingering, lingerTimeout)
 	return err
+}
+
+// lingerTimeout bounds how long a closed connection keeps reading what the
+// client had already sent.
+const lingerTimeout = time.Second
+
+// lingerListener hands out connections that close gracefully.
+type lingerListener struct {
+	net.Listener
+	lingering *sync.WaitGroup
+}
+
+func (l lingerListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok && err == nil {
+		return &lingerConn{TCPConn: tc, lingering: l.lingering}, nil
+	}
+	return c, err
+}
+
+// lingerConn closes in stages (RFC 9112, section 9.6): it sends its FIN
+// first and reads what the client had already sent before closing. Closing
+// a socket with unread data makes the kernel send a reset, which destroys
+// answers still on their way, such as those to a client that pipelined
+// requests when shutdown began.
+type lingerConn struct {
+	*net.TCPConn
+	lingering *sync.WaitGroup
+	once      sync.Once
+}
+
+func (c *lingerConn) Close() error {
+	var err error
+	c.once.Do(func() {
+		if err = c.CloseWrite(); err != nil {
+			err = c.TCPConn.Close()
+			return
+		}
+		c.lingering.Add(1)
+		go func() {
+			defer c.lingering.Done()
+			_ = c.SetReadDeadline(time.Now().Add(lingerTimeout))
+			_, _ = io.Copy(io.Discard, io.LimitReader(c.TCPConn, 1<<20))
+			_ = c.TCPConn.Close()
+		}()
+	})
+	return err
+}
+
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d + 100*time.Millisecond):
+	}
 }
