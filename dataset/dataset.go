@@ -163,6 +163,11 @@ func (d *Dataset) index() {
 			d.candidateLists[k].add(record)
 		}
 	}
+	for _, l := range append([]*list{d.emptyList, d.partiesList, d.districtsList}, d.candidateLists...) {
+		if l != nil {
+			l.compress()
+		}
+	}
 }
 
 // candidateKey numbers the candidate lists: district 0 and party 0 mean "no
@@ -180,6 +185,7 @@ type list struct {
 	tag  string // identifies the list inside a dataset version (ETags)
 	data []byte
 	ends []int
+	gz   compressed
 }
 
 func (l *list) add(record []byte) {

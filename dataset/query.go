@@ -232,12 +232,16 @@ func (r Result) AppendJSON(dst []byte, generatedAt time.Time) []byte {
 		end = r.list.ends[r.n-1]
 	}
 	dst = append(dst, r.list.data[:end]...)
+	return r.appendTail(dst, generatedAt)
+}
+
+// appendTail appends what follows the records: the end of data and meta.
+func (r Result) appendTail(dst []byte, generatedAt time.Time) []byte {
 	dst = append(dst, `],"meta":{"count":`...)
 	dst = strconv.AppendInt(dst, int64(r.n), 10)
 	dst = append(dst, `,"generatedAt":"`...)
 	dst = generatedAt.UTC().AppendFormat(dst, TimeFormat)
-	dst = append(dst, "\"}}\n"...)
-	return dst
+	return append(dst, "\"}}\n"...)
 }
 
 // TimeFormat is the format of meta.generatedAt: UTC with exactly three

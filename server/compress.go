@@ -15,7 +15,9 @@ var gzipWriters = sync.Pool{New: func() any {
 	return gz
 }}
 
-// compressGzip gzips successful answers when the request accepts gzip.
+// compressGzip gzips successful answers when the request accepts gzip,
+// unless the handler has already encoded them (the collections are
+// compressed at load; see dataset.Result.AppendGzip).
 // gorilla/handlers' CompressHandler is not used: it ignores q-values, sends
 // raw deflate labelled "deflate" (HTTP's deflate is zlib), and labels 304s
 // and HEADs as compressed after writing a gzip stream to them.
@@ -47,7 +49,8 @@ func (g *gzipResponseWriter) WriteHeader(status int) {
 		return
 	}
 	g.wroteHeader = true
-	if status == http.StatusOK {
+	// An answer the handler encoded itself is passed through as it is.
+	if status == http.StatusOK && g.Header().Get("Content-Encoding") == "" {
 		h := g.Header()
 		h.Set("Content-Encoding", "gzip")
 		h.Del("Content-Length")

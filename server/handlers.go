@@ -31,7 +31,14 @@ func (s *Server) handleCollection(c dataset.Collection) http.HandlerFunc {
 			return
 		}
 		bp := bodies.Get().(*[]byte)
-		body := res.AppendJSON((*bp)[:0], s.opts.Now())
+		var body []byte
+		if acceptsGzip(r.Header.Values("Accept-Encoding")) {
+			// Prepared at load: only the tail is compressed here.
+			body = res.AppendGzip((*bp)[:0], s.opts.Now())
+			h.Set("Content-Encoding", "gzip")
+		} else {
+			body = res.AppendJSON((*bp)[:0], s.opts.Now())
+		}
 		h.Set("Content-Type", "application/json; charset=utf-8")
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(http.StatusOK)

@@ -1,0 +1,70 @@
+package dataset_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"testing"
+	"time"
+
+	"ballot/dataset"
+)
+
+// TestAppendGzip checks that the gzip body, pieced together from the list
+// compressed at load and a tail compressed per request, is valid gzip of
+// exactly the plain body, for every count.
+func TestAppendGzip(t *testing.T) {
+	ds, err := dataset.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 21, 4, 15, 0, 123_000_000, time.UTC)
+	queries := []struct {
+		c dataset.Collection
+		p dataset.Params
+	}{
+		{dataset.Parties, nil},
+		{dataset.Districts, nil},
+		{dataset.Candidates, dataset.Params{"district": {"13"}, "party": {"volt"}}}, // empty
+	}
+	for _, limit := range []string{"1", "2", "7", "100", "139", "500"} {
+		queries = append(queries, struct {
+			c dataset.Collection
+			p dataset.Params
+		}{dataset.Candidates, dataset.Params{"limit": {limit}}})
+	}
+	queries = append(queries, struct {
+		c dataset.Collection
+		p dataset.Params
+	}{dataset.Candidates, dataset.Params{"district": {"5"}, "party": {"pn"}}})
+	for _, q := range queries {
+		res, err := ds.Query(q.c, q.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := res.AppendJSON(nil, at)
+		zr, err := gzip.NewReader(bytes.NewReader(res.AppendGzip(nil, at)))
+		if err != nil {
+			t.Fatalf("%s %v: %v", q.c, q.p, err)
+		}
+		got, err := io.ReadAll(zr) // checks the CRC-32 and the length too
+		if err != nil {
+			t.Fatalf("%s %v: invalid gzip: %v", q.c, q.p, err)
+		}
+		if !bytes.Equal(got, plain) {
+			t.Errorf("%s %v: gzip holds %q, want %q", q.c, q.p, got, plain)
+		}
+	}
+}
+
+func BenchmarkAppendGzip(b *testing.B) {
+	ds, _ := dataset.Default()
+	res, _ := ds.Query(dataset.Candidates, nil)
+	buf := make([]byte, 0, 64<<10)
+	now := time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = res.AppendGzip(buf[:0], now)
+	}
+	b.SetBytes(int64(len(res.AppendJSON(nil, now))))
+}
