@@ -5,7 +5,8 @@ package commands_test
 // 127.0.0.1:0", no config file, no environment), talks to it over real TCP on
 // loopback, and stops it with SIGTERM, expecting a graceful exit 0. Nothing
 // here imports the product's packages: the expectations come from the
-// contract (API.md), not from the code.
+// contract (API.md), not from the code; only server/apicheck holds every
+// answer to the published OpenAPI document as well.
 
 import (
 	"bufio"
@@ -37,6 +38,8 @@ import (
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
+
+	"ballot/server/apicheck"
 )
 
 const (
@@ -321,7 +324,8 @@ func (c *e2eClient) do(t *testing.T, method, path string, hdr map[string]string)
 	return r
 }
 
-// send sends one request without checking anything.
+// send sends one request and checks nothing but that the answer is as the
+// OpenAPI document says.
 func (c *e2eClient) send(t *testing.T, method, path string, hdr map[string]string) reply {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
@@ -348,6 +352,7 @@ func (c *e2eClient) send(t *testing.T, method, path string, hdr map[string]strin
 	if err != nil {
 		t.Fatalf("%s %s: reading the body: %v", method, path, err)
 	}
+	apicheck.Check(t, req, resp.StatusCode, resp.Header, body)
 	return reply{status: resp.StatusCode, header: resp.Header, body: body, when: time.Now()}
 }
 

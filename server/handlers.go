@@ -51,8 +51,8 @@ func (s *Server) handleCollection(c dataset.Collection) http.HandlerFunc {
 }
 
 func handleNotFound(w http.ResponseWriter, _ *http.Request) {
-	writeProblem(w, http.StatusNotFound, "there is no endpoint at this path; the endpoints are "+
-		BasePath+"/parties, "+BasePath+"/districts and "+BasePath+"/candidates", nil)
+	writeProblem(w, http.StatusNotFound, "there is no endpoint at this path; the data is at "+
+		BasePath+"/parties, "+BasePath+"/districts and "+BasePath+"/candidates, and "+BasePath+"/ lists every endpoint", nil)
 }
 
 func handleMethodNotAllowed(w http.ResponseWriter, _ *http.Request) {

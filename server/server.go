@@ -80,8 +80,9 @@ type Server struct {
 	// data is read once per request, so a reload can swap it while
 	// requests already running finish on the dataset they started with.
 	data     atomic.Pointer[dataset.Dataset]
-	loadedAt atomic.Int64 // Unix nanoseconds
-	reloadMu sync.Mutex   // one reload at a time
+	docs     atomic.Pointer[documents] // the index and catalogue of data
+	loadedAt atomic.Int64              // Unix nanoseconds
+	reloadMu sync.Mutex                // one reload at a time
 
 	opts         Options
 	limiter      *ratelimit.Limiter
@@ -112,6 +113,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) setDataset(ds *dataset.Dataset) {
+	// The documents first: a request reads each pointer once, and a
+	// moment with new documents and old records is harmless.
+	s.docs.Store(buildDocuments(ds))
 	s.data.Store(ds)
 	s.loadedAt.Store(s.opts.Now().UnixNano())
 	s.metrics.datasetChanged(ds, s.opts.Now())

@@ -1,0 +1,762 @@
+package server_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/tls"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"ballot/dataset"
+	"ballot/server/apicheck"
+	"ballot/server"
+)
+
+// hostRequest is a request with a Host of its own, and TLS if asked for;
+// do() sends every request to example.com over plain HTTP.
+type hostRequest struct {
+	method string
+	target string
+	host   string
+	tls    bool
+	remote string
+	header map[string]string
+}
+
+func doHost(t testing.TB, h http.Handler, q hostRequest) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(cmpOr(q.method, http.MethodGet), q.target, nil)
+	req.Host = q.host
+	req.RemoteAddr = cmpOr(q.remote, "203.0.113.7:52100")
+	if q.tls {
+		req.TLS = &tls.ConnectionState{}
+	}
+	for k, v := range q.header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	apicheck.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
+	return rec
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func decode(t *testing.T, body []byte) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("body is not a JSON object: %v: %.200s", err, body)
+	}
+	return v
+}
+
+// TestDocuments checks status, headers and the exact body of the three
+// documents, and that HEAD and If-None-Match work on them as on the
+// collections.
+func TestDocuments(t *testing.T) {
+	document := merge(success, map[string]string{"Content-Encoding": ""})
+	tests := []struct {
+		name        string
+		target      string
+		contentType string
+		golden      string // "" for the OpenAPI document, compared with the file
+	}{
+		{"index", "/api/public/v1/", "application/json; charset=utf-8", "index.json"},
+		{"OpenAPI", "/api/public/v1/openapi.json", "application/json; charset=utf-8", ""},
+		{"catalogue", "/api/public/v1/catalog.jsonld", "application/ld+json", "catalog.jsonld"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newServer(t, server.Options{})
+			rec := do(t, s, request{target: tt.target})
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status %d, want 200: %s", rec.Code, rec.Body)
+			}
+			wantHeaders(t, rec.Header(), merge(everyResponse, document, map[string]string{"Content-Type": tt.contentType}))
+			if got, want := rec.Header().Get("Content-Length"), itoa(rec.Body.Len()); got != want {
+				t.Errorf("Content-Length = %q, want %q", got, want)
+			}
+			etag := rec.Header().Get("ETag")
+			if !strings.HasPrefix(etag, `"`) || !strings.HasSuffix(etag, `"`) || len(etag) < 10 {
+				t.Errorf("ETag = %q, want a strong tag: the bytes are the same for every request", etag)
+			}
+			body := rec.Body.Bytes()
+			if !bytes.HasSuffix(body, []byte("\n")) {
+				t.Error("the body does not end with a newline")
+			}
+			if tt.golden != "" {
+				golden(t, tt.golden, body)
+			} else {
+				file, err := os.ReadFile("openapi.json")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(body, file) || !bytes.Equal(body, server.OpenAPIDocument()) {
+					t.Error("the body is not server/openapi.json")
+				}
+			}
+
+			again := do(t, s, request{target: tt.target})
+			if again.Header().Get("ETag") != etag || !bytes.Equal(again.Body.Bytes(), body) {
+				t.Error("a second request got other bytes or another ETag")
+			}
+			head := do(t, s, request{method: http.MethodHead, target: tt.target})
+			if head.Code != 200 || head.Body.Len() != 0 {
+				t.Errorf("HEAD: status %d, %d body bytes", head.Code, head.Body.Len())
+			}
+			for _, k := range []string{"Content-Type", "Content-Length", "ETag", "Cache-Control"} {
+				if head.Header().Get(k) != rec.Header().Get(k) {
+					t.Errorf("HEAD %s = %q, GET %q", k, head.Header().Get(k), rec.Header().Get(k))
+				}
+			}
+			for _, inm := range []string{etag, "W/" + etag, `"other", ` + etag, "*"} {
+				nm := do(t, s, request{target: tt.target, header: map[string]string{"If-None-Match": inm}})
+				if nm.Code != http.StatusNotModified || nm.Body.Len() != 0 {
+					t.Errorf("If-None-Match %s: status %d, %d body bytes; want 304 and none", inm, nm.Code, nm.Body.Len())
+				}
+				wantHeaders(t, nm.Header(), map[string]string{"ETag": etag, "Cache-Control": "public, max-age=60", "Content-Type": ""})
+			}
+			if nm := do(t, s, request{target: tt.target, header: map[string]string{"If-None-Match": `"stale"`}}); nm.Code != 200 {
+				t.Errorf("a stale tag: status %d, want 200", nm.Code)
+			}
+			gz := do(t, s, request{target: tt.target, header: map[string]string{"Accept-Encoding": "gzip"}})
+			if gz.Header().Get("Content-Encoding") != "gzip" {
+				t.Fatal("not gzipped for a client that accepts gzip")
+			}
+			zr, err := gzip.NewReader(bytes.NewReader(gz.Body.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plain, err := io.ReadAll(zr); err != nil || !bytes.Equal(plain, body) {
+				t.Errorf("the gzipped body is not the plain one (%v)", err)
+			}
+			if cl := gz.Header().Get("Content-Length"); cl != "" && cl != itoa(gz.Body.Len()) {
+				t.Errorf("gzipped: Content-Length %s, want %d", cl, gz.Body.Len())
+			}
+		})
+	}
+	t.Run("Cache-Control follows the configuration", func(t *testing.T) {
+		s, _ := newServer(t, server.Options{CacheMaxAge: 300 * time.Second})
+		for _, target := range []string{"/api/public/v1/", "/api/public/v1/openapi.json", "/api/public/v1/catalog.jsonld"} {
+			if got := do(t, s, request{target: target}).Header().Get("Cache-Control"); got != "public, max-age=300" {
+				t.Errorf("%s: Cache-Control %q", target, got)
+			}
+		}
+	})
+	t.Run("the documents share the rate limit of every other path", func(t *testing.T) {
+		s, _ := newServer(t, server.Options{RateLimit: 2})
+		do(t, s, request{target: "/api/public/v1/"})
+		do(t, s, request{target: "/nowhere"})
+		rec := do(t, s, request{target: "/api/public/v1/openapi.json"})
+		if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" {
+			t.Errorf("third request to the shared counter: status %d, Retry-After %q; want 429", rec.Code, rec.Header().Get("Retry-After"))
+		}
+		if rec := do(t, s, request{target: "/api/public/v1/parties"}); rec.Code != 200 {
+			t.Errorf("parties has its own counter: status %d", rec.Code)
+		}
+	})
+}
+
+// TestIndex checks that the index names the dataset served: its title,
+// version, licence and publisher, and the sentence saying how to credit it.
+func TestIndex(t *testing.T) {
+	ds := malta(t)
+	s, _ := newServer(t, server.Options{})
+	var index struct {
+		Title       string
+		Version     string
+		License     string
+		LicenseURL  *string `json:"license_url"`
+		PublishedAt *string `json:"published_at"`
+		Coverage    struct {
+			Summary *string
+			Notes   []string
+		}
+		Attribution struct {
+			Name        string
+			URL         string
+			AboutURL    *string `json:"about_url"`
+			HowToCredit string  `json:"how_to_credit"`
+		}
+		Counts    map[string]int
+		Endpoints []struct {
+			Path       string
+			Parameters []struct{ Name string }
+		}
+		Links map[string]string
+	}
+	if err := json.Unmarshal(do(t, s, request{target: "/api/public/v1/"}).Body.Bytes(), &index); err != nil {
+		t.Fatal(err)
+	}
+	m := ds.Manifest
+	for _, c := range []struct {
+		what      string
+		got, want any
+	}{
+		{"title", index.Title, m.Title},
+		{"version", index.Version, ds.Version},
+		{"license", index.License, "CC-BY-4.0"},
+		{"license_url", *index.LicenseURL, "https://creativecommons.org/licenses/by/4.0/"},
+		{"published_at", *index.PublishedAt, m.PublishedAt.Format("2006-01-02")},
+		{"coverage summary", *index.Coverage.Summary, m.Coverage.Summary},
+		{"coverage notes", index.Coverage.Notes, m.Coverage.Notes},
+		{"publisher", index.Attribution.Name, m.Publisher.Name},
+		{"publisher's site", index.Attribution.URL, m.Publisher.URL},
+		{"publisher's About page", *index.Attribution.AboutURL, m.Publisher.AboutURL},
+		{"counts", index.Counts, map[string]int{"parties": 6, "districts": 13, "candidates": 139}},
+		{"links", index.Links, map[string]string{"self": "/api/public/v1/", "openapi": "/api/public/v1/openapi.json", "catalog": "/api/public/v1/catalog.jsonld"}},
+	} {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s = %v, want %v", c.what, c.got, c.want)
+		}
+	}
+	for _, part := range []string{m.Publisher.Name, m.Publisher.URL, m.Publisher.AboutURL, m.License} {
+		if !strings.Contains(index.Attribution.HowToCredit, part) {
+			t.Errorf("how_to_credit %q does not mention %q", index.Attribution.HowToCredit, part)
+		}
+	}
+	var paths []string
+	for _, e := range index.Endpoints {
+		paths = append(paths, e.Path)
+		if rec := do(t, s, request{target: e.Path}); rec.Code != 200 {
+			t.Errorf("the index lists %s, which answers %d", e.Path, rec.Code)
+		}
+	}
+	for _, c := range dataset.Collections {
+		if !slices.Contains(paths, server.BasePath+"/"+string(c)) {
+			t.Errorf("the index does not list the %s collection", c)
+		}
+	}
+
+	t.Run("a reload changes it", func(t *testing.T) {
+		next := edition(t, "Second edition")
+		if _, err := s.Reload(func() (*dataset.Dataset, error) { return next, nil }); err != nil {
+			t.Fatal(err)
+		}
+		v := decode(t, do(t, s, request{target: "/api/public/v1/"}).Body.Bytes())
+		if v["title"] != "Second edition" || v["version"] != next.Version {
+			t.Errorf("after a reload: title %v, version %v", v["title"], v["version"])
+		}
+		catalog := decode(t, do(t, s, request{target: "/api/public/v1/catalog.jsonld"}).Body.Bytes())
+		if catalog["dct:title"] != "Second edition" {
+			t.Errorf("after a reload the catalogue's title is %v", catalog["dct:title"])
+		}
+	})
+}
+
+// TestCatalog checks the catalogue's JSON-LD shape and that every
+// distribution leads to the real endpoint on the host that was asked.
+func TestCatalog(t *testing.T) {
+	ds := malta(t)
+	s, _ := newServer(t, server.Options{
+		RateLimit: 1000,
+		ClientIP:  server.ClientIP{Trusted: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}},
+	})
+	tests := []struct {
+		name   string
+		req    hostRequest
+		origin string
+	}{
+		{"plain HTTP", hostRequest{host: "data.example:8080"}, "http://data.example:8080"},
+		{"TLS", hostRequest{host: "data.example", tls: true}, "https://data.example"},
+		{"the host in lower case", hostRequest{host: "Data.EXAMPLE"}, "http://data.example"},
+		{"an IPv4 host", hostRequest{host: "192.0.2.1:9000"}, "http://192.0.2.1:9000"},
+		{"an IPv6 host", hostRequest{host: "[2001:db8::1]:8443"}, "http://[2001:db8::1]:8443"},
+		{"https said by a trusted proxy", hostRequest{host: "data.example", remote: "10.0.0.5:4000", header: map[string]string{"X-Forwarded-Proto": "https"}}, "https://data.example"},
+		{"https said by a client is not believed", hostRequest{host: "data.example", header: map[string]string{"X-Forwarded-Proto": "https"}}, "http://data.example"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.req.target = "/api/public/v1/catalog.jsonld"
+			rec := doHost(t, s, tt.req)
+			if rec.Code != 200 || rec.Header().Get("Content-Type") != "application/ld+json" {
+				t.Fatalf("status %d, Content-Type %q", rec.Code, rec.Header().Get("Content-Type"))
+			}
+			var c struct {
+				Context   map[string]string `json:"@context"`
+				ID        string            `json:"@id"`
+				Type      string            `json:"@type"`
+				Title     string            `json:"dct:title"`
+				Publisher struct {
+					Type string `json:"@type"`
+					Name string `json:"foaf:name"`
+				} `json:"dct:publisher"`
+				License struct {
+					ID string `json:"@id"`
+				} `json:"dct:license"`
+				Modified ldDate `json:"dct:modified"`
+				Datasets []struct {
+					ID           string `json:"@id"`
+					Type         string `json:"@type"`
+					Distribution []struct {
+						Type      string `json:"@type"`
+						AccessURL struct {
+							ID string `json:"@id"`
+						} `json:"dcat:accessURL"`
+						DownloadURL struct {
+							ID string `json:"@id"`
+						} `json:"dcat:downloadURL"`
+						MediaType struct {
+							ID string `json:"@id"`
+						} `json:"dcat:mediaType"`
+					} `json:"dcat:distribution"`
+				} `json:"dcat:dataset"`
+				Services []struct {
+					Type        string `json:"@type"`
+					EndpointURL struct {
+						ID string `json:"@id"`
+					} `json:"dcat:endpointURL"`
+				} `json:"dcat:service"`
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &c); err != nil {
+				t.Fatal(err)
+			}
+			for prefix, iri := range map[string]string{
+				"dcat": "http://www.w3.org/ns/dcat#", "dct": "http://purl.org/dc/terms/", "foaf": "http://xmlns.com/foaf/0.1/",
+				"vcard": "http://www.w3.org/2006/vcard/ns#", "xsd": "http://www.w3.org/2001/XMLSchema#",
+			} {
+				if c.Context[prefix] != iri {
+					t.Errorf("@context %s = %q, want %q", prefix, c.Context[prefix], iri)
+				}
+			}
+			m := ds.Manifest
+			if c.Type != "dcat:Catalog" || c.ID != tt.origin+"/api/public/v1/catalog.jsonld" || c.Title != m.Title ||
+				c.Publisher.Type != "foaf:Agent" || c.Publisher.Name != m.Publisher.Name || c.License.ID != m.LicenseURL ||
+				c.Modified != (ldDate{m.PublishedAt.Format("2006-01-02"), "xsd:date"}) {
+				t.Errorf("catalogue = %+v", c)
+			}
+			if len(c.Datasets) != 3 {
+				t.Fatalf("%d datasets, want 3", len(c.Datasets))
+			}
+			for i, d := range c.Datasets {
+				path := server.BasePath + "/" + string(dataset.Collections[i])
+				if d.Type != "dcat:Dataset" || len(d.Distribution) != 1 {
+					t.Fatalf("dataset %d = %+v", i, d)
+				}
+				dist := d.Distribution[0]
+				if dist.Type != "dcat:Distribution" || dist.AccessURL.ID != tt.origin+path || dist.MediaType.ID != "https://www.iana.org/assignments/media-types/application/json" {
+					t.Errorf("distribution %d = %+v, want an access URL %s", i, dist, tt.origin+path)
+				}
+				// Both URLs lead to the whole collection on this server.
+				for _, link := range []string{dist.AccessURL.ID, dist.DownloadURL.ID} {
+					u, err := url.Parse(link)
+					if err != nil || !u.IsAbs() || u.Host != strings.ToLower(tt.req.host) {
+						t.Fatalf("%q is not an absolute URL on %s", link, tt.req.host)
+					}
+					got := do(t, s, request{target: u.RequestURI()})
+					var env struct{ Meta struct{ Count int } }
+					if err := json.Unmarshal(got.Body.Bytes(), &env); got.Code != 200 || err != nil {
+						t.Errorf("%s: status %d", link, got.Code)
+					}
+					if link == dist.DownloadURL.ID && env.Meta.Count != []int{6, 13, 139}[i] {
+						t.Errorf("%s has %d records, not the whole collection", link, env.Meta.Count)
+					}
+				}
+			}
+			if len(c.Services) != 1 || c.Services[0].Type != "dcat:DataService" || c.Services[0].EndpointURL.ID != tt.origin+"/api/public/v1/" {
+				t.Errorf("services = %+v", c.Services)
+			}
+		})
+	}
+	t.Run("each host has its own ETag", func(t *testing.T) {
+		a := doHost(t, s, hostRequest{target: "/api/public/v1/catalog.jsonld", host: "a.example"}).Header().Get("ETag")
+		b := doHost(t, s, hostRequest{target: "/api/public/v1/catalog.jsonld", host: "b.example"}).Header().Get("ETag")
+		if a == b {
+			t.Errorf("two hosts share the ETag %s", a)
+		}
+		if rec := doHost(t, s, hostRequest{target: "/api/public/v1/catalog.jsonld", host: "a.example", header: map[string]string{"If-None-Match": a}}); rec.Code != 304 {
+			t.Errorf("the host's own tag: status %d, want 304", rec.Code)
+		}
+		if rec := doHost(t, s, hostRequest{target: "/api/public/v1/catalog.jsonld", host: "b.example", header: map[string]string{"If-None-Match": a}}); rec.Code != 200 {
+			t.Errorf("another host's tag: status %d, want 200", rec.Code)
+		}
+	})
+}
+
+type ldDate struct {
+	Value string `json:"@value"`
+	Type  string `json:"@type"`
+}
+
+// TestCatalogHostileHost: a Host that is not a plain host[:port] is never
+// written into the catalogue; its URLs are then relative.
+func TestCatalogHostileHost(t *testing.T) {
+	s, _ := newServer(t, server.Options{RateLimit: 1000})
+	for _, host := range []string{
+		`evil.example"><script>alert(1)</script>`,
+		"",
+		"evil example",
+		" evil.example",
+		strings.Repeat("a", 300),
+		strings.Repeat("a", 64) + ".example",
+		"evil.example:99999",
+		"evil.example:0",
+		"evil.example:80:80",
+		"evil.example:",
+		"evil.example:+80",
+		"[::1",
+		"[fe80::1%25eth0]",
+		"[192.0.2.1]",
+		"a..example",
+		"-evil.example",
+		"evil_.example",
+		"évil.example",
+		"evil.example/path",
+		"evil.example\r\nX-Injected: 1",
+		"evil.example\u0000",
+		"user@evil.example",
+	} {
+		t.Run(host, func(t *testing.T) {
+			rec := doHost(t, s, hostRequest{target: "/api/public/v1/catalog.jsonld", host: host})
+			if rec.Code != 200 {
+				t.Fatalf("status %d", rec.Code)
+			}
+			body := rec.Body.String()
+			for _, bad := range []string{host, "evil", "<script", `\u003c`, "aaaaaaaaaa"} {
+				if bad != "" && strings.Contains(body, bad) {
+					t.Errorf("the body contains %q", bad)
+				}
+			}
+			c := decode(t, rec.Body.Bytes())
+			if c["@id"] != "/api/public/v1/catalog.jsonld" {
+				t.Errorf("@id = %v, want the relative path", c["@id"])
+			}
+			for _, h := range rec.Header() {
+				for _, v := range h {
+					if strings.Contains(v, "evil") {
+						t.Errorf("a header carries the host: %q", v)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestOpenAPIDocument: the document parses as OpenAPI 3.1 with
+// libopenapi, with no error at all.
+func TestOpenAPIDocument(t *testing.T) {
+	for _, err := range apicheck.DocumentErrors() {
+		t.Error(err)
+	}
+	var doc struct{ OpenAPI string }
+	if err := json.Unmarshal(server.OpenAPIDocument(), &doc); err != nil || doc.OpenAPI != "3.1.0" {
+		t.Errorf("openapi = %q, %v; want 3.1.0", doc.OpenAPI, err)
+	}
+}
+
+// openAPI is the part of the document TestOpenAPIMatchesServer walks.
+type openAPI struct {
+	Paths map[string]map[string]struct {
+		Parameters []struct {
+			Ref string `json:"$ref"`
+		}
+		Responses map[string]any
+	}
+	Components struct {
+		Parameters map[string]struct {
+			Name     string
+			In       string
+			Example  any
+			Examples map[string]struct{ Value any }
+		}
+	}
+}
+
+func readOpenAPI(t *testing.T) openAPI {
+	t.Helper()
+	var doc openAPI
+	if err := json.Unmarshal(server.OpenAPIDocument(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// TestOpenAPIMatchesServer walks the document: every path and method in
+// it answers on the server (each response checked against the document by
+// do), every parameter in it is one the server reads; and every endpoint
+// the server announces, with its parameters, is in the document.
+func TestOpenAPIMatchesServer(t *testing.T) {
+	doc := readOpenAPI(t)
+	s, _ := newServer(t, server.Options{RateLimit: 100000})
+	params := map[string][]string{} // path -> parameter names
+	for path, item := range doc.Paths {
+		methods := slices.Sorted(func(yield func(string) bool) {
+			for m := range item {
+				if !yield(m) {
+					return
+				}
+			}
+		})
+		if !slices.Equal(methods, []string{"get", "head", "options"}) {
+			t.Errorf("%s documents %v, want get, head and options", path, methods)
+		}
+		for method, op := range item {
+			rec := do(t, s, request{method: strings.ToUpper(method), target: path})
+			if want := map[string]int{"get": 200, "head": 200, "options": 204}[method]; rec.Code != want {
+				t.Errorf("%s %s: status %d, want %d", method, path, rec.Code, want)
+			}
+			for code := range op.Responses {
+				if !slices.Contains([]string{"200", "204", "304", "400", "429", "500"}, code) {
+					t.Errorf("%s %s documents status %s, which the server never gives there", method, path, code)
+				}
+			}
+			var names []string
+			for _, p := range op.Parameters {
+				name := strings.TrimPrefix(p.Ref, "#/components/parameters/")
+				param, ok := doc.Components.Parameters[name]
+				if !ok || param.In != "query" {
+					t.Fatalf("%s %s: parameter %s is not a query parameter of components", method, path, p.Ref)
+				}
+				names = append(names, param.Name)
+				if !dataset.IsParam(param.Name) {
+					t.Errorf("%s %s documents the parameter %s, which the server does not read", method, path, param.Name)
+				}
+				// Every example is accepted; a value out of range is
+				// refused by name, so the server reads the parameter.
+				values := []any{param.Example}
+				for _, ex := range param.Examples {
+					values = append(values, ex.Value)
+				}
+				for _, v := range values {
+					if v == nil {
+						continue
+					}
+					target := path + "?" + url.Values{param.Name: {jsonText(v)}}.Encode()
+					if rec := do(t, s, request{method: strings.ToUpper(method), target: target}); rec.Code != 200 {
+						t.Errorf("%s %s: the example answers %d", method, target, rec.Code)
+					}
+				}
+				if method == "get" {
+					rec := do(t, s, request{target: path + "?" + param.Name + "=99999"})
+					if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"name":"`+param.Name+`"`) {
+						t.Errorf("%s?%s=99999: status %d, %s; want 400 naming it", path, param.Name, rec.Code, rec.Body)
+					}
+				}
+			}
+			slices.Sort(names)
+			if method == "get" {
+				params[path] = names
+			} else if method == "head" && !slices.Equal(names, params[path]) && params[path] != nil {
+				t.Errorf("HEAD %s documents the parameters %v, GET %v", path, names, params[path])
+			}
+		}
+	}
+
+	// The other way: the endpoints the server lists in its index.
+	var index struct {
+		Endpoints []struct {
+			Path       string
+			Parameters []struct{ Name string }
+		}
+	}
+	if err := json.Unmarshal(do(t, s, request{target: "/api/public/v1/"}).Body.Bytes(), &index); err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, e := range index.Endpoints {
+		listed = append(listed, e.Path)
+		var names []string
+		for _, p := range e.Parameters {
+			names = append(names, p.Name)
+		}
+		slices.Sort(names)
+		got, ok := params[e.Path]
+		if !ok {
+			t.Errorf("the server answers %s, which the document lacks", e.Path)
+		} else if !slices.Equal(got, names) && (len(got) > 0 || len(names) > 0) {
+			t.Errorf("%s: the document has the parameters %v, the server %v", e.Path, got, names)
+		}
+	}
+	for path := range doc.Paths {
+		if !slices.Contains(listed, path) {
+			t.Errorf("the document has %s, which the server's index does not list", path)
+		}
+	}
+	for _, c := range dataset.Collections {
+		if _, ok := params[server.BasePath+"/"+string(c)]; !ok {
+			t.Errorf("the document lacks the %s collection", c)
+		}
+	}
+	// Near misses of the documented paths are not endpoints.
+	for path := range doc.Paths {
+		for _, miss := range []string{strings.TrimSuffix(path, "/"), path + "/", path + "x", strings.ToUpper(path)} {
+			if _, documented := doc.Paths[miss]; !documented {
+				if rec := do(t, s, request{target: miss}); rec.Code != 404 {
+					t.Errorf("%s: status %d, want 404", miss, rec.Code)
+				}
+			}
+		}
+	}
+}
+
+func jsonText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestOpenAPIExamples: every example in the document is what the server
+// says for the embedded dataset, to the byte's meaning: the record
+// examples are records of it, and each response example is the answer to
+// the request its summary names.
+func TestOpenAPIExamples(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal(server.OpenAPIDocument(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	at := func(pointer string) any {
+		var v any = doc
+		for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+			tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+			m, ok := v.(map[string]any)
+			if !ok {
+				t.Fatalf("%s: %q is not in the document", pointer, tok)
+			}
+			v = m[tok]
+		}
+		if v == nil {
+			t.Fatalf("%s is not in the document", pointer)
+		}
+		return v
+	}
+	s, _ := newServer(t, server.Options{RateLimit: 1000})
+	answer := func(q hostRequest) any {
+		var v any
+		if err := json.Unmarshal(doHost(t, s, q).Body.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	get := func(target string) any { return answer(hostRequest{target: target, host: "example.com"}) }
+
+	// Every response example, with the request it answers.
+	const r = "/components/responses/"
+	examples := map[string]any{
+		r + "PartiesOK/content/application~1json/examples/all":                 get("/api/public/v1/parties"),
+		r + "CandidatesOK/content/application~1json/examples/filtered":         get("/api/public/v1/candidates?district=5&party=pl&limit=2"),
+		r + "CandidatesOK/content/application~1json/examples/one":              get("/api/public/v1/candidates?district=5&party=pn&limit=1"),
+		r + "CandidatesOK/content/application~1json/examples/none":             get("/api/public/v1/candidates?district=13&party=volt"),
+		r + "IndexOK/content/application~1json/examples/embedded":              get("/api/public/v1/"),
+		r + "CatalogOK/content/application~1ld+json/examples/embedded":         answer(hostRequest{target: "/api/public/v1/catalog.jsonld", host: "localhost:8080"}),
+		r + "BadRequest/content/application~1problem+json/examples/limit":      get("/api/public/v1/candidates?limit=0"),
+		r + "BadRequest/content/application~1problem+json/examples/all":        get("/api/public/v1/candidates?district=14&party=nope&limit=0"),
+		r + "NotFound/content/application~1problem+json/examples/unknown":      get("/api/public/v1/ballots"),
+		r + "MethodNotAllowed/content/application~1problem+json/examples/post": answer(hostRequest{method: http.MethodPost, target: "/api/public/v1/parties", host: "example.com"}),
+		// Not reachable from outside the package: a fault of the server.
+		r + "InternalServerError/content/application~1problem+json/examples/fault": map[string]any{
+			"type": "about:blank", "title": "Internal Server Error", "status": 500.0, "detail": "the server could not answer this request",
+		},
+	}
+	// The 61st request to parties, 6 s into the window, as TestRateLimit.
+	rl, rlClock := newServer(t, server.Options{})
+	for range 60 {
+		do(t, rl, request{target: "/api/public/v1/parties"})
+		rlClock.Advance(100 * time.Millisecond)
+	}
+	var limited any
+	if err := json.Unmarshal(do(t, rl, request{target: "/api/public/v1/parties"}).Body.Bytes(), &limited); err != nil {
+		t.Fatal(err)
+	}
+	examples[r+"TooManyRequests/content/application~1problem+json/examples/limit"] = limited
+
+	for pointer, want := range examples {
+		got := at(pointer).(map[string]any)["value"]
+		if !reflect.DeepEqual(got, want) {
+			g, _ := json.Marshal(got)
+			w, _ := json.Marshal(want)
+			t.Errorf("%s is not the server's answer:\n got: %.400s\nwant: %.400s", pointer, g, w)
+		}
+	}
+	// No example escapes that list.
+	for name, resp := range at("/components/responses").(map[string]any) {
+		content, _ := resp.(map[string]any)["content"].(map[string]any)
+		for media, mt := range content {
+			exs, _ := mt.(map[string]any)["examples"].(map[string]any)
+			for ex := range exs {
+				pointer := r + name + "/content/" + strings.ReplaceAll(media, "/", "~1") + "/examples/" + ex
+				if _, ok := examples[pointer]; !ok {
+					t.Errorf("%s is not checked against the server: add it to this test", pointer)
+				}
+			}
+		}
+	}
+
+	// The record schemas' examples are records of the embedded dataset.
+	records := map[string]any{}
+	for _, c := range []string{"parties", "districts", "candidates?limit=500"} {
+		for _, rec := range get("/api/public/v1/" + c).(map[string]any)["data"].([]any) {
+			m := rec.(map[string]any)
+			records[m["id"].(string)] = m
+			for _, l := range asSlice(m["localities"]) {
+				records[m["id"].(string)+"/"+l.(map[string]any)["slug"].(string)] = l
+			}
+		}
+	}
+	for _, schema := range []string{"Party", "District", "Locality", "Candidate"} {
+		exs := asSlice(at("/components/schemas/" + schema + "/examples"))
+		if len(exs) == 0 {
+			t.Errorf("%s has no example", schema)
+		}
+		for _, ex := range exs {
+			m := ex.(map[string]any)
+			found := false
+			if id, ok := m["id"].(string); ok {
+				found = reflect.DeepEqual(records[id], m)
+			} else {
+				for key, rec := range records {
+					found = found || strings.HasSuffix(key, "/"+m["slug"].(string)) && reflect.DeepEqual(rec, m)
+				}
+			}
+			if !found {
+				t.Errorf("the example of %s is not a record of the embedded dataset: %v", schema, m)
+			}
+		}
+	}
+}
+
+func asSlice(v any) []any {
+	s, _ := v.([]any)
+	return s
+}
+
+// FuzzCatalogHost sends any Host: the catalogue stays valid JSON, and its
+// URLs are either relative or on a plain host[:port] in lower case.
+func FuzzCatalogHost(f *testing.F) {
+	for _, seed := range []string{"example.com", "EXAMPLE.com:8080", "[2001:db8::1]:443", "", `a"b`, "a b", "a\\b", "a:1:2", "[::1", "é.example", "a.example:65536"} {
+		f.Add(seed)
+	}
+	s, _ := newServer(f, server.Options{RateLimit: 1 << 30})
+	plain := regexp.MustCompile(`^([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(:[0-9]{1,5})?$`)
+	f.Fuzz(func(t *testing.T, host string) {
+		rec := doHost(t, s, hostRequest{target: "/api/public/v1/catalog.jsonld", host: host})
+		var c struct {
+			ID string `json:"@id"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &c); rec.Code != 200 || err != nil {
+			t.Fatalf("Host %q: status %d, %v", host, rec.Code, err)
+		}
+		origin, ok := strings.CutSuffix(c.ID, "/api/public/v1/catalog.jsonld")
+		if !ok || origin != "" && (origin != "http://"+strings.ToLower(host) || !plain.MatchString(strings.ToLower(host))) {
+			t.Fatalf("Host %q gave @id %q", host, c.ID)
+		}
+	})
+}
