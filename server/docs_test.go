@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"ballot/dataset"
-	"ballot/server/apicheck"
 	"ballot/server"
+	"ballot/server/apicheck"
 )
 
 // hostRequest is a request with a Host of its own, and TLS if asked for;

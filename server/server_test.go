@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"ballot/dataset"
-	"ballot/server/apicheck"
 	"ballot/server"
+	"ballot/server/apicheck"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
