@@ -783,7 +783,9 @@ func TestProdReloadUnderLoad(t *testing.T) {
 					status = lp.GetValue()
 				}
 			}
-			got[route+"/"+status] = m.GetCounter().GetValue()
+			if v := m.GetCounter().GetValue(); v != 0 { // series are exported at zero from the start
+				got[route+"/"+status] = v
+			}
 		}
 		if !maps.Equal(got, want) {
 			t.Errorf("ballot_http_requests_total by route/status = %v, want %v (every request sent, all 200)", got, want)
@@ -1558,6 +1560,9 @@ func TestProdAdminListener(t *testing.T) {
 	}
 	if h := mfs["ballot_http_request_duration_seconds"]; h != nil {
 		for _, m := range h.GetMetric() {
+			if m.GetHistogram().GetSampleCount() == 0 {
+				continue // a route with no request yet
+			}
 			if len(m.GetHistogram().GetBucket()) < 5 || m.GetHistogram().GetSampleSum() <= 0 {
 				t.Errorf("ballot_http_request_duration_seconds: a histogram of %d buckets, sum %v", len(m.GetHistogram().GetBucket()), m.GetHistogram().GetSampleSum())
 			}

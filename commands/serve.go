@@ -200,6 +200,14 @@ func serve(c *cli.Context) error {
 // outcome is logged and counted by the server.
 func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, srv *server.Server, load func() (*dataset.Dataset, error)) {
 	for {
+		// A SIGHUP already received is honoured even when the end has
+		// come too: select would pick between the two at random.
+		select {
+		case <-hup:
+			_, _ = srv.Reload(load)
+			continue
+		default:
+		}
 		select {
 		case <-ctx.Done():
 			return

@@ -166,6 +166,7 @@ func (d *Dataset) index() {
 	for _, l := range append([]*list{d.emptyList, d.partiesList, d.districtsList}, d.candidateLists...) {
 		if l != nil {
 			l.compress()
+			l.tagAll(d.Version)
 		}
 	}
 }
@@ -182,10 +183,21 @@ const envelopeStart = `{"data":[`
 // records of one filter, in order, with the offset at which each ends so that
 // the first n records are a slice of data.
 type list struct {
-	tag  string // identifies the list inside a dataset version (ETags)
-	data []byte
-	ends []int
-	gz   compressed
+	tag   string // identifies the list inside a dataset version (ETags)
+	data  []byte
+	ends  []int
+	gz    compressed
+	etags []string // etags[n]: the ETag of the first n records
+}
+
+// tagAll prepares the ETag of every answer the list can give: the dataset
+// version, the list and the number of records. The body also carries
+// generatedAt, which changes with every response, so the tags are weak.
+func (l *list) tagAll(version string) {
+	l.etags = make([]string, min(len(l.ends), MaxLimit)+1)
+	for n := range l.etags {
+		l.etags[n] = `W/"` + version[:16] + "-" + l.tag + "-" + strconv.Itoa(n) + `"`
+	}
 }
 
 func (l *list) add(record []byte) {

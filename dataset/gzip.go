@@ -5,7 +5,6 @@ import (
 	"compress/flate"
 	"encoding/binary"
 	"hash/crc32"
-	"sync"
 	"time"
 )
 
@@ -14,8 +13,8 @@ import (
 // flush can be followed by blocks from another compressor, so each list is
 // compressed once, at load, with a flush after the envelope's start and
 // after every record; a request copies the compressed prefix for its count,
-// deflates only the tail (the end of the envelope and generatedAt), and
-// extends the prefix's CRC-32 with the tail.
+// appends the tail (the end of the envelope and generatedAt) as a stored
+// block, and extends the prefix's CRC-32 with the tail.
 
 // gzipHeader is a gzip member header: no name, no time, unknown OS.
 var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
@@ -46,45 +45,26 @@ func (l *list) compress() {
 	l.gz = c
 }
 
-// tailWriters recycle the compressors of the tails: a new one costs more
-// than the whole tail.
-var tailWriters = sync.Pool{New: func() any {
-	fw, _ := flate.NewWriter(nil, flate.BestSpeed)
-	return &tailWriter{fw: fw}
-}}
-
-type tailWriter struct {
-	fw   *flate.Writer
-	dst  []byte
-	tail []byte
-}
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.dst = append(t.dst, p...)
-	return len(p), nil
-}
-
 // AppendGzip appends the gzip encoding of the body AppendJSON writes.
 func (r Result) AppendGzip(dst []byte, generatedAt time.Time) []byte {
 	gz := &r.list.gz
-	t := tailWriters.Get().(*tailWriter)
-	tail := r.appendTail(t.tail[:0], generatedAt)
-	t.tail = tail
+	dst = append(dst, gzipHeader...)
+	dst = append(dst, gz.stream[:gz.ends[r.n]]...)
+	// The tail goes in a final stored block: after a sync flush the stream
+	// is byte-aligned, so the block is a header byte, the length and its
+	// complement, then the bytes as they are. Compressing a few dozen
+	// bytes would cost more time than the bytes it saves.
+	mark := len(dst)
+	dst = append(dst, 1, 0, 0, 0, 0) // BFINAL=1, BTYPE=00, LEN, NLEN
+	dst = r.appendTail(dst, generatedAt)
+	tail := dst[mark+5:]
+	n := uint16(len(tail))
+	binary.LittleEndian.PutUint16(dst[mark+1:], n)
+	binary.LittleEndian.PutUint16(dst[mark+3:], ^n)
 	plainLen := len(envelopeStart) + len(tail)
 	if r.n > 0 {
 		plainLen = r.list.ends[r.n-1] + len(tail)
 	}
-
-	dst = append(dst, gzipHeader...)
-	dst = append(dst, gz.stream[:gz.ends[r.n]]...)
-	t.dst = dst
-	t.fw.Reset(t)
-	_, _ = t.fw.Write(tail)
-	_ = t.fw.Close() // the final block
-	dst = t.dst
-	t.dst = nil
-	crc := crc32.Update(gz.crcs[r.n], crc32.IEEETable, tail)
-	tailWriters.Put(t)
-	dst = binary.LittleEndian.AppendUint32(dst, crc)
+	dst = binary.LittleEndian.AppendUint32(dst, crc32.Update(gz.crcs[r.n], crc32.IEEETable, tail))
 	return binary.LittleEndian.AppendUint32(dst, uint32(plainLen))
 }

@@ -85,9 +85,9 @@ const (
 func (d *Dataset) Query(c Collection, p Params) (Result, error) {
 	switch c {
 	case Parties:
-		return Result{list: d.partiesList, n: len(d.parties), version: d.Version}, nil
+		return Result{list: d.partiesList, n: len(d.parties)}, nil
 	case Districts:
-		return Result{list: d.districtsList, n: len(d.districts), version: d.Version}, nil
+		return Result{list: d.districtsList, n: len(d.districts)}, nil
 	case Candidates:
 		return d.queryCandidates(p)
 	}
@@ -137,7 +137,7 @@ func (d *Dataset) queryCandidates(p Params) (Result, error) {
 	if l == nil {
 		l = d.emptyList
 	}
-	return Result{list: l, n: min(limit, len(l.ends)), version: d.Version}, nil
+	return Result{list: l, n: min(limit, len(l.ends))}, nil
 }
 
 // single returns the one non-empty value of a parameter. A parameter given
@@ -207,20 +207,16 @@ func partyReason(slugs []string) string {
 
 // Result is the answer to a query, ready to be written.
 type Result struct {
-	list    *list
-	n       int
-	version string
+	list *list
+	n    int
 }
 
 // Count is the number of records in the result.
 func (r Result) Count() int { return r.n }
 
 // ETag identifies the result's content: the dataset version, the list and
-// the number of records. The body also carries generatedAt, which changes
-// with every response, so the tag is weak.
-func (r Result) ETag() string {
-	return `W/"` + r.version[:16] + "-" + r.list.tag + "-" + strconv.Itoa(r.n) + `"`
-}
+// the number of records. It is weak: the body also carries generatedAt.
+func (r Result) ETag() string { return r.list.etags[r.n] }
 
 // AppendJSON appends the response body, the envelope
 // {"data":[...],"meta":{"count":N,"generatedAt":"..."}} and a newline, to

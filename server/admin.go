@@ -3,10 +3,13 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/gorilla/handlers"
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -58,7 +61,16 @@ func (s *Server) AdminHandler(load func() (*dataset.Dataset, error)) http.Handle
 		w.Header().Set("Allow", allow)
 		writeProblem(w, http.StatusMethodNotAllowed, "this endpoint answers only "+allow, nil)
 	})
-	return s.recoverPanics(r)
+	// The admin listener is for operators: gorilla/handlers' recovery, a
+	// bare 500 with the panic in the log, is all it needs.
+	return handlers.RecoveryHandler(handlers.RecoveryLogger(panicLogger{s.opts.Logger}))(r)
+}
+
+// panicLogger gives gorilla/handlers' recovery the server's logger.
+type panicLogger struct{ log *slog.Logger }
+
+func (l panicLogger) Println(v ...any) {
+	l.log.Error("panic in the admin listener", slog.String("panic", fmt.Sprint(v...)))
 }
 
 // handleReady reports the dataset being served: its version (content hash)

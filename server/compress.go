@@ -86,14 +86,19 @@ func (g *gzipResponseWriter) close() {
 }
 
 // acceptsGzip reports whether Accept-Encoding allows gzip: gzip or x-gzip
-// listed with a q-value above 0, or else * with one.
+// listed with a q-value above 0, or else * with one. It runs on every
+// request, so it walks the header without splitting it into new strings.
 func acceptsGzip(values []string) bool {
 	gzipQ, starQ := -1.0, -1.0
 	for _, v := range values {
-		for _, item := range strings.Split(v, ",") {
+		for v != "" {
+			var item string
+			item, v, _ = strings.Cut(v, ",")
 			coding, params, _ := strings.Cut(item, ";")
 			q := 1.0
-			for _, p := range strings.Split(params, ";") {
+			for params != "" {
+				var p string
+				p, params, _ = strings.Cut(params, ";")
 				name, value, _ := strings.Cut(strings.TrimSpace(p), "=")
 				if strings.EqualFold(name, "q") {
 					if f, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err == nil {
@@ -101,10 +106,10 @@ func acceptsGzip(values []string) bool {
 					}
 				}
 			}
-			switch strings.ToLower(strings.TrimSpace(coding)) {
-			case "gzip", "x-gzip":
+			switch coding = strings.TrimSpace(coding); {
+			case strings.EqualFold(coding, "gzip"), strings.EqualFold(coding, "x-gzip"):
 				gzipQ = max(gzipQ, q)
-			case "*":
+			case coding == "*":
 				starQ = max(starQ, q)
 			}
 		}

@@ -17,30 +17,34 @@ var bodies = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b
 // handleCollection answers GET and HEAD for one collection.
 func (s *Server) handleCollection(c dataset.Collection) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h["Vary"] = varyEncValue
 		res, err := s.data.Load().Query(c, parseQuery(r.URL.RawQuery))
 		if err != nil {
 			writeError(w, err)
 			return
 		}
-		h := w.Header()
-		etag := res.ETag()
-		h.Set("ETag", etag)
-		h.Set("Cache-Control", s.cacheControl)
-		if noneMatch(r.Header.Values("If-None-Match"), etag) {
+		etag := res.ETag() // prepared at load
+		values := make([]string, 2)
+		values[0] = etag
+		h["Etag"] = values[0:1:1]
+		h["Cache-Control"] = s.cacheControlValue
+		if noneMatch(r.Header["If-None-Match"], etag) {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
 		bp := bodies.Get().(*[]byte)
 		var body []byte
-		if acceptsGzip(r.Header.Values("Accept-Encoding")) {
+		if acceptsGzip(r.Header["Accept-Encoding"]) {
 			// Prepared at load: only the tail is compressed here.
 			body = res.AppendGzip((*bp)[:0], s.opts.Now())
-			h.Set("Content-Encoding", "gzip")
+			h["Content-Encoding"] = gzipValue
 		} else {
 			body = res.AppendJSON((*bp)[:0], s.opts.Now())
 		}
-		h.Set("Content-Type", "application/json; charset=utf-8")
-		h.Set("Content-Length", strconv.Itoa(len(body)))
+		values[1] = strconv.Itoa(len(body))
+		h["Content-Type"] = jsonValue
+		h["Content-Length"] = values[1:2:2]
 		w.WriteHeader(http.StatusOK)
 		if r.Method != http.MethodHead {
 			_, _ = w.Write(body)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,10 +16,31 @@ type metrics struct {
 	registry    *prometheus.Registry
 	requests    *prometheus.CounterVec
 	duration    *prometheus.HistogramVec
-	limited     *prometheus.CounterVec
+	limitedVec  *prometheus.CounterVec
 	reloads     *prometheus.CounterVec
 	datasetInfo *prometheus.GaugeVec
 	loadedAt    prometheus.Gauge
+
+	// The series a request touches, looked up once here rather than by
+	// label values on every request.
+	byStatus  [len(routeNames)][len(commonStatuses)]prometheus.Counter
+	durations [len(routeNames)]prometheus.Observer
+	limited   [len(routeNames)]prometheus.Counter
+}
+
+// commonStatuses are the statuses the public API answers with.
+var commonStatuses = [...]int{200, 204, 304, 400, 404, 405, 429, 500}
+
+// observe counts one answer and its duration.
+func (m *metrics) observe(route, status int, elapsed time.Duration) {
+	m.durations[route].Observe(elapsed.Seconds())
+	for i, st := range commonStatuses {
+		if st == status {
+			m.byStatus[route][i].Inc()
+			return
+		}
+	}
+	m.requests.WithLabelValues(routeNames[route], strconv.Itoa(status)).Inc()
 }
 
 func newMetrics(s *Server) *metrics {
@@ -33,7 +55,7 @@ func newMetrics(s *Server) *metrics {
 			Help:    "Time to answer a request of the public API, by route.",
 			Buckets: []float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1},
 		}, []string{"route"}),
-		limited: prometheus.NewCounterVec(prometheus.CounterOpts{
+		limitedVec: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "ballot_rate_limited_requests_total",
 			Help: "Requests refused with 429 because the client's quota was spent, by route.",
 		}, []string{"route"}),
@@ -53,7 +75,16 @@ func newMetrics(s *Server) *metrics {
 	for _, outcome := range []string{"success", "failure"} {
 		m.reloads.WithLabelValues(outcome)
 	}
-	m.registry.MustRegister(m.requests, m.duration, m.limited, m.reloads, m.datasetInfo, m.loadedAt,
+	for r, name := range routeNames {
+		m.durations[r] = m.duration.WithLabelValues(name)
+		m.limited[r] = m.limitedVec.WithLabelValues(name)
+		// Every route and common status is exported from the start, at
+		// zero: a series that appears late hides its first increase.
+		for i, st := range commonStatuses {
+			m.byStatus[r][i] = m.requests.WithLabelValues(name, strconv.Itoa(st))
+		}
+	}
+	m.registry.MustRegister(m.requests, m.duration, m.limitedVec, m.reloads, m.datasetInfo, m.loadedAt,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "ballot_rate_limit_tracked_clients",
 			Help: "Rate-limit counters held in memory (one per client and endpoint).",

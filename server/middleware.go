@@ -1,25 +1,33 @@
 package server
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
-
-	"github.com/gorilla/handlers"
 
 	"ballot/server/ratelimit"
 )
 
-// exposedHeaders are the response headers a web page's script may read
-// across origins.
-const exposedHeaders = "ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit"
+// Headers are set by assigning to the header map with their canonical key,
+// which costs no allocation, and a value that never changes is one shared
+// slice (net/http only reads header values; an Add copies).
+var (
+	starValue       = []string{"*"}
+	exposedValue    = []string{"ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit"}
+	nosniffValue    = []string{"nosniff"}
+	allowValue      = []string{allowedMethods}
+	maxAgeDayValue  = []string{"86400"}
+	varyReqHdrValue = []string{"Access-Control-Request-Headers"}
+	varyEncValue    = []string{"Accept-Encoding"}
+	jsonValue       = []string{"application/json; charset=utf-8"}
+	gzipValue       = []string{"gzip"}
+)
 
 // allowCrossOrigin opens the API to every origin and sets the headers every
 // response carries. gorilla/handlers' CORS sets them only when the request
@@ -27,9 +35,9 @@ const exposedHeaders = "ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remain
 func allowCrossOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Expose-Headers", exposedHeaders)
-		h.Set("X-Content-Type-Options", "nosniff")
+		h["Access-Control-Allow-Origin"] = starValue
+		h["Access-Control-Expose-Headers"] = exposedValue
+		h["X-Content-Type-Options"] = nosniffValue
 		next.ServeHTTP(w, r)
 	})
 }
@@ -43,13 +51,13 @@ func answerPreflight(next http.Handler) http.Handler {
 			return
 		}
 		h := w.Header()
-		h.Set("Allow", allowedMethods)
-		h.Set("Access-Control-Allow-Methods", allowedMethods)
+		h["Allow"] = allowValue
+		h["Access-Control-Allow-Methods"] = allowValue
 		if req := r.Header.Get("Access-Control-Request-Headers"); req != "" && isTokenList(req) {
-			h.Set("Access-Control-Allow-Headers", req)
+			h["Access-Control-Allow-Headers"] = []string{req}
 		}
-		h.Set("Access-Control-Max-Age", "86400")
-		h.Set("Vary", "Access-Control-Request-Headers")
+		h["Access-Control-Max-Age"] = maxAgeDayValue
+		h["Vary"] = varyReqHdrValue
 		w.WriteHeader(http.StatusNoContent)
 	})
 }
@@ -80,7 +88,7 @@ func isTokenList(s string) bool {
 // preflight is not counted but still carries the headers.
 func (s *Server) limitRate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := ratelimit.KeyFor(clientFrom(r), s.opts.IPv6Prefix, bucket(r.URL.Path))
+		key := ratelimit.KeyFor(clientOf(w, r), s.opts.IPv6Prefix, bucket(r.URL.Path))
 		var d ratelimit.Decision
 		if r.Method == http.MethodOptions {
 			d = s.limiter.Peek(key)
@@ -88,21 +96,36 @@ func (s *Server) limitRate(next http.Handler) http.Handler {
 			d = s.limiter.Take(key)
 		}
 		reset := d.ResetUnix()
+		untilReset := max((d.Reset.Sub(s.opts.Now())+time.Second-1)/time.Second, 0) // rounded up
+		// One allocation holds the values, and one the text of those that
+		// change: Remaining and the IETF RateLimit field.
+		var text [80]byte
+		b := strconv.AppendInt(text[:0], int64(d.Remaining), 10)
+		remaining := len(b)
+		b = strconv.AppendInt(b, reset, 10)
+		resetEnd := len(b)
+		b = append(b, `"endpoint";r=`...)
+		b = strconv.AppendInt(b, int64(d.Remaining), 10)
+		b = append(b, ";t="...)
+		b = strconv.AppendInt(b, int64(untilReset), 10)
+		str := string(b)
+		values := make([]string, 4)
+		values[0], values[1], values[2] = str[:remaining], str[remaining:resetEnd], str[resetEnd:]
 		h := w.Header()
-		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
-		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
-		h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
+		h["X-Ratelimit-Limit"] = s.limitValue
+		h["X-Ratelimit-Remaining"] = values[0:1:1]
+		h["X-Ratelimit-Reset"] = values[1:2:2]
 		// The IETF fields (draft-ietf-httpapi-ratelimit-headers-10): the
 		// policy, and what is left of it with the seconds until it resets.
-		h.Set("RateLimit-Policy", s.policy)
-		untilReset := (d.Reset.Sub(s.opts.Now()) + time.Second - 1) / time.Second // rounded up
-		h.Set("RateLimit", `"endpoint";r=`+strconv.Itoa(d.Remaining)+";t="+strconv.FormatInt(int64(max(untilReset, 0)), 10))
+		h["Ratelimit-Policy"] = s.policyValue
+		h["Ratelimit"] = values[2:3:3]
 		// A refused preflight would hide the 429 from the page's script:
 		// the browser would never send the request that gets it.
 		if !d.Allowed && r.Method != http.MethodOptions {
-			s.metrics.limited.WithLabelValues(routeName(r.URL.Path)).Inc()
+			s.metrics.limited[route(r.URL.Path)].Inc()
 			wait := d.RetryAfterSeconds()
-			h.Set("Retry-After", strconv.FormatInt(wait, 10))
+			values[3] = strconv.FormatInt(wait, 10)
+			h["Retry-After"] = values[3:4:4]
 			writeProblem(w, http.StatusTooManyRequests, fmt.Sprintf(
 				"rate limit of %d requests per %s for this endpoint exceeded; retry after %d s, at %s",
 				d.Limit, windowText(s.opts.RateWindow), wait,
@@ -120,88 +143,98 @@ func windowText(d time.Duration) string {
 	return d.String()
 }
 
-type clientKey struct{}
-
-// resolveClient finds the client's address once, for the rate limit, the
-// metrics and the access log.
-func (s *Server) resolveClient(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		addr := s.opts.ClientIP.Resolve(r)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, addr)))
-	})
+// exchange is what the middleware share about one request: the client's
+// address, resolved once, and what the answer was, for the metrics, the
+// access log and the recovery from a panic. Exchanges are pooled.
+type exchange struct {
+	http.ResponseWriter
+	client netip.Addr
+	status int
+	size   int
 }
 
-// clientFrom returns the address resolveClient found, or the TCP peer's
-// when the request did not pass through it.
-func clientFrom(r *http.Request) netip.Addr {
-	if a, ok := r.Context().Value(clientKey{}).(netip.Addr); ok {
-		return a
+var exchanges = sync.Pool{New: func() any { return new(exchange) }}
+
+func (e *exchange) WriteHeader(status int) {
+	if e.status == 0 {
+		e.status = status
+	}
+	e.ResponseWriter.WriteHeader(status)
+}
+
+func (e *exchange) Write(b []byte) (int, error) {
+	if e.status == 0 {
+		e.status = http.StatusOK
+	}
+	n, err := e.ResponseWriter.Write(b)
+	e.size += n
+	return n, err
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (e *exchange) Unwrap() http.ResponseWriter { return e.ResponseWriter }
+
+// clientOf returns the client's address for a writer the exchange
+// middleware made, or the TCP peer's.
+func clientOf(w http.ResponseWriter, r *http.Request) netip.Addr {
+	if e, ok := w.(*exchange); ok {
+		return e.client
 	}
 	return peerAddr(r.RemoteAddr)
 }
 
-// observe records one answered request: its metrics, and its access-log
-// line when the access log is on.
-func (s *Server) observe(_ io.Writer, p handlers.LogFormatterParams) {
-	route := routeName(p.URL.Path)
-	elapsed := time.Since(p.TimeStamp) // the handler stamps real time
-	s.metrics.requests.WithLabelValues(route, strconv.Itoa(p.StatusCode)).Inc()
-	s.metrics.duration.WithLabelValues(route).Observe(elapsed.Seconds())
-	if !s.opts.AccessLog {
-		return
-	}
-	s.opts.Logger.LogAttrs(p.Request.Context(), slog.LevelInfo, "request",
-		slog.String("client_ip", clientFrom(p.Request).String()),
-		slog.String("method", p.Request.Method),
-		slog.String("route", route),
-		slog.String("uri", p.URL.RequestURI()),
-		slog.Int("status", p.StatusCode),
-		slog.Int("bytes", p.Size),
-		slog.Duration("duration", elapsed),
-	)
-}
-
-// recoverPanics turns a panic anywhere inside it into a 500 problem, with
-// the headers already set (CORS, rate limit) kept. The panic goes to the
-// error log, never to the client. When the answer had already begun, the
-// connection is dropped instead, as net/http does.
-func (s *Server) recoverPanics(next http.Handler) http.Handler {
+// exchange is the outermost middleware. It resolves the client's address,
+// turns a panic anywhere inside into a 500 problem (keeping the headers
+// already set, such as CORS and the rate limit; the panic and its stack go
+// to the log, never to the client; when the answer had already begun, the
+// connection is dropped instead, as net/http does), and records the answer
+// in the metrics and the access log.
+func (s *Server) exchange(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tw := &trackingWriter{ResponseWriter: w}
+		start := time.Now()
+		e := exchanges.Get().(*exchange)
+		*e = exchange{ResponseWriter: w, client: s.opts.ClientIP.Resolve(r)}
 		defer func() {
-			v := recover()
-			if v == nil {
-				return
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.opts.Logger.Error("panic serving a request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+					slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+				if e.status != 0 {
+					panic(http.ErrAbortHandler)
+				}
+				h := w.Header()
+				delete(h, "Content-Encoding")
+				delete(h, "Retry-After")
+				writeProblem(e, http.StatusInternalServerError, "the server could not answer this request", nil)
 			}
-			if v == http.ErrAbortHandler {
-				panic(v)
-			}
-			s.opts.Logger.Error("panic serving a request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
-				slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
-			if tw.wroteHeader {
-				panic(http.ErrAbortHandler)
-			}
-			h := w.Header()
-			h.Del("Content-Encoding")
-			h.Del("Retry-After")
-			writeProblem(w, http.StatusInternalServerError, "the server could not answer this request", nil)
+			s.observe(e, r, time.Since(start))
+			*e = exchange{}
+			exchanges.Put(e)
 		}()
-		next.ServeHTTP(tw, r)
+		next.ServeHTTP(e, r)
 	})
 }
 
-// trackingWriter records whether the answer has begun.
-type trackingWriter struct {
-	http.ResponseWriter
-	wroteHeader bool
-}
-
-func (t *trackingWriter) WriteHeader(status int) {
-	t.wroteHeader = true
-	t.ResponseWriter.WriteHeader(status)
-}
-
-func (t *trackingWriter) Write(b []byte) (int, error) {
-	t.wroteHeader = true
-	return t.ResponseWriter.Write(b)
+// observe records one answered request: its metrics, and its access-log
+// line when the access log is on.
+func (s *Server) observe(e *exchange, r *http.Request, elapsed time.Duration) {
+	if e.status == 0 { // the handler wrote nothing: net/http sends 200
+		e.status = http.StatusOK
+	}
+	rt := route(r.URL.Path)
+	s.metrics.observe(rt, e.status, elapsed)
+	if !s.opts.AccessLog {
+		return
+	}
+	s.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+		slog.String("client_ip", e.client.String()),
+		slog.String("method", r.Method),
+		slog.String("route", routeNames[rt]),
+		slog.String("uri", r.URL.RequestURI()),
+		slog.Int("status", e.status),
+		slog.Int("bytes", e.size),
+		slog.Duration("duration", elapsed),
+	)
 }

@@ -1,10 +1,8 @@
 package server
 
 import (
-	"io"
 	"net/http"
 
-	"github.com/gorilla/handlers"
 	"github.com/gorilla/mux"
 
 	"ballot/dataset"
@@ -19,47 +17,59 @@ func (s *Server) routes() http.Handler {
 	// An unclean path ("/a/../b", "//x") is not a route: it gets a 404
 	// problem rather than a bare redirect.
 	r.SkipClean(true)
+	collections := map[string]http.Handler{}
 	for _, c := range dataset.Collections {
-		r.Handle(BasePath+"/"+string(c), s.handleCollection(c)).Methods(http.MethodGet, http.MethodHead)
+		path := BasePath + "/" + string(c)
+		collections[path] = s.handleCollection(c)
+		r.Handle(path, collections[path]).Methods(http.MethodGet, http.MethodHead)
 	}
 	r.HandleFunc(BasePath+"/", s.handleIndex).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc(BasePath+"/openapi.json", s.handleOpenAPI).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc(BasePath+"/catalog.jsonld", s.handleCatalog).Methods(http.MethodGet, http.MethodHead)
 	r.NotFoundHandler = http.HandlerFunc(handleNotFound)
 	r.MethodNotAllowedHandler = http.HandlerFunc(handleMethodNotAllowed)
+	others := compressGzip(r) // gzip when the client accepts it
 
 	// The middleware, from the innermost, nearest the routes, outwards: a
 	// request meets them from the bottom of this list up.
-	var h http.Handler = r
-	h = compressGzip(h)     // gzip when the client accepts it
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The collections carry nearly all the traffic and encode their
+		// own answers, gzip included: a GET or HEAD of one goes straight
+		// to its handler, past the router and the compressor.
+		if c, ok := collections[r.URL.Path]; ok && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			c.ServeHTTP(w, r)
+			return
+		}
+		others.ServeHTTP(w, r)
+	})
 	h = answerPreflight(h)  // OPTIONS: 204, after the rate-limit headers are set
 	h = s.limitRate(h)      // per client and endpoint; headers on every response
 	h = allowCrossOrigin(h) // CORS and fixed headers on every response
-	h = s.recoverPanics(h)  // a panic anywhere inside becomes a 500 problem
-	// gorilla/handlers' logging handler captures the status and size of
-	// every answer; s.observe turns them into metrics and the access log.
-	h = handlers.CustomLoggingHandler(io.Discard, h, s.observe)
-	h = s.resolveClient(h) // the client's address, for all of the above
+	h = s.exchange(h)       // the client's address, panic recovery, metrics, access log
 	return h
 }
 
-// routeName names a path for metrics and logs, from a fixed set.
-func routeName(path string) string {
+// The routes named in metrics and logs: a fixed set, so that no client can
+// grow the metrics.
+var routeNames = [...]string{"parties", "districts", "candidates", "index", "openapi", "catalog", "other"}
+
+// route numbers a path for metrics and logs, as an index in routeNames.
+func route(path string) int {
 	switch path {
 	case BasePath + "/parties":
-		return "parties"
+		return 0
 	case BasePath + "/districts":
-		return "districts"
+		return 1
 	case BasePath + "/candidates":
-		return "candidates"
+		return 2
 	case BasePath + "/":
-		return "index"
+		return 3
 	case BasePath + "/openapi.json":
-		return "openapi"
+		return 4
 	case BasePath + "/catalog.jsonld":
-		return "catalog"
+		return 5
 	}
-	return "other"
+	return len(routeNames) - 1
 }
 
 // bucket numbers the rate-limit counters: one per collection, and one for

@@ -84,12 +84,14 @@ type Server struct {
 	loadedAt atomic.Int64              // Unix nanoseconds
 	reloadMu sync.Mutex                // one reload at a time
 
-	opts         Options
-	limiter      *ratelimit.Limiter
-	metrics      *metrics
-	cacheControl string
-	policy       string // the RateLimit-Policy header
-	handler      http.Handler
+	opts              Options
+	limiter           *ratelimit.Limiter
+	metrics           *metrics
+	cacheControl      string
+	cacheControlValue []string
+	limitValue        []string // X-RateLimit-Limit
+	policyValue       []string // RateLimit-Policy
+	handler           http.Handler
 }
 
 // New returns a server answering for ds.
@@ -99,8 +101,10 @@ func New(ds *dataset.Dataset, opts Options) *Server {
 		opts:         opts,
 		limiter:      ratelimit.New(opts.RateLimit, opts.RateWindow, opts.MaxClients, opts.Now),
 		cacheControl: "public, max-age=" + strconv.Itoa(int(opts.CacheMaxAge/time.Second)),
-		policy:       `"endpoint";q=` + strconv.Itoa(opts.RateLimit) + ";w=" + strconv.Itoa(int(opts.RateWindow/time.Second)),
+		limitValue:   []string{strconv.Itoa(opts.RateLimit)},
+		policyValue:  []string{`"endpoint";q=` + strconv.Itoa(opts.RateLimit) + ";w=" + strconv.Itoa(int(opts.RateWindow/time.Second))},
 	}
+	s.cacheControlValue = []string{s.cacheControl}
 	s.metrics = newMetrics(s)
 	s.setDataset(ds)
 	s.handler = s.routes()
