@@ -64,7 +64,7 @@ func TestConfigErrors(t *testing.T) {
 		{"invalid value", "rate_limit = 0\n", "rate_limit must be a number of requests per minute, 1 or more"},
 		{"negative max-age", "cache_max_age = -1\n", "cache_max_age must be a number of seconds"},
 		{"syntax", "listen = \n", "config.toml:1"},
-		{"unknown key lists the known ones", "[server]\nport = 1\n", "unknown key server.port (known keys: listen, admin_listen, data, cache_max_age, rate_limit, trusted_proxies, ipv6_prefix, max_tracked_clients, read_header_timeout, read_timeout, write_timeout, idle_timeout, max_header_bytes, shutdown_timeout, access_log, log_format)"},
+		{"unknown key lists the known ones", "[server]\nport = 1\n", "unknown key server.port (known keys: listen, admin_listen, data, cache_max_age, rate_limit, trusted_proxies, forwarded_header, ipv6_prefix, max_tracked_clients, read_header_timeout, read_timeout, write_timeout, idle_timeout, max_header_bytes, shutdown_timeout, access_log, log_format)"},
 		{"a proxy that is not a network", "trusted_proxies = [\"10.0.0.0/8\", \"proxy.local\"]\n", `trusted_proxies: "proxy.local" is not a CIDR range such as "10.0.0.0/8" or an IP address`},
 		{"IPv6 prefix out of range", "ipv6_prefix = 0\n", "ipv6_prefix must be a prefix length from 1 to 128"},
 		{"no tracked clients", "max_tracked_clients = 0\n", "max_tracked_clients must be 1 or more"},
@@ -72,6 +72,8 @@ func TestConfigErrors(t *testing.T) {
 		{"a zero timeout", "write_timeout = \"0s\"\n", `write_timeout must be a duration above zero, such as "5s"`},
 		{"tiny header limit", "max_header_bytes = 10\n", "max_header_bytes must be 1024 or more"},
 		{"unknown log format", "log_format = \"xml\"\n", `log_format must be text or json, not "xml"`},
+		{"unknown forwarding header", "forwarded_header = \"X-Real-IP\"\n", `forwarded_header must be X-Forwarded-For or Forwarded, not "X-Real-IP"`},
+		{"a max-age past a year", "cache_max_age = 9300000000000\n", "cache_max_age must be a number of seconds from 0 to 31536000 (a year)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,6 +132,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown flag", []string{"serve", "--port", "80"}, commands.ExitUsage, "ballot: flag provided but not defined: -port\n"},
 		{"stray argument", []string{"serve", "now"}, commands.ExitUsage, "ballot: serve takes no arguments, got \"now\"\n"},
 		{"invalid flag value", []string{"serve", "--rate-limit", "0"}, commands.ExitUsage, "ballot: rate_limit must be a number of requests per minute, 1 or more\n"},
+		{"a flag that is not a number", []string{"serve", "--rate-limit", "abc"}, commands.ExitUsage, "ballot: rate_limit must be a whole number, not \"abc\"\n"},
 		{"invalid duration flag", []string{"serve", "--shutdown-timeout", "soon"}, commands.ExitUsage, "ballot: shutdown_timeout: \"soon\" is not a duration such as \"5s\" or \"2m\"\n"},
 		{"invalid proxy flag", []string{"serve", "--trusted-proxies", "10.0.0.0/8,nope"}, commands.ExitUsage, "ballot: trusted_proxies: \"nope\" is not a CIDR range"},
 		{"missing dataset directory", []string{"serve", "--data", filepath.Join(broken, "nope")}, commands.ExitFailure, "is not a dataset directory"},

@@ -28,8 +28,10 @@ type Config struct {
 	// RateLimit is the number of requests per minute a client may make to
 	// each endpoint.
 	RateLimit int `toml:"rate_limit"`
-	// TrustedProxies are the networks whose forwarding headers are read.
+	// TrustedProxies are the networks whose forwarding header is read.
 	TrustedProxies []string `toml:"trusted_proxies"`
+	// ForwardedHeader is the header those proxies write.
+	ForwardedHeader string `toml:"forwarded_header"`
 	// IPv6Prefix is the prefix length by which IPv6 clients are counted.
 	IPv6Prefix int `toml:"ipv6_prefix"`
 	// MaxTrackedClients bounds the rate-limit counters kept in memory.
@@ -73,6 +75,7 @@ func DefaultConfig() Config {
 		CacheMaxAge:       60,
 		RateLimit:         60,
 		TrustedProxies:    []string{},
+		ForwardedHeader:   "X-Forwarded-For",
 		IPv6Prefix:        64,
 		MaxTrackedClients: 1_000_000,
 		ReadHeaderTimeout: Duration(5 * time.Second),
@@ -85,6 +88,9 @@ func DefaultConfig() Config {
 		LogFormat:         "text",
 	}
 }
+
+// maxCacheMaxAge is a year, the longest max-age that makes sense.
+const maxCacheMaxAge = 365 * 24 * 60 * 60
 
 // DefaultConfigFile is read when present and no --config is given.
 const DefaultConfigFile = "config.toml"
@@ -135,8 +141,8 @@ func (c Config) check() error {
 	switch {
 	case strings.TrimSpace(c.Listen) == "":
 		return errors.New(`listen must be an address such as ":8080" or "127.0.0.1:8080"`)
-	case c.CacheMaxAge < 0:
-		return errors.New("cache_max_age must be a number of seconds, 0 or more")
+	case c.CacheMaxAge < 0 || c.CacheMaxAge > maxCacheMaxAge:
+		return fmt.Errorf("cache_max_age must be a number of seconds from 0 to %d (a year)", maxCacheMaxAge)
 	case c.RateLimit < 1:
 		return errors.New("rate_limit must be a number of requests per minute, 1 or more")
 	case c.IPv6Prefix < 1 || c.IPv6Prefix > 128:
@@ -147,6 +153,8 @@ func (c Config) check() error {
 		return errors.New(`shutdown_timeout must be a duration above zero, such as "10s"`)
 	case c.MaxHeaderBytes < 1024:
 		return errors.New("max_header_bytes must be 1024 or more")
+	case !strings.EqualFold(c.ForwardedHeader, "X-Forwarded-For") && !strings.EqualFold(c.ForwardedHeader, "Forwarded"):
+		return fmt.Errorf("forwarded_header must be X-Forwarded-For or Forwarded, not %q", c.ForwardedHeader)
 	case c.LogFormat != "text" && c.LogFormat != "json":
 		return fmt.Errorf("log_format must be text or json, not %q", c.LogFormat)
 	}

@@ -14,6 +14,7 @@ import (
 	"ballot/commands"
 	"ballot/dataset"
 	"ballot/server"
+	"ballot/server/apicheck"
 )
 
 var generatedAt = regexp.MustCompile(`"generatedAt":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"`)
@@ -61,7 +62,9 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 						}
 						target := server.BasePath + "/" + string(collection) + "?" + q.Encode()
 						rec := httptest.NewRecorder()
-						srv.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+						req := httptest.NewRequest("GET", target, nil)
+						srv.ServeHTTP(rec, req)
+						apicheck.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
 						code, stdout, stderr := run(t, args...)
 						switch rec.Code {
 						case 200:

@@ -117,7 +117,7 @@ func serve(c *cli.Context) error {
 		RateLimit:   cfg.RateLimit,
 		MaxClients:  cfg.MaxTrackedClients,
 		IPv6Prefix:  cfg.IPv6Prefix,
-		ClientIP:    server.ClientIP{Trusted: trusted},
+		ClientIP:    server.ClientIP{Trusted: trusted, Header: cfg.ForwardedHeader},
 		Logger:      logger,
 		AccessLog:   cfg.AccessLog,
 	})

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -39,11 +40,16 @@ func intSetting(key, usage string, field func(*Config) *int) setting {
 	def := DefaultConfig()
 	name := flagName(key)
 	return setting{key,
-		&cli.IntFlag{Name: name, Usage: usageWithDefault(usage, *field(&def)), EnvVars: []string{envName(key)}},
+		&cli.StringFlag{Name: name, Usage: usageWithDefault(usage, *field(&def)), EnvVars: []string{envName(key)}},
 		func(c *cli.Context, cfg *Config) error {
-			if c.IsSet(name) {
-				*field(cfg) = c.Int(name)
+			if !c.IsSet(name) {
+				return nil
 			}
+			n, err := strconv.Atoi(strings.TrimSpace(c.String(name)))
+			if err != nil {
+				return fmt.Errorf("%s must be a whole number, not %q", key, c.String(name))
+			}
+			*field(cfg) = n
 			return nil
 		}}
 }
@@ -105,7 +111,8 @@ var settings = []setting{
 	stringSetting("data", "dataset `DIR`; empty means the embedded dataset", func(c *Config) *string { return &c.Data }),
 	intSetting("cache_max_age", "Cache-Control max-age of answers, in seconds", func(c *Config) *int { return &c.CacheMaxAge }),
 	intSetting("rate_limit", "requests per minute per client and endpoint", func(c *Config) *int { return &c.RateLimit }),
-	listSetting("trusted_proxies", "`CIDR` ranges of proxies whose X-Forwarded-For or Forwarded header is believed", func(c *Config) *[]string { return &c.TrustedProxies }),
+	listSetting("trusted_proxies", "`CIDR` ranges of proxies whose forwarding header is believed", func(c *Config) *[]string { return &c.TrustedProxies }),
+	stringSetting("forwarded_header", "the header those proxies write: X-Forwarded-For or Forwarded", func(c *Config) *string { return &c.ForwardedHeader }),
 	intSetting("ipv6_prefix", "prefix length by which IPv6 clients are counted", func(c *Config) *int { return &c.IPv6Prefix }),
 	intSetting("max_tracked_clients", "most rate-limit counters kept; the oldest windows are dropped first", func(c *Config) *int { return &c.MaxTrackedClients }),
 	durationSetting("read_header_timeout", "time to read a request's headers", func(c *Config) *Duration { return &c.ReadHeaderTimeout }),

@@ -76,11 +76,7 @@ func (l panicLogger) Println(v ...any) {
 // handleReady reports the dataset being served: its version (content hash)
 // and when it was loaded.
 func (s *Server) handleReady(w http.ResponseWriter, _ *http.Request) {
-	ds := s.data.Load()
-	if ds == nil {
-		writeAdminJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "no dataset"})
-		return
-	}
+	ds := s.data.Load() // New always holds one: ready from the start
 	writeAdminJSON(w, http.StatusOK, map[string]any{
 		"status": "ready",
 		"dataset": map[string]string{

@@ -11,30 +11,33 @@ import (
 // then is the forwarding header read, right to left, skipping trusted hops,
 // so a client cannot choose its own address by sending a header.
 type ClientIP struct {
+	// Trusted are the proxies whose forwarding header is believed.
 	Trusted []netip.Prefix
+	// Header is the one header the proxies write: "X-Forwarded-For" (the
+	// default) or "Forwarded" (RFC 7239). Only that one is read: a proxy
+	// appends to its own header and passes the other through as the
+	// client sent it, so reading both would let a client choose.
+	Header string
 }
 
 // maxForwardedHops bounds the work a long forwarding header can cause.
 const maxForwardedHops = 32
 
-// Resolve returns the client address of r. The Forwarded header (RFC 7239)
-// is read when present, X-Forwarded-For otherwise; a header that is
-// malformed anywhere in the hops read falls back to the peer.
+// Resolve returns the client address of r. A header that is malformed
+// anywhere in the hops read falls back to the peer.
 func (c ClientIP) Resolve(r *http.Request) netip.Addr {
 	peer := peerAddr(r.RemoteAddr)
-	if !c.trusted(peer) {
+	if len(c.Trusted) == 0 || !c.trusted(peer) {
 		return peer
 	}
 	var hops []string
 	var ok bool
-	if fwd := r.Header.Values("Forwarded"); len(fwd) > 0 {
-		hops, ok = forwardedFor(fwd)
-	} else if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
-		hops, ok = splitList(xff)
+	if strings.EqualFold(c.Header, "Forwarded") {
+		hops, ok = forwardedFor(r.Header.Values("Forwarded"))
 	} else {
-		return peer
+		hops, ok = splitList(r.Header.Values("X-Forwarded-For"))
 	}
-	if !ok {
+	if !ok || len(hops) == 0 {
 		return peer
 	}
 	client := peer

@@ -58,6 +58,9 @@ func (s *Server) handleCatalog(w http.ResponseWriter, r *http.Request) {
 	h := fnv.New64a()
 	h.Write([]byte(origin))
 	etag := d.catalogETag + "-" + strconv.FormatUint(h.Sum64(), 36) + `"`
+	if acceptsGzip(r.Header.Values("Accept-Encoding")) {
+		etag = gzipETag(etag) // the compressor middleware encodes it
+	}
 	if s.notModified(w, r, etag) {
 		return
 	}
@@ -77,15 +80,25 @@ func (s *Server) handleCatalog(w http.ResponseWriter, r *http.Request) {
 // writeDocument answers with a prepared document, already gzipped when the
 // client accepts gzip, or 304 when the client holds it already.
 func (s *Server) writeDocument(w http.ResponseWriter, r *http.Request, contentType, etag string, body, gz []byte) {
+	gzipped := acceptsGzip(r.Header.Values("Accept-Encoding"))
+	if gzipped {
+		// A strong validator names the bytes sent: the gzip encoding
+		// has a tag of its own.
+		etag = gzipETag(etag)
+	}
 	if s.notModified(w, r, etag) {
 		return
 	}
-	if acceptsGzip(r.Header.Values("Accept-Encoding")) {
+	if gzipped {
 		w.Header().Set("Content-Encoding", "gzip")
 		body = gz
 	}
 	writeBody(w, r, contentType, body)
 }
+
+// gzipETag is the strong tag of the gzip encoding of the content tagged
+// etag.
+func gzipETag(etag string) string { return strings.TrimSuffix(etag, `"`) + `-gzip"` }
 
 // notModified sets the validators and answers 304 when If-None-Match
 // matches etag.

@@ -75,10 +75,5 @@ func route(path string) int {
 // bucket numbers the rate-limit counters: one per collection, and one for
 // every other path.
 func bucket(path string) uint8 {
-	for i, c := range dataset.Collections {
-		if path == BasePath+"/"+string(c) {
-			return uint8(i)
-		}
-	}
-	return uint8(len(dataset.Collections))
+	return uint8(min(route(path), len(dataset.Collections)))
 }

@@ -141,5 +141,8 @@ func (s *Server) Reload(load func() (*dataset.Dataset, error)) (*dataset.Dataset
 	s.setDataset(ds)
 	s.metrics.reloads.WithLabelValues("success").Inc()
 	s.opts.Logger.Info("dataset reloaded", slog.String("title", ds.Manifest.Title), slog.String("version", ds.Version))
+	for _, w := range ds.Warnings {
+		s.opts.Logger.Warn("dataset warning", slog.String("problem", w.String()))
+	}
 	return ds, nil
 }

@@ -1,8 +1,8 @@
 // Package apicheck holds the API to its OpenAPI document in tests: every
 // response a test receives is checked against server/openapi.json, so the
-// document cannot drift from what the server sends. It lives under the
-// module's internal/ rather than server/internal/ so that the end-to-end
-// tests in commands can use it too.
+// document cannot drift from what the server sends. It is a package of its
+// own, outside server's internals, so that the end-to-end tests in commands
+// can use it too; the binary does not link it.
 //
 // The document is read, checked against the OpenAPI 3.1 schema, and its
 // JSON Schema 2020-12 bodies validated by github.com/pb33f/libopenapi and
@@ -68,6 +68,9 @@ type checker struct {
 	headers map[*v3.Header]*jsonschema.Schema
 	errs    []error // what is wrong with the document itself
 }
+
+// checking serializes the validator.
+var checking sync.Mutex
 
 var load = sync.OnceValue(func() *checker { return newChecker(server.OpenAPIDocument()) })
 
@@ -175,7 +178,12 @@ func Check(t testing.TB, req *http.Request, status int, header http.Header, body
 	if len(c.errs) > 0 {
 		t.Fatalf("apicheck: the OpenAPI document is broken: %v", c.errs)
 	}
-	for _, problem := range c.check(req, status, header, body) {
+	// The validator renders shared schemas as it works, which is not safe
+	// for concurrent use, and the tests run in parallel.
+	checking.Lock()
+	problems := c.check(req, status, header, body)
+	checking.Unlock()
+	for _, problem := range problems {
 		t.Errorf("OpenAPI: %s %.200s → %d: %s", req.Method, target(req), status, problem)
 	}
 }
