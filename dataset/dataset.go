@@ -165,7 +165,7 @@ func (d *Dataset) index() {
 	}
 	for _, l := range append([]*list{d.emptyList, d.partiesList, d.districtsList}, d.candidateLists...) {
 		if l != nil {
-			l.compress()
+			l.compress(l != d.partiesList && l != d.districtsList)
 			l.tagAll(d.Version)
 		}
 	}

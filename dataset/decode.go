@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -177,11 +178,31 @@ func checkValue(file, ptr string, v json.RawMessage, typ reflect.Type, r *Report
 		}
 		return ok
 	}
-	if err := json.Unmarshal(v, reflect.New(typ).Interface()); err != nil {
+	if !scalarFits(bytes.TrimSpace(v), typ.Kind()) {
 		r.errorf(file, ptr, "type", "must be %s, not %s", describeType(typ), jsonKind(v))
 		return false
 	}
 	return true
+}
+
+// scalarFits reports whether a JSON value, already known to be well formed,
+// decodes into a scalar of kind k. Looking at the value's first byte is
+// enough for strings and booleans; an integer must have no fraction or
+// exponent and fit.
+func scalarFits(v []byte, k reflect.Kind) bool {
+	if len(v) == 0 {
+		return false
+	}
+	switch k {
+	case reflect.String:
+		return v[0] == '"'
+	case reflect.Bool:
+		return v[0] == 't' || v[0] == 'f'
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		_, err := strconv.ParseInt(string(v), 10, 64)
+		return err == nil
+	}
+	return false
 }
 
 func describeType(t reflect.Type) string {

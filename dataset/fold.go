@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 
 	"golang.org/x/text/runes"
@@ -17,12 +18,32 @@ var undecomposable = strings.NewReplacer("ħ", "h", "Ħ", "h", "ø", "o", "Ø", 
 // that "Żebbuġ", "ZEBBUG" and "zebbug" compare equal. Ordering and
 // case-insensitive lookups use it.
 func Fold(s string) string {
-	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+	if isASCII(s) {
+		return strings.ToLower(s)
+	}
+	t := folders.Get().(transform.Transformer)
+	defer folders.Put(t)
+	t.Reset()
 	out, _, err := transform.String(t, undecomposable.Replace(s))
 	if err != nil {
 		out = s
 	}
 	return strings.ToLower(out)
+}
+
+// folders recycle the chain that strips marks: building one costs more
+// than folding a name.
+var folders = sync.Pool{New: func() any {
+	return transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+}}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // Slugify turns a name into an ASCII slug of lower-case letters and digits

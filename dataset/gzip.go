@@ -10,11 +10,14 @@ import (
 
 // A gzip body is a header, a DEFLATE stream and a trailer holding the CRC-32
 // and the length of the uncompressed bytes. DEFLATE blocks ended by a sync
-// flush can be followed by blocks from another compressor, so each list is
-// compressed once, at load, with a flush after the envelope's start and
-// after every record; a request copies the compressed prefix for its count,
-// appends the tail (the end of the envelope and generatedAt) as a stored
-// block, and extends the prefix's CRC-32 with the tail.
+// flush can be followed by blocks from another writer, so each list is
+// compressed once, at load, with a flush at the counts answers have most
+// (every count up to 20, then every multiple of 10, and the whole list). A
+// request copies the compressed stream up to the flush point at or below
+// its count, appends the few records past it and the tail (the end of the
+// envelope and generatedAt) as stored blocks, and extends the CRC-32 with
+// them. Flushing after every record instead would cost a Huffman table per
+// record: a slower load and a third more bytes.
 
 // gzipHeader is a gzip member header: no name, no time, unknown OS.
 var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
@@ -22,38 +25,74 @@ var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
 // compressed is a list's DEFLATE stream with its flush points.
 type compressed struct {
 	stream []byte
-	ends   []int    // ends[i]: length of the stream holding i records
-	crcs   []uint32 // crcs[i]: CRC-32 of the uncompressed bytes up to there
+	ends   []int    // ends[n]: length of the stream holding n records, or -1 if n is no flush point
+	crcs   []uint32 // crcs[n]: CRC-32 of the uncompressed bytes up to there
 }
 
-func (l *list) compress() {
+// isFlushPoint says which counts get a flush point.
+func isFlushPoint(n, total int, limited bool) bool {
+	if !limited {
+		return n == 0 || n == total
+	}
+	return n <= MaxLimit && (n <= 20 || n%10 == 0 || n == total)
+}
+
+// compress prepares the list's gzip encoding. Lists a limit applies to need
+// no flush point past MaxLimit.
+func (l *list) compress(limited bool) {
+	last := len(l.ends)
+	if limited {
+		last = min(last, MaxLimit)
+	}
+	c := compressed{ends: make([]int, last+1), crcs: make([]uint32, last+1)}
 	var buf bytes.Buffer
 	fw, _ := flate.NewWriter(&buf, flate.DefaultCompression)
-	c := compressed{ends: make([]int, 0, len(l.ends)+1), crcs: make([]uint32, 0, len(l.ends)+1)}
 	var crc uint32
 	prev := 0
-	for _, end := range append([]int{len(envelopeStart)}, l.ends...) {
-		chunk := l.data[prev:end]
-		_, _ = fw.Write(chunk) // a bytes.Buffer does not fail
+	for n := 0; n <= last; n++ {
+		c.ends[n] = -1
+		if !isFlushPoint(n, len(l.ends), limited) {
+			continue
+		}
+		end := l.end(n)
+		_, _ = fw.Write(l.data[prev:end]) // a bytes.Buffer does not fail
 		_ = fw.Flush()
-		crc = crc32.Update(crc, crc32.IEEETable, chunk)
-		c.ends = append(c.ends, buf.Len())
-		c.crcs = append(c.crcs, crc)
+		crc = crc32.Update(crc, crc32.IEEETable, l.data[prev:end])
+		c.ends[n] = buf.Len()
+		c.crcs[n] = crc
 		prev = end
 	}
 	c.stream = bytes.Clone(buf.Bytes())
 	l.gz = c
 }
 
+// end is the length of the envelope's start and the first n records.
+func (l *list) end(n int) int {
+	if n == 0 {
+		return len(envelopeStart)
+	}
+	return l.ends[n-1]
+}
+
 // AppendGzip appends the gzip encoding of the body AppendJSON writes.
 func (r Result) AppendGzip(dst []byte, generatedAt time.Time) []byte {
 	gz := &r.list.gz
+	p := r.n
+	for gz.ends[p] < 0 {
+		p--
+	}
 	dst = append(dst, gzipHeader...)
-	dst = append(dst, gz.stream[:gz.ends[r.n]]...)
-	// The tail goes in a final stored block: after a sync flush the stream
-	// is byte-aligned, so the block is a header byte, the length and its
-	// complement, then the bytes as they are. Compressing a few dozen
-	// bytes would cost more time than the bytes it saves.
+	dst = append(dst, gz.stream[:gz.ends[p]]...)
+	// After a sync flush the stream is byte-aligned, so stored blocks can
+	// follow: a header byte, the length and its complement, then the bytes
+	// as they are. Compressing them would cost more time than it saves.
+	extra := r.list.data[r.list.end(p):r.list.end(r.n)]
+	crc := crc32.Update(gz.crcs[p], crc32.IEEETable, extra)
+	for len(extra) > 0 {
+		chunk := extra[:min(len(extra), 0xffff)]
+		dst = appendStored(dst, chunk, false)
+		extra = extra[len(chunk):]
+	}
 	mark := len(dst)
 	dst = append(dst, 1, 0, 0, 0, 0) // BFINAL=1, BTYPE=00, LEN, NLEN
 	dst = r.appendTail(dst, generatedAt)
@@ -61,10 +100,17 @@ func (r Result) AppendGzip(dst []byte, generatedAt time.Time) []byte {
 	n := uint16(len(tail))
 	binary.LittleEndian.PutUint16(dst[mark+1:], n)
 	binary.LittleEndian.PutUint16(dst[mark+3:], ^n)
-	plainLen := len(envelopeStart) + len(tail)
-	if r.n > 0 {
-		plainLen = r.list.ends[r.n-1] + len(tail)
+	dst = binary.LittleEndian.AppendUint32(dst, crc32.Update(crc, crc32.IEEETable, tail))
+	return binary.LittleEndian.AppendUint32(dst, uint32(r.list.end(r.n)+len(tail)))
+}
+
+// appendStored appends b as one stored DEFLATE block.
+func appendStored(dst, b []byte, final bool) []byte {
+	var head byte
+	if final {
+		head = 1
 	}
-	dst = binary.LittleEndian.AppendUint32(dst, crc32.Update(gz.crcs[r.n], crc32.IEEETable, tail))
-	return binary.LittleEndian.AppendUint32(dst, uint32(plainLen))
+	n := uint16(len(b))
+	dst = append(dst, head, byte(n), byte(n>>8), ^byte(n), ^byte(n>>8))
+	return append(dst, b...)
 }

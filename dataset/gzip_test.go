@@ -27,7 +27,7 @@ func TestAppendGzip(t *testing.T) {
 		{dataset.Districts, nil},
 		{dataset.Candidates, dataset.Params{"district": {"13"}, "party": {"volt"}}}, // empty
 	}
-	for _, limit := range []string{"1", "2", "7", "100", "139", "500"} {
+	for _, limit := range []string{"1", "2", "7", "20", "21", "37", "99", "100", "138", "139", "500"} {
 		queries = append(queries, struct {
 			c dataset.Collection
 			p dataset.Params

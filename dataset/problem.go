@@ -77,10 +77,15 @@ func pointer(tokens ...any) string {
 		case int:
 			b.WriteString(strconv.Itoa(v))
 		case string:
-			b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(v))
+			if strings.ContainsAny(v, "~/") {
+				v = pointerEscaper.Replace(v)
+			}
+			b.WriteString(v)
 		default:
 			fmt.Fprint(&b, v)
 		}
 	}
 	return b.String()
 }
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
