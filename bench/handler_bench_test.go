@@ -1,0 +1,141 @@
+// Package bench holds ballot's benchmark kit (see README.md); this file is
+// its in-process part: the public API's handler with the whole middleware
+// stack, driven without a network, for allocations per request and CPU
+// profiles.
+//
+//	go test ./bench -run '^$' -bench . -benchmem
+//	go test ./bench -run '^$' -bench Candidates -cpuprofile bench/out/cpu.pprof
+//	go tool pprof -top bench/out/cpu.pprof
+//
+// With BALLOT_BENCH_SYNTH=DIR (a dataset written by bench/synth) the
+// Synth* benchmarks run on it too.
+package bench
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"ballot/dataset"
+	"ballot/server"
+)
+
+// discard is a ResponseWriter that keeps nothing but its header map, which
+// it empties for the next request, so the benchmark counts the handler's
+// allocations and not a recorder's.
+type discard struct {
+	h      http.Header
+	status int
+	n      int
+}
+
+func (d *discard) Header() http.Header         { return d.h }
+func (d *discard) WriteHeader(status int)      { d.status = status }
+func (d *discard) Write(b []byte) (int, error) { d.n += len(b); return len(b), nil }
+
+func benchServe(b *testing.B, ds *dataset.Dataset, target string, header map[string]string) {
+	srv := server.New(ds, server.Options{RateLimit: 1_000_000_000, MaxClients: 1_000_000})
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	req.RemoteAddr = "192.0.2.7:40000"
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	w := &discard{h: http.Header{}}
+	srv.ServeHTTP(w, req)
+	if w.status != http.StatusOK || w.n == 0 {
+		b.Fatalf("GET %s: status %d, %d bytes", target, w.status, w.n)
+	}
+	b.SetBytes(int64(w.n))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		clear(w.h)
+		w.n = 0
+		srv.ServeHTTP(w, req)
+	}
+}
+
+func malta(b *testing.B) *dataset.Dataset {
+	ds, err := dataset.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ds
+}
+
+func synth(b *testing.B) *dataset.Dataset {
+	dir := os.Getenv("BALLOT_BENCH_SYNTH")
+	if dir == "" {
+		b.Skip("BALLOT_BENCH_SYNTH is not set to a bench/synth dataset directory")
+	}
+	ds, err := dataset.LoadDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ds
+}
+
+const api = "/api/public/v1"
+
+var gzipped = map[string]string{"Accept-Encoding": "gzip"}
+
+func BenchmarkParties(b *testing.B)    { benchServe(b, malta(b), api+"/parties", nil) }
+func BenchmarkCandidates(b *testing.B) { benchServe(b, malta(b), api+"/candidates", nil) }
+func BenchmarkCandidatesDistrict5(b *testing.B) {
+	benchServe(b, malta(b), api+"/candidates?district=5", nil)
+}
+func BenchmarkCandidatesGzip(b *testing.B) { benchServe(b, malta(b), api+"/candidates", gzipped) }
+func BenchmarkSynthCandidates(b *testing.B) {
+	benchServe(b, synth(b), api+"/candidates", nil)
+}
+func BenchmarkSynthCandidatesDistrict5(b *testing.B) {
+	benchServe(b, synth(b), api+"/candidates?district=5", nil)
+}
+
+// BenchmarkCeiling is bench/gohandler's handler on ballot's own bytes for
+// /candidates: the least a Go handler must do for this answer (copy the
+// prepared body with a fresh timestamp into one buffer, set two headers),
+// for comparison with BenchmarkCandidates.
+func BenchmarkCeiling(b *testing.B) {
+	res, err := malta(b).Query(dataset.Candidates, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := res.AppendJSON(nil, time.Now())
+	i := bytes.LastIndex(body, []byte(`"generatedAt":"`)) + len(`"generatedAt":"`)
+	head, tail := body[:i], body[i+len(dataset.TimeFormat):]
+	contentType := []string{"application/json; charset=utf-8"}
+	length := []string{strconv.Itoa(len(body))}
+	buf := make([]byte, 0, 64<<10)
+	w := &discard{h: http.Header{}}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(w.h)
+		out := append(buf[:0], head...)
+		out = time.Now().UTC().AppendFormat(out, dataset.TimeFormat)
+		out = append(out, tail...)
+		w.h["Content-Type"] = contentType
+		w.h["Content-Length"] = length
+		_, _ = w.Write(out)
+	}
+}
+
+// BenchmarkLoadSynth is the load, check and preparation of the synthetic
+// dataset: what serve does before it answers.
+func BenchmarkLoadSynth(b *testing.B) {
+	dir := os.Getenv("BALLOT_BENCH_SYNTH")
+	if dir == "" {
+		b.Skip("BALLOT_BENCH_SYNTH is not set to a bench/synth dataset directory")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := dataset.LoadDir(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
