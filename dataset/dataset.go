@@ -165,8 +165,9 @@ func (d *Dataset) index() {
 	}
 	for _, l := range append([]*list{d.emptyList, d.partiesList, d.districtsList}, d.candidateLists...) {
 		if l != nil {
-			l.compress(l != d.partiesList && l != d.districtsList)
-			l.tagAll(d.Version)
+			limited := l != d.partiesList && l != d.districtsList
+			l.compress(limited)
+			l.tagAll(d.Version, limited)
 		}
 	}
 }
@@ -193,8 +194,12 @@ type list struct {
 // tagAll prepares the ETag of every answer the list can give: the dataset
 // version, the list and the number of records. The body also carries
 // generatedAt, which changes with every response, so the tags are weak.
-func (l *list) tagAll(version string) {
-	l.etags = make([]string, min(len(l.ends), MaxLimit)+1)
+func (l *list) tagAll(version string, limited bool) {
+	last := len(l.ends)
+	if limited {
+		last = min(last, MaxLimit)
+	}
+	l.etags = make([]string, last+1)
 	for n := range l.etags {
 		l.etags[n] = `W/"` + version[:16] + "-" + l.tag + "-" + strconv.Itoa(n) + `"`
 	}

@@ -1,12 +1,17 @@
 package dataset_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"fmt"
+	"io"
 	"io/fs"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"ballot/dataset"
 )
@@ -205,5 +210,35 @@ func TestFoldAndSlugify(t *testing.T) {
 		if got := dataset.Slugify(tt.in); got != tt.slug {
 			t.Errorf("Slugify(%q) = %q, want %q", tt.in, got, tt.slug)
 		}
+	}
+}
+
+// TestManyParties: a list no limit applies to is answered whole, however
+// long it is (600 parties, more than the largest limit).
+func TestManyParties(t *testing.T) {
+	m := defaultFiles(t)
+	edit(t, m, dataset.PartiesFile, func(rs []map[string]any) []map[string]any {
+		for i := range 600 {
+			rs = append(rs, map[string]any{
+				"id": fmt.Sprintf("00000000-0000-4000-8000-%012d", i), "slug": fmt.Sprintf("extra-%d", i),
+				"name": fmt.Sprintf("Extra %d", i), "short_name": "X", "name_en": nil, "color": nil, "website": nil,
+			})
+		}
+		return rs
+	})
+	ds, err := dataset.Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ds.Query(dataset.Parties, nil)
+	if err != nil || res.Count() != 606 || res.ETag() == "" {
+		t.Fatalf("parties: %d records, ETag %q, %v", res.Count(), res.ETag(), err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(res.AppendGzip(nil, time.Now())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(zr); err != nil {
+		t.Fatalf("gzip of 606 parties: %v", err)
 	}
 }
