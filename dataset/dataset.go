@@ -222,16 +222,22 @@ func newList[T any](tag string, records []T) *list {
 	return l
 }
 
-// encodeRecord encodes one record compactly, leaving "<", ">" and "&" as
-// they are: the body is JSON for programs, never HTML.
+// encodeRecord encodes one record without the final newline.
 func encodeRecord(v any) []byte {
+	return bytes.TrimSuffix(EncodeJSON(v), []byte("\n"))
+}
+
+// EncodeJSON encodes v compactly with a final newline, leaving "<", ">" and
+// "&" as they are: every body ballot serves is JSON for programs, never
+// HTML, and goes through this one encoder.
+func EncodeJSON(v any) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		// The record types hold only strings, numbers, booleans and
-		// slices of them, which always encode.
-		panic("dataset: encoding a record: " + err.Error())
+		// Records and documents hold only strings, numbers, booleans,
+		// and slices and structs of them, which always encode.
+		panic("dataset: encoding JSON: " + err.Error())
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return b.Bytes()
 }

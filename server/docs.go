@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
-	"encoding/json"
 	"hash/fnv"
 	"net/http"
 	"net/netip"
@@ -237,37 +236,25 @@ type documents struct {
 }
 
 func buildDocuments(ds *dataset.Dataset) *documents {
-	d := &documents{ds: ds, index: encodeDocument(newIndex(ds))}
+	d := &documents{ds: ds, index: dataset.EncodeJSON(newIndex(ds))}
 	d.indexETag = strongETag(d.index)
 	d.indexGzip = gzipped(d.index)
 	// The origin is written in as a marker that the encoder escapes, and
 	// the encoded catalogue is cut at every marker. The marker must not
 	// occur in the dataset's own text: the catalogue with relative URLs
 	// tells, and another marker is tried.
-	relative := encodeDocument(newCatalog(ds, func(path string) string { return path }))
+	relative := dataset.EncodeJSON(newCatalog(ds, func(path string) string { return path }))
 	for n := 0; ; n++ {
 		marker := "\x00origin" + strconv.Itoa(n) + "\x00"
 		encoded := []byte(`\u0000origin` + strconv.Itoa(n) + `\u0000`)
 		if bytes.Contains(relative, encoded) {
 			continue
 		}
-		b := encodeDocument(newCatalog(ds, func(path string) string { return marker + path }))
+		b := dataset.EncodeJSON(newCatalog(ds, func(path string) string { return marker + path }))
 		d.catalog = bytes.Split(b, encoded)
 		d.catalogETag = strings.TrimSuffix(strongETag(b), `"`)
 		return d
 	}
-}
-
-// encodeDocument encodes v compactly with a final newline, leaving "<", ">"
-// and "&" as they are, as the collections are encoded.
-func encodeDocument(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic("server: encoding a document: " + err.Error())
-	}
-	return b.Bytes()
 }
 
 // index is the body of GET /api/public/v1/.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"ballot/dataset"
@@ -417,19 +415,7 @@ func TestConditionalRequests(t *testing.T) {
 		}
 	})
 	t.Run("another version of the data has another tag", func(t *testing.T) {
-		files := fstest.MapFS{}
-		for _, name := range []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile} {
-			b, err := fs.ReadFile(dataset.DefaultFS(), name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files[name] = &fstest.MapFile{Data: b}
-		}
-		files[dataset.ManifestFile].Data = append(files[dataset.ManifestFile].Data, "\n# a new edition\n"...)
-		ds, err := dataset.Load(files)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ds := edition(t, "A new edition")
 		other := server.New(ds, server.Options{})
 		rec := do(t, other, request{target: "/api/public/v1/candidates?district=5", header: map[string]string{"If-None-Match": etag}})
 		if rec.Code != 200 || rec.Header().Get("ETag") == etag {
