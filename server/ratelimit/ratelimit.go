@@ -7,6 +7,12 @@
 // sweeps the counters whose window has ended (amortized O(1)), and when the
 // number of tracked keys reaches the configured cap, the counters whose window
 // started first are evicted.
+//
+// With a cap, each shard's arrays are allocated once, at their full size, the
+// first time the shard is used, and never move: a tracked key then costs its
+// 32-byte item plus an index slot, about 50 bytes at a cap of one million,
+// with no garbage from growing arrays. On Unix they are mapped outside the Go
+// heap (see mappings): reserved, not used, until counters are written.
 package ratelimit
 
 import (
@@ -124,6 +130,11 @@ const (
 	// little traffic does not reallocate on every few requests.
 	minRing  = 8
 	minTable = 16
+	// slackSDs is how far above its fair share of the cap a shard's ring
+	// reaches, in standard deviations of a shard's share of random keys,
+	// so that a shard fills up before the whole Limiter reaches its cap
+	// only with a probability below one in a million.
+	slackSDs = 5
 )
 
 // item is one tracked key. Items live in a per-shard ring buffer in the order
@@ -154,8 +165,11 @@ type shard struct {
 	n     int      // items in the ring, i.e. tracked keys
 	index []uint64 // power-of-two length
 	bits  uint     // log2(len(index))
-	cap   int      // max tracked keys in this shard; 0 means no cap
-	_     [64]byte // keep neighbouring shards' locks off one cache line
+	// size is the fixed length of ring when the Limiter has a cap (0
+	// without one): the arrays are allocated at that size on first use
+	// and never grow or shrink.
+	size int
+	_    [64]byte // keep neighbouring shards' locks off one cache line
 }
 
 // Limiter is a set of fixed-window counters. It is safe for concurrent use.
@@ -167,13 +181,18 @@ type Limiter struct {
 	seed      [3]uint64
 	mask      uint64
 	shards    []shard
+	cap       int64        // max tracked keys; 0 means no cap
+	tracked   atomic.Int64 // keys in all rings
 	evictions atomic.Uint64
+	mem       *mappings // where the fixed arrays live
 }
 
 // New returns a Limiter that allows limit requests per window for each key,
-// and tracks at most maxClients keys (maxClients <= 0 means no cap). A
-// tracked key costs about 50 to 85 bytes (arrays grow by doubling), so a cap
-// of one million keeps the counters under about 85 MB.
+// and tracks at most maxClients keys (maxClients <= 0 means no cap). With a
+// cap, the counters reserve about 50 bytes per key of the cap (48 MiB for one
+// million, from 40 to 80 bytes depending on how the cap rounds to powers of
+// two), touched only as keys arrive. Without one, the arrays grow by doubling
+// and shrink after a burst, at 50 to 85 bytes per tracked key.
 //
 // now is the clock, injectable for tests; nil means time.Now. Times are
 // measured as offsets from the first reading, so with time.Now the monotonic
@@ -207,15 +226,24 @@ func New(limit int, window time.Duration, maxClients int, now func() time.Time) 
 		mask:   uint64(n - 1),
 		shards: make([]shard, n),
 	}
+	size := 0
+	if maxClients > 0 {
+		l.mem = newMappings(l)
+		l.cap = int64(maxClients)
+		// The cap holds for the whole Limiter; a shard's ring is sized
+		// for its share of the keys, with room for the luck of hashing.
+		share := (maxClients + n - 1) / n
+		size = share
+		if n > 1 {
+			size += slackSDs*int(math.Sqrt(float64(share))) + 8
+		}
+		size = 1 << bits.Len(uint(size-1))
+	}
 	for i := range l.shards {
 		s := &l.shards[i]
-		s.setIndex(minTable)
-		if maxClients > 0 {
-			// Spread the remainder so the caps add up to maxClients exactly.
-			s.cap = maxClients / n
-			if i < maxClients%n {
-				s.cap++
-			}
+		s.size = size
+		if size == 0 {
+			s.setIndex(minTable)
 		}
 	}
 	return l
@@ -238,15 +266,13 @@ func (l *Limiter) hash(k Key) uint64 {
 
 func tagOf(h uint64) uint32 { return uint32(h>>32) | 1 }
 
-// clock returns the current time and its offset from base in nanoseconds.
-func (l *Limiter) clock() (time.Time, int64) {
-	now := l.now()
-	return now, int64(now.Sub(l.base))
-}
-
 // Take counts one request on k and reports whether it is allowed.
-func (l *Limiter) Take(k Key) Decision {
-	nowT, t := l.clock()
+func (l *Limiter) Take(k Key) Decision { return l.TakeAt(k, l.now()) }
+
+// TakeAt is Take for a request that arrived at nowT, a reading of the
+// Limiter's clock the caller already has.
+func (l *Limiter) TakeAt(k Key, nowT time.Time) Decision {
+	t := int64(nowT.Sub(l.base))
 	h := l.hash(k)
 	s := &l.shards[h&l.mask]
 	tag := tagOf(h)
@@ -267,11 +293,22 @@ func (l *Limiter) Take(k Key) Decision {
 		}
 		e = *it
 	} else {
-		if s.cap > 0 {
-			for s.n >= s.cap {
-				l.popHead(s)
-				l.evictions.Add(1)
-			}
+		if s.ring == nil && s.size > 0 {
+			// The index is at most half full.
+			s.ring, s.index = l.fixedArrays(s.size, 2*s.size)
+			s.bits = uint(bits.TrailingZeros(uint(len(s.index))))
+		}
+		// Counted first, so concurrent inserts in other shards cannot
+		// both take the last place under the cap.
+		total := l.tracked.Add(1)
+		if s.size > 0 && s.n > 0 && (total > l.cap || s.n == len(s.ring)) {
+			// Over the cap: this shard's oldest window goes. Whichever
+			// shard the new key lands in, the evicted window is among
+			// the oldest (every shard holds a random sample of the
+			// keys). A full ring under the cap is the rare shard that
+			// hashing filled past its slack.
+			l.popHead(s)
+			l.evictions.Add(1)
 		}
 		e = item{start: t, count: 1, key: k}
 		s.insert(e, tag)
@@ -283,8 +320,11 @@ func (l *Limiter) Take(k Key) Decision {
 // Peek reports the state of k without counting a request, for responses such
 // as CORS preflights that must carry the headers but not use up the quota.
 // Allowed then tells whether the next request would be allowed.
-func (l *Limiter) Peek(k Key) Decision {
-	nowT, t := l.clock()
+func (l *Limiter) Peek(k Key) Decision { return l.PeekAt(k, l.now()) }
+
+// PeekAt is Peek at nowT, a reading of the Limiter's clock.
+func (l *Limiter) PeekAt(k Key, nowT time.Time) Decision {
+	t := int64(nowT.Sub(l.base))
 	h := l.hash(k)
 	s := &l.shards[h&l.mask]
 	var e item
@@ -316,14 +356,7 @@ func (l *Limiter) decide(allowed bool, e item, t int64, nowT time.Time) Decision
 // Len returns the number of keys currently tracked, expired ones not yet
 // swept included.
 func (l *Limiter) Len() int {
-	n := 0
-	for i := range l.shards {
-		s := &l.shards[i]
-		s.mu.Lock()
-		n += s.n
-		s.mu.Unlock()
-	}
-	return n
+	return int(l.tracked.Load())
 }
 
 // Evictions returns how many live counters were dropped because the cap on
@@ -350,6 +383,10 @@ func (l *Limiter) popHead(s *shard) {
 	*it = item{}
 	s.head++
 	s.n--
+	l.tracked.Add(-1)
+	if s.size > 0 {
+		return // fixed arrays
+	}
 	// Halve at a quarter full, not half, so a shard hovering at a power
 	// of two does not reallocate on every push and pop. Both arrays
 	// follow the traffic down after a burst of clients.
@@ -366,6 +403,9 @@ func (s *shard) home(tag uint32) uint32 { return tag >> (32 - s.bits) }
 
 // find returns the item of k, or nil.
 func (s *shard) find(k Key, tag uint32) *item {
+	if s.n == 0 { // also a shard whose arrays are not allocated yet
+		return nil
+	}
 	mask := uint32(len(s.index) - 1)
 	rmask := uint32(len(s.ring) - 1)
 	for i := s.home(tag); ; i = (i + 1) & mask {
@@ -381,7 +421,8 @@ func (s *shard) find(k Key, tag uint32) *item {
 	}
 }
 
-// insert appends it, a key not yet tracked, as the newest window.
+// insert appends it, a key not yet tracked, as the newest window. A shard
+// of fixed size must have room.
 func (s *shard) insert(it item, tag uint32) {
 	if s.n == len(s.ring) {
 		s.setRing(max(minRing, 2*len(s.ring)))

@@ -3,6 +3,7 @@ package ratelimit_test
 import (
 	"fmt"
 	"net/netip"
+	"os"
 	"runtime"
 	"sync"
 	"testing"
@@ -417,6 +418,48 @@ func TestCapEvictsOldestFirst(t *testing.T) {
 	}
 }
 
+func TestShardedCapIsExact(t *testing.T) {
+	// The cap is on the whole Limiter, not split evenly over its shards:
+	// no counter goes before the cap is reached (hashing fills shards
+	// unevenly), and from then on every new key evicts exactly one, also
+	// when keys arrive from many goroutines at once.
+	const capacity = 100_000
+	clk := newClock(t0)
+	l := ratelimit.New(limit, window, capacity, clk.Now)
+	for i := range capacity {
+		l.Take(ratelimit.KeyFor(addrN(i), 64, 0))
+	}
+	if got := l.Evictions(); got != 0 {
+		t.Fatalf("Evictions at exactly the cap = %d, want 0", got)
+	}
+	if got := l.Len(); got != capacity {
+		t.Fatalf("Len at exactly the cap = %d, want %d", got, capacity)
+	}
+	const goroutines, each = 8, 5000
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range each {
+				l.Take(ratelimit.KeyFor(addrN(capacity+g*each+i), 64, 0))
+			}
+		})
+	}
+	wg.Wait()
+	if got := l.Len(); got != capacity {
+		t.Errorf("Len after %d more keys = %d, want %d", goroutines*each, got, capacity)
+	}
+	if got, want := l.Evictions(), uint64(goroutines*each); got != want {
+		t.Errorf("Evictions = %d, want %d", got, want)
+	}
+	// Every key just counted is still tracked.
+	for g := range goroutines {
+		i := capacity + g*each + each - 1
+		if got := l.Peek(ratelimit.KeyFor(addrN(i), 64, 0)).Remaining; got != limit-1 {
+			t.Errorf("newest key of goroutine %d: Remaining %d, want %d", g, got, limit-1)
+		}
+	}
+}
+
 func TestConcurrentTakeCountsExactly(t *testing.T) {
 	const goroutines, each = 8, 1000
 	clk := newClock(t0)
@@ -561,35 +604,68 @@ func BenchmarkPeek(b *testing.B) {
 	}
 }
 
-// BenchmarkMemoryPerClient reports the heap used per tracked key with one
-// million clients in the window, the figure to size maxClients by.
+// BenchmarkMemoryPerClient reports the memory per tracked key: with a cap
+// equal to the number of clients, the resident memory the process gained
+// (on Unix the fixed arrays are mapped outside the Go heap; Linux only), and
+// without a cap, the Go heap (the arrays grow by doubling). These are the
+// figures to size maxClients by.
 func BenchmarkMemoryPerClient(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			var perClient float64
-			for b.Loop() {
-				perClient = memoryPerClient(n)
+		for _, capped := range []bool{true, false} {
+			name := fmt.Sprintf("%d/no-cap", n)
+			if capped {
+				name = fmt.Sprintf("%d/cap", n)
+				if _, err := os.Stat("/proc/self/statm"); err != nil {
+					b.Logf("%s: no /proc/self/statm to read resident memory from", name)
+					continue
+				}
 			}
-			b.ReportMetric(perClient, "B/client")
-		})
+			b.Run(name, func(b *testing.B) {
+				var perClient float64
+				for b.Loop() {
+					perClient = memoryPerClient(n, capped)
+				}
+				b.ReportMetric(perClient, "B/client")
+			})
+		}
 	}
 }
 
-func memoryPerClient(n int) float64 {
+func memoryPerClient(n int, capped bool) float64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	// No cap: a per-shard cap would evict a few keys from the fuller
-	// shards and skew the count.
-	l := ratelimit.New(limit, window, 0, time.Now)
+	rss0 := residentBytes()
+	capacity := 0
+	if capped {
+		capacity = n
+	}
+	l := ratelimit.New(limit, window, capacity, time.Now)
 	for i := range n {
 		l.Take(ratelimit.KeyFor(addrN(i), 64, 0))
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	if l.Len() != n {
-		panic(fmt.Sprintf("Len = %d, want %d", l.Len(), n))
+	rss1 := residentBytes()
+	if l.Len() != n || l.Evictions() != 0 {
+		panic(fmt.Sprintf("Len = %d, evictions %d, want %d and 0", l.Len(), l.Evictions(), n))
 	}
 	runtime.KeepAlive(l)
+	if capped {
+		return float64(rss1-rss0) / float64(n)
+	}
 	return float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+}
+
+// residentBytes reads the process's resident memory from /proc/self/statm.
+func residentBytes() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		panic(err)
+	}
+	var size, resident int64
+	if _, err := fmt.Sscan(string(b), &size, &resident); err != nil {
+		panic(err)
+	}
+	return resident * int64(os.Getpagesize())
 }
