@@ -33,14 +33,15 @@ func (s *Server) handleCollection(c dataset.Collection) http.HandlerFunc {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
+		_, now := s.exchangeOf(w, r)
 		bp := bodies.Get().(*[]byte)
 		var body []byte
 		if acceptsGzip(r.Header["Accept-Encoding"]) {
 			// Prepared at load: only the tail is compressed here.
-			body = res.AppendGzip((*bp)[:0], s.opts.Now())
+			body = res.AppendGzip((*bp)[:0], now)
 			h["Content-Encoding"] = gzipValue
 		} else {
-			body = res.AppendJSON((*bp)[:0], s.opts.Now())
+			body = res.AppendJSON((*bp)[:0], now)
 		}
 		values[1] = strconv.Itoa(len(body))
 		h["Content-Type"] = jsonValue

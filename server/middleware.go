@@ -88,15 +88,16 @@ func isTokenList(s string) bool {
 // preflight is not counted but still carries the headers.
 func (s *Server) limitRate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := ratelimit.KeyFor(clientOf(w, r), s.opts.IPv6Prefix, bucket(r.URL.Path))
+		client, now := s.exchangeOf(w, r)
+		key := ratelimit.KeyFor(client, s.opts.IPv6Prefix, bucket(r.URL.Path))
 		var d ratelimit.Decision
 		if r.Method == http.MethodOptions {
-			d = s.limiter.Peek(key)
+			d = s.limiter.PeekAt(key, now)
 		} else {
-			d = s.limiter.Take(key)
+			d = s.limiter.TakeAt(key, now)
 		}
 		reset := d.ResetUnix()
-		untilReset := max((d.Reset.Sub(s.opts.Now())+time.Second-1)/time.Second, 0) // rounded up
+		untilReset := max((d.Reset.Sub(now)+time.Second-1)/time.Second, 0) // rounded up
 		// One allocation holds the values, and one the text of those that
 		// change: Remaining and the IETF RateLimit field.
 		var text [80]byte
@@ -144,11 +145,14 @@ func windowText(d time.Duration) string {
 }
 
 // exchange is what the middleware share about one request: the client's
-// address, resolved once, and what the answer was, for the metrics, the
-// access log and the recovery from a panic. Exchanges are pooled.
+// address, resolved once, the time it arrived, read once (the rate limit,
+// the rate-limit headers and meta.generatedAt all use it), and what the
+// answer was, for the metrics, the access log and the recovery from a panic.
+// Exchanges are pooled.
 type exchange struct {
 	http.ResponseWriter
 	client netip.Addr
+	now    time.Time
 	status int
 	size   int
 }
@@ -174,13 +178,14 @@ func (e *exchange) Write(b []byte) (int, error) {
 // Unwrap gives http.ResponseController the writer underneath.
 func (e *exchange) Unwrap() http.ResponseWriter { return e.ResponseWriter }
 
-// clientOf returns the client's address for a writer the exchange
-// middleware made, or the TCP peer's.
-func clientOf(w http.ResponseWriter, r *http.Request) netip.Addr {
+// exchangeOf returns the client's address and the request's time for a
+// writer the exchange middleware made, or else the TCP peer's address and
+// the clock's time.
+func (s *Server) exchangeOf(w http.ResponseWriter, r *http.Request) (netip.Addr, time.Time) {
 	if e, ok := w.(*exchange); ok {
-		return e.client
+		return e.client, e.now
 	}
-	return peerAddr(r.RemoteAddr)
+	return peerAddr(r.RemoteAddr), s.opts.Now()
 }
 
 // exchange is the outermost middleware. It resolves the client's address,
@@ -192,8 +197,12 @@ func clientOf(w http.ResponseWriter, r *http.Request) netip.Addr {
 func (s *Server) exchange(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		now := start
+		if s.injectedClock {
+			now = s.opts.Now()
+		}
 		e := exchanges.Get().(*exchange)
-		*e = exchange{ResponseWriter: w, client: s.opts.ClientIP.Resolve(r)}
+		*e = exchange{ResponseWriter: w, client: s.opts.ClientIP.Resolve(r), now: now}
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {

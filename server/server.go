@@ -85,6 +85,7 @@ type Server struct {
 	reloadMu sync.Mutex                // one reload at a time
 
 	opts              Options
+	injectedClock     bool // opts.Now is not time.Now
 	limiter           *ratelimit.Limiter
 	metrics           *metrics
 	cacheControl      string
@@ -96,13 +97,15 @@ type Server struct {
 
 // New returns a server answering for ds.
 func New(ds *dataset.Dataset, opts Options) *Server {
+	injected := opts.Now != nil
 	opts = opts.withDefaults()
 	s := &Server{
-		opts:         opts,
-		limiter:      ratelimit.New(opts.RateLimit, opts.RateWindow, opts.MaxClients, opts.Now),
-		cacheControl: "public, max-age=" + strconv.Itoa(int(opts.CacheMaxAge/time.Second)),
-		limitValue:   []string{strconv.Itoa(opts.RateLimit)},
-		policyValue:  []string{`"endpoint";q=` + strconv.Itoa(opts.RateLimit) + ";w=" + strconv.Itoa(int(opts.RateWindow/time.Second))},
+		opts:          opts,
+		injectedClock: injected,
+		limiter:       ratelimit.New(opts.RateLimit, opts.RateWindow, opts.MaxClients, opts.Now),
+		cacheControl:  "public, max-age=" + strconv.Itoa(int(opts.CacheMaxAge/time.Second)),
+		limitValue:    []string{strconv.Itoa(opts.RateLimit)},
+		policyValue:   []string{`"endpoint";q=` + strconv.Itoa(opts.RateLimit) + ";w=" + strconv.Itoa(int(opts.RateWindow/time.Second))},
 	}
 	s.cacheControlValue = []string{s.cacheControl}
 	s.metrics = newMetrics(s)
