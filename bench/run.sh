@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # bench/run.sh: ballot against nginx and a minimal Go handler serving the very
 # same response bytes, with wrk, in alternation; prints medians and ratios.
+# A second Go handler ("go+hdr") also sends the header fields saved from
+# ballot's answers, with ballot's server timeouts: what net/http alone costs
+# for the header fields the contract requires.
 #
 #   bench/run.sh                 5 rounds x 10 s per server and endpoint (~15 min)
 #   QUICK=1 bench/run.sh         3 rounds x 3 s (~3 min)
@@ -21,9 +24,11 @@ CONNS=${CONNS:-32}
 PORT_BASE=${PORT_BASE:-18080}
 SYNTH_N=${SYNTH_N:-20000}
 
-# Ports: ballot, nginx, Go handler on the Malta data; then on the synthetic.
+# Ports: ballot, nginx, Go handler on the Malta data; then on the synthetic;
+# then the Go handler with ballot's header fields on both.
 P_BALLOT=$((PORT_BASE + 1)) P_NGINX=$((PORT_BASE + 2)) P_GO=$((PORT_BASE + 3))
 P_BALLOT_S=$((PORT_BASE + 4)) P_NGINX_S=$((PORT_BASE + 5)) P_GO_S=$((PORT_BASE + 6))
+P_GOH=$((PORT_BASE + 7)) P_GOH_S=$((PORT_BASE + 8))
 
 # The endpoints: name, site (malta or synth), request URI.
 ENDPOINTS=(
@@ -35,7 +40,7 @@ ENDPOINTS=(
 )
 # Servers per endpoint; "ballot-gzip" is ballot with Accept-Encoding: gzip,
 # on the first endpoint only.
-SERVERS=(ballot nginx go)
+SERVERS=(ballot nginx go gohdr)
 GZIP_ENDPOINT=candidates
 
 runs=$((${#ENDPOINTS[@]} * ${#SERVERS[@]} + 1))
@@ -49,7 +54,7 @@ install_tools wrk nginx curl
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 build
 SOURCE_STATE=$(source_state)
-for p in "$P_BALLOT" "$P_NGINX" "$P_GO" "$P_BALLOT_S" "$P_NGINX_S" "$P_GO_S"; do port_free "$p"; done
+for p in "$P_BALLOT" "$P_NGINX" "$P_GO" "$P_BALLOT_S" "$P_NGINX_S" "$P_GO_S" "$P_GOH" "$P_GOH_S"; do port_free "$p"; done
 
 # --- the synthetic dataset, and its load time ----------------------------
 SYNTH=$OUT/synth-$SYNTH_N
@@ -94,8 +99,8 @@ for e in "${ENDPOINTS[@]}"; do
 	port=$P_BALLOT
 	[[ $site == synth ]] && port=$P_BALLOT_S
 	file=${name#synth-}.json
-	curl -sS --fail -o "$STATIC/$site/$file" "http://127.0.0.1:$port$uri"
-	printf '%s\t%s\n' "$uri" "$file" >>"$STATIC/$site/urls.tsv"
+	curl -sS --fail -D "$STATIC/$site/${file%.json}.headers" -o "$STATIC/$site/$file" "http://127.0.0.1:$port$uri"
+	printf '%s\t%s\t%s\n' "$uri" "$file" "${file%.json}.headers" >>"$STATIC/$site/urls.tsv"
 	BYTES[$name]=$(wc -c <"$STATIC/$site/$file")
 	GZBYTES[$name]=$(curl -sS --fail -H 'Accept-Encoding: gzip' "http://127.0.0.1:$port$uri" | wc -c)
 done
@@ -133,7 +138,7 @@ EOF
 		[[ $site == synth ]] && port=$P_NGINX_S
 		echo "    map \$request_uri \$${site}_file {"
 		echo "        default /not-benchmarked;"
-		while IFS=$'\t' read -r uri file; do
+		while IFS=$'\t' read -r uri file _; do
 			echo "        \"$uri\" /$file;"
 		done <"$STATIC/$site/urls.tsv"
 		echo "    }"
@@ -153,7 +158,11 @@ start_bg "$OUT/gohandler-malta.log" "$OUT/gohandler" -listen "127.0.0.1:$P_GO" -
 PID_GO=$BG_PID
 start_bg "$OUT/gohandler-synth.log" "$OUT/gohandler" -listen "127.0.0.1:$P_GO_S" -dir "$STATIC/synth"
 PID_GO_S=$BG_PID
-for p in "$P_NGINX" "$P_GO" "$P_NGINX_S" "$P_GO_S"; do wait_http "http://127.0.0.1:$p/"; done
+start_bg "$OUT/gohandler-hdr-malta.log" "$OUT/gohandler" -ballot-headers -listen "127.0.0.1:$P_GOH" -dir "$STATIC/malta"
+PID_GOH=$BG_PID
+start_bg "$OUT/gohandler-hdr-synth.log" "$OUT/gohandler" -ballot-headers -listen "127.0.0.1:$P_GOH_S" -dir "$STATIC/synth"
+PID_GOH_S=$BG_PID
+for p in "$P_NGINX" "$P_GO" "$P_NGINX_S" "$P_GO_S" "$P_GOH" "$P_GOH_S"; do wait_http "http://127.0.0.1:$p/"; done
 
 # Every server answers every endpoint with the same body, but for the
 # timestamp; ballot's gzip answer decompresses to it as well.
@@ -162,8 +171,8 @@ for e in "${ENDPOINTS[@]}"; do
 	read -r name site uri <<<"$e"
 	file=$STATIC/$site/${name#synth-}.json
 	want=$(mask <"$file")
-	ports=("$P_BALLOT" "$P_NGINX" "$P_GO")
-	[[ $site == synth ]] && ports=("$P_BALLOT_S" "$P_NGINX_S" "$P_GO_S")
+	ports=("$P_BALLOT" "$P_NGINX" "$P_GO" "$P_GOH")
+	[[ $site == synth ]] && ports=("$P_BALLOT_S" "$P_NGINX_S" "$P_GO_S" "$P_GOH_S")
 	for p in "${ports[@]}"; do
 		[[ $(curl -sS --fail "http://127.0.0.1:$p$uri" | mask) == "$want" ]] ||
 			die "127.0.0.1:$p$uri does not serve the bytes saved in $file"
@@ -174,6 +183,11 @@ done
 HDR_BALLOT=$(curl -sS -o /dev/null -D - "http://127.0.0.1:$P_BALLOT/api/public/v1/parties" | wc -c)
 HDR_NGINX=$(curl -sS -o /dev/null -D - "http://127.0.0.1:$P_NGINX/api/public/v1/parties" | wc -c)
 HDR_GO=$(curl -sS -o /dev/null -D - "http://127.0.0.1:$P_GO/api/public/v1/parties" | wc -c)
+HDR_GOH=$(curl -sS -o /dev/null -D - "http://127.0.0.1:$P_GOH/api/public/v1/parties" | wc -c)
+# go+hdr sends ballot's header fields, the Date net/http adds aside.
+fields() { curl -sS -o /dev/null -D - "$1" | tr -d '\r' | awk -F: 'NR > 1 && NF > 1 && tolower($1) != "date" { print tolower($1) }' | sort; }
+[[ $(fields "http://127.0.0.1:$P_GOH/api/public/v1/parties") == "$(fields "http://127.0.0.1:$P_BALLOT/api/public/v1/parties")" ]] ||
+	die "the Go handler with ballot's headers does not send the same header fields as ballot"
 
 # --- wrk, in alternation ----------------------------------------------------
 CLK_TCK=$(getconf CLK_TCK)
@@ -224,16 +238,18 @@ bench_server() {
 	malta/ballot | malta/ballot-gzip) base=$P_BALLOT pids=$PID_BALLOT ;;
 	malta/nginx) base=$P_NGINX pids=$(nginx_pids) ;;
 	malta/go) base=$P_GO pids=$PID_GO ;;
+	malta/gohdr) base=$P_GOH pids=$PID_GOH ;;
 	synth/ballot) base=$P_BALLOT_S pids=$PID_BALLOT_S ;;
 	synth/nginx) base=$P_NGINX_S pids=$(nginx_pids) ;;
 	synth/go) base=$P_GO_S pids=$PID_GO_S ;;
+	synth/gohdr) base=$P_GOH_S pids=$PID_GOH_S ;;
 	esac
 	[[ $server == ballot-gzip ]] && args=(-H "Accept-Encoding: gzip")
 	bench_one "$round" "$name" "$server" "http://127.0.0.1:$base$uri" "$pids" "${args[@]}"
 }
 
 # A short warm-up of each server, not recorded.
-for p in "$P_BALLOT" "$P_NGINX" "$P_GO" "$P_BALLOT_S" "$P_NGINX_S" "$P_GO_S"; do
+for p in "$P_BALLOT" "$P_NGINX" "$P_GO" "$P_BALLOT_S" "$P_NGINX_S" "$P_GO_S" "$P_GOH" "$P_GOH_S"; do
 	timeout 10 wrk -t1 -c"$CONNS" -d1s "http://127.0.0.1:$p/api/public/v1/candidates" >/dev/null
 done
 
@@ -261,26 +277,28 @@ med() { # ENDPOINT SERVER COLUMN
 	echo "machine: $(nproc) cores, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(go version | awk '{ print $3 }'), $("$NGINX" -v 2>&1 | sed 's/.*: //'), $(wrk -v 2>&1 | awk 'NR == 1 { print $1, $2 }')"
 	echo
 	echo "throughput (req/s) and server CPU per request (us, user+system, all threads/workers)"
-	printf '%-17s %7s | %8s %8s %8s | %7s %7s | %6s %6s %6s | %8s\n' \
-		endpoint bytes ballot nginx go b/nginx b/go "cpu b" "cpu n" "cpu go" "cpu b/go"
+	echo "(go+hdr: the Go handler sending ballot's header fields, with ballot's server timeouts)"
+	printf '%-17s %7s | %8s %8s %8s %8s | %7s %7s %8s | %9s | %6s %6s %6s %6s | %8s %9s\n' \
+		endpoint bytes ballot nginx go go+hdr b/nginx b/go b/go+hdr go+hdr/go "cpu b" "cpu n" "cpu go" "cpu g+h" "cpu b/go" "cpu b/g+h"
 	for e in "${ENDPOINTS[@]}"; do
 		read -r name _ _ <<<"$e"
-		rb=$(med "$name" ballot 4) rn=$(med "$name" nginx 4) rg=$(med "$name" go 4)
-		cb=$(med "$name" ballot 7) cg=$(med "$name" go 7)
-		printf '%-17s %7s | %8.0f %8.0f %8.0f | %7s %7s | %6.1f %6.1f %6.1f | %8s\n' \
-			"$name" "${BYTES[$name]}" "$rb" "$rn" "$rg" "$(ratio "$rb" "$rn")" "$(ratio "$rb" "$rg")" \
-			"$cb" "$(med "$name" nginx 7)" "$cg" "$(ratio "$cb" "$cg")"
+		rb=$(med "$name" ballot 4) rn=$(med "$name" nginx 4) rg=$(med "$name" go 4) rh=$(med "$name" gohdr 4)
+		cb=$(med "$name" ballot 7) cg=$(med "$name" go 7) ch=$(med "$name" gohdr 7)
+		printf '%-17s %7s | %8.0f %8.0f %8.0f %8.0f | %7s %7s %8s | %9s | %6.1f %6.1f %6.1f %6.1f | %8s %9s\n' \
+			"$name" "${BYTES[$name]}" "$rb" "$rn" "$rg" "$rh" "$(ratio "$rb" "$rn")" "$(ratio "$rb" "$rg")" \
+			"$(ratio "$rb" "$rh")" "$(ratio "$rh" "$rg")" \
+			"$cb" "$(med "$name" nginx 7)" "$cg" "$ch" "$(ratio "$cb" "$cg")" "$(ratio "$cb" "$ch")"
 	done
 	echo
 	echo "latency (us) as wrk reports it"
-	printf '%-17s | %7s %7s %7s | %7s %7s %7s | %8s\n' \
-		endpoint "p50 b" "p50 n" "p50 go" "p99 b" "p99 n" "p99 go" "p99 b/go"
+	printf '%-17s | %7s %7s %7s %7s | %7s %7s %7s %7s | %8s %9s\n' \
+		endpoint "p50 b" "p50 n" "p50 go" "p50 g+h" "p99 b" "p99 n" "p99 go" "p99 g+h" "p99 b/go" "p99 b/g+h"
 	for e in "${ENDPOINTS[@]}"; do
 		read -r name _ _ <<<"$e"
-		printf '%-17s | %7.0f %7.0f %7.0f | %7.0f %7.0f %7.0f | %8s\n' "$name" \
-			"$(med "$name" ballot 5)" "$(med "$name" nginx 5)" "$(med "$name" go 5)" \
-			"$(med "$name" ballot 6)" "$(med "$name" nginx 6)" "$(med "$name" go 6)" \
-			"$(ratio "$(med "$name" ballot 6)" "$(med "$name" go 6)")"
+		printf '%-17s | %7.0f %7.0f %7.0f %7.0f | %7.0f %7.0f %7.0f %7.0f | %8s %9s\n' "$name" \
+			"$(med "$name" ballot 5)" "$(med "$name" nginx 5)" "$(med "$name" go 5)" "$(med "$name" gohdr 5)" \
+			"$(med "$name" ballot 6)" "$(med "$name" nginx 6)" "$(med "$name" go 6)" "$(med "$name" gohdr 6)" \
+			"$(ratio "$(med "$name" ballot 6)" "$(med "$name" go 6)")" "$(ratio "$(med "$name" ballot 6)" "$(med "$name" gohdr 6)")"
 	done
 	echo
 	g=$(med "$GZIP_ENDPOINT" ballot-gzip 4) p=$(med "$GZIP_ENDPOINT" ballot 4)
@@ -294,7 +312,7 @@ med() { # ENDPOINT SERVER COLUMN
 	done
 	echo "load: ballot validate of $SYNTH_N candidates ${VALIDATE_MS} ms (median of 3); start to \"serving\": synthetic ${START_SYNTH_MS} ms, Malta ${START_MALTA_MS} ms"
 	echo "RSS after start: Malta $((RSS_MALTA_KB / 1024)) MiB (${RSS_MALTA_KB} KiB), synthetic $((RSS_SYNTH_KB / 1024)) MiB (${RSS_SYNTH_KB} KiB)"
-	echo "response header bytes (parties): ballot $HDR_BALLOT, nginx $HDR_NGINX, go $HDR_GO"
+	echo "response header bytes (parties): ballot $HDR_BALLOT, nginx $HDR_NGINX, go $HDR_GO, go+hdr $HDR_GOH"
 	errs=$(awk -F'\t' 'NR > 1 { n += $9 } END { print n + 0 }' "$RESULTS")
 	echo "errors or non-2xx answers in all runs: $errs"
 	((TIMED_OUT == 0)) || echo "STOPPED EARLY at the time limit of ${MAX_SECONDS}s: some rounds are missing"
