@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gorilla/mux"
 
@@ -33,6 +34,17 @@ func (s *Server) routes() http.Handler {
 	// The middleware, from the innermost, nearest the routes, outwards: a
 	// request meets them from the bottom of this list up.
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodConnect:
+			// CONNECT names a host, not a path: no route could answer it.
+			handleMethodNotAllowed(w, r)
+			return
+		case r.URL.RawPath != "" && strings.Contains(strings.ToLower(r.URL.RawPath), "%2f"):
+			// An encoded slash is part of a segment, not a separator
+			// (RFC 3986): "/api/public/v1%2Fparties" is not the parties.
+			handleNotFound(w, r)
+			return
+		}
 		// The collections carry nearly all the traffic and encode their
 		// own answers, gzip included: a GET or HEAD of one goes straight
 		// to its handler, past the router and the compressor.

@@ -198,9 +198,14 @@ func target(req *http.Request) string {
 
 // serverPath is the decoded path the server routed on. A request built
 // with an opaque URL (to send a path exactly as written) carries it in
-// Opaque, as "//host/path".
+// Opaque, as "//host/path". A path with an encoded slash is returned as it
+// was sent: the server does not take "%2F" for a separator, so it names no
+// path of the document.
 func serverPath(req *http.Request) string {
 	if req.URL.Opaque == "" {
+		if strings.Contains(strings.ToLower(req.URL.RawPath), "%2f") {
+			return req.URL.RawPath
+		}
 		return req.URL.Path
 	}
 	raw := req.URL.Opaque
@@ -211,7 +216,7 @@ func serverPath(req *http.Request) string {
 		}
 	}
 	u, err := url.ParseRequestURI(raw)
-	if err != nil {
+	if err != nil || strings.Contains(strings.ToLower(u.RawPath), "%2f") {
 		return raw
 	}
 	return u.Path
@@ -243,7 +248,7 @@ func (c *checker) check(req *http.Request, status int, header http.Header, body 
 		switch {
 		case req.Method == http.MethodOptions:
 			name, wantStatus = preflight, http.StatusNoContent
-		case item != nil:
+		case item != nil, req.Method == http.MethodConnect:
 			name, wantStatus = methodNotAllowed, http.StatusMethodNotAllowed
 		}
 		if status != wantStatus {
