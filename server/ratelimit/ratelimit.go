@@ -4,9 +4,10 @@
 // A client's window starts at its first counted request on a key and lasts a
 // fixed duration; a denied request does not move it. Counters live in process
 // memory only. Memory is bounded without a background goroutine: each request
-// sweeps the counters whose window has ended (amortized O(1)), and when the
-// number of tracked keys reaches the configured cap, the counters whose window
-// started first are evicted.
+// sweeps the counters whose window has ended (amortized O(1)), and past the
+// configured cap on tracked keys, each new key evicts the counter whose window
+// started first in its shard (a random sample of all keys), so the oldest
+// windows go first.
 //
 // With a cap, each shard's arrays are allocated once, at their full size, the
 // first time the shard is used, and never move: a tracked key then costs its
