@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"ballot/server/ratelimit"
 )
 
 // Config is the configuration of serve: defaults in code, then the config
@@ -147,8 +149,8 @@ func (c Config) check() error {
 		return errors.New("rate_limit must be a number of requests per minute, 1 or more")
 	case c.IPv6Prefix < 1 || c.IPv6Prefix > 128:
 		return errors.New("ipv6_prefix must be a prefix length from 1 to 128 (64 counts each /64 as one client)")
-	case c.MaxTrackedClients < 1:
-		return errors.New("max_tracked_clients must be 1 or more")
+	case c.MaxTrackedClients < 1 || c.MaxTrackedClients > ratelimit.MaxClients:
+		return fmt.Errorf("max_tracked_clients must be from 1 to %d (each reserves about 50 bytes)", ratelimit.MaxClients)
 	case c.ShutdownTimeout <= 0:
 		return errors.New(`shutdown_timeout must be a duration above zero, such as "10s"`)
 	case c.MaxHeaderBytes < 1024:

@@ -89,7 +89,7 @@ func isTokenList(s string) bool {
 func (s *Server) limitRate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		client, now := s.exchangeOf(w, r)
-		key := ratelimit.KeyFor(client, s.opts.IPv6Prefix, bucket(r.URL.Path))
+		key := ratelimit.KeyFor(client, s.opts.IPv6Prefix, bucketOf(r))
 		var d ratelimit.Decision
 		if r.Method == http.MethodOptions {
 			d = s.limiter.PeekAt(key, now)
@@ -123,7 +123,7 @@ func (s *Server) limitRate(next http.Handler) http.Handler {
 		// A refused preflight would hide the 429 from the page's script:
 		// the browser would never send the request that gets it.
 		if !d.Allowed && r.Method != http.MethodOptions {
-			s.metrics.limited[route(r.URL.Path)].Inc()
+			s.metrics.limited[routeOf(r)].Inc()
 			wait := d.RetryAfterSeconds()
 			values[3] = strconv.FormatInt(wait, 10)
 			h["Retry-After"] = values[3:4:4]
@@ -232,7 +232,7 @@ func (s *Server) observe(e *exchange, r *http.Request, elapsed time.Duration) {
 	if e.status == 0 { // the handler wrote nothing: net/http sends 200
 		e.status = http.StatusOK
 	}
-	rt := route(r.URL.Path)
+	rt := routeOf(r)
 	s.metrics.observe(rt, e.status, elapsed)
 	if !s.opts.AccessLog {
 		return

@@ -78,6 +78,7 @@ func TestRateLimitCounters(t *testing.T) {
 		{"a forged Forwarded changes nothing", request{target: "/api/public/v1/candidates", remote: client, header: map[string]string{"Forwarded": "for=192.0.2.1"}}, 429, "0"},
 		{"a forged X-Real-IP changes nothing", request{target: "/api/public/v1/candidates", remote: client, header: map[string]string{"X-Real-Ip": "192.0.2.1"}}, 429, "0"},
 		{"unknown paths share one other counter", request{target: "/nowhere", remote: client}, 404, "59"},
+		{"an encoded slash is another path, on the other counter", request{target: "/api/public/v1%2Fcandidates", remote: client}, 404, "59"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,9 +39,7 @@ func (s *Server) routes() http.Handler {
 			// CONNECT names a host, not a path: no route could answer it.
 			handleMethodNotAllowed(w, r)
 			return
-		case r.URL.RawPath != "" && strings.Contains(strings.ToLower(r.URL.RawPath), "%2f"):
-			// An encoded slash is part of a segment, not a separator
-			// (RFC 3986): "/api/public/v1%2Fparties" is not the parties.
+		case hasEncodedSlash(r):
 			handleNotFound(w, r)
 			return
 		}
@@ -84,8 +82,25 @@ func route(path string) int {
 	return len(routeNames) - 1
 }
 
-// bucket numbers the rate-limit counters: one per collection, and one for
-// every other path.
-func bucket(path string) uint8 {
-	return uint8(min(route(path), len(dataset.Collections)))
+// routeOf numbers the route of a request, as route does for its path, but
+// a path with an encoded slash is no route's.
+func routeOf(r *http.Request) int {
+	if hasEncodedSlash(r) {
+		return len(routeNames) - 1
+	}
+	return route(r.URL.Path)
+}
+
+// hasEncodedSlash reports whether the request's path holds "%2F": a slash
+// inside a segment, not a separator (RFC 3986), so "/api/public/v1%2Fparties"
+// is not the parties. net/http keeps the path as sent in RawPath whenever it
+// holds one.
+func hasEncodedSlash(r *http.Request) bool {
+	return r.URL.RawPath != "" && strings.Contains(strings.ToLower(r.URL.RawPath), "%2f")
+}
+
+// bucketOf numbers the rate-limit counter of a request's route: one per
+// collection, and one for every other path.
+func bucketOf(r *http.Request) uint8 {
+	return uint8(min(routeOf(r), len(dataset.Collections)))
 }

@@ -30,7 +30,8 @@ type Options struct {
 	// RateWindow is the length of a client's window (default one minute).
 	RateWindow time.Duration
 	// MaxClients bounds the number of rate-limit counters kept in memory
-	// (default 1,000,000); the oldest windows are dropped first.
+	// (default 1,000,000, at most ratelimit.MaxClients); the oldest
+	// windows are dropped first.
 	MaxClients int
 	// IPv6Prefix is the prefix length by which IPv6 clients are counted
 	// (default 64: one counter per /64).
@@ -63,6 +64,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxClients <= 0 {
 		o.MaxClients = 1_000_000
 	}
+	o.MaxClients = min(o.MaxClients, ratelimit.MaxClients)
 	if o.IPv6Prefix <= 0 || o.IPv6Prefix > 128 {
 		o.IPv6Prefix = 64
 	}

@@ -225,3 +225,67 @@ func TestClockGoingBackwards(t *testing.T) {
 	}
 	checkIndex(t, l, false)
 }
+
+func TestCapHoldsWhenTheNewKeysShardIsEmpty(t *testing.T) {
+	// Two shards; the first holds the whole cap. A key landing in the
+	// empty one has nothing of its own to evict: it evicts the oldest of
+	// another shard, so the cap still holds.
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const capacity = 128
+	l := New(5, time.Minute, capacity, func() time.Time { return now })
+	if len(l.shards) != 2 {
+		t.Fatalf("cap %d uses %d shards, want 2", capacity, len(l.shards))
+	}
+	var first, second []Key
+	for i := 0; len(first) < capacity || len(second) < 1; i++ {
+		k := KeyFor(netip.AddrFrom4([4]byte{10, 1, byte(i >> 8), byte(i)}), 64, 0)
+		if l.hash(k)&l.mask == 0 {
+			first = append(first, k)
+		} else {
+			second = append(second, k)
+		}
+	}
+	for _, k := range first[:capacity] {
+		now = now.Add(time.Millisecond)
+		l.Take(k)
+	}
+	now = now.Add(time.Millisecond)
+	l.Take(second[0])
+	if got := l.Len(); got != capacity {
+		t.Errorf("Len = %d, want the cap %d", got, capacity)
+	}
+	if got := l.Evictions(); got != 1 {
+		t.Errorf("Evictions = %d, want 1", got)
+	}
+	if d := l.Peek(first[0]); d.Remaining != 5 {
+		t.Errorf("the oldest key: Remaining %d, want 5 (evicted)", d.Remaining)
+	}
+	if d := l.Peek(second[0]); d.Remaining != 4 {
+		t.Errorf("the new key: Remaining %d, want 4 (tracked)", d.Remaining)
+	}
+	checkInvariants(t, l)
+}
+
+func TestLargestCap(t *testing.T) {
+	// The largest cap sizes its shards without overflow, and a shard's
+	// arrays are allocated only when a key arrives in it.
+	l := New(5, time.Minute, MaxClients, nil)
+	for i := range l.shards {
+		if s := &l.shards[i]; s.size < MaxClients/len(l.shards) || s.size > 1<<22 || s.ring != nil {
+			t.Fatalf("shard %d: size %d, ring allocated %v", i, s.size, s.ring != nil)
+		}
+	}
+	k := KeyFor(netip.MustParseAddr("192.0.2.1"), 64, 0)
+	if d := l.Take(k); !d.Allowed || d.Remaining != 4 {
+		t.Fatalf("first request: %+v", d)
+	}
+	allocated := 0
+	for i := range l.shards {
+		if l.shards[i].ring != nil {
+			allocated++
+		}
+	}
+	if allocated != 1 || l.Len() != 1 {
+		t.Errorf("%d shards allocated and Len %d after one key, want 1 and 1", allocated, l.Len())
+	}
+}

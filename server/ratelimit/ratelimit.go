@@ -10,10 +10,13 @@
 // windows go first.
 //
 // With a cap, each shard's arrays are allocated once, at their full size, the
-// first time the shard is used, and never move: a tracked key then costs its
-// 32-byte item plus an index slot, about 50 bytes at a cap of one million,
-// with no garbage from growing arrays. On Unix they are mapped outside the Go
-// heap (see mappings): reserved, not used, until counters are written.
+// first time the shard is used, and never move, so growing them makes no
+// garbage. A shard holds its share of the cap rounded up to a power of two,
+// so the reservation is 48 bytes per key of the cap at one million (48 MiB),
+// and up to about twice that for caps whose shares round up far. On Unix the
+// arrays are mapped outside the Go heap (see mappings): pages are backed as
+// counters are written (the index's soon, since it is written at random; the
+// ring's as it fills, and all of it once clients churn) and stay so.
 package ratelimit
 
 import (
@@ -132,10 +135,15 @@ const (
 	minRing  = 8
 	minTable = 16
 	// slackSDs is how far above its fair share of the cap a shard's ring
-	// reaches, in standard deviations of a shard's share of random keys,
-	// so that a shard fills up before the whole Limiter reaches its cap
-	// only with a probability below one in a million.
+	// reaches, in standard deviations of a shard's share of random keys:
+	// with 64 shards, one fills up before the whole Limiter reaches its
+	// cap about twice in 100,000 times (it then evicts its own oldest
+	// early, counted as an eviction).
 	slackSDs = 5
+	// MaxClients is the largest cap New accepts: 100 million keys reserve
+	// 6 GiB (a shard's sequence numbers and sizes must also stay far
+	// inside 32 bits).
+	MaxClients = 100_000_000
 )
 
 // item is one tracked key. Items live in a per-shard ring buffer in the order
@@ -167,8 +175,9 @@ type shard struct {
 	index []uint64 // power-of-two length
 	bits  uint     // log2(len(index))
 	// size is the fixed length of ring when the Limiter has a cap (0
-	// without one): the arrays are allocated at that size on first use
-	// and never grow or shrink.
+	// without one, or when the system refused the memory: the arrays
+	// then grow and shrink as needed): the arrays are allocated at that
+	// size on first use and never grow or shrink.
 	size int
 	_    [64]byte // keep neighbouring shards' locks off one cache line
 }
@@ -199,15 +208,18 @@ type Limiter struct {
 // measured as offsets from the first reading, so with time.Now the monotonic
 // clock is used and a wall-clock step does not stretch or cut windows.
 //
-// New panics if limit is negative or window is not positive, as those are
-// configuration errors the caller must catch first. A limit of 0 denies every
-// request.
+// New panics if limit is negative, window is not positive or maxClients is
+// above MaxClients, as those are configuration errors the caller must catch
+// first. A limit of 0 denies every request.
 func New(limit int, window time.Duration, maxClients int, now func() time.Time) *Limiter {
 	if limit < 0 {
 		panic("ratelimit: negative limit")
 	}
 	if window <= 0 {
 		panic("ratelimit: non-positive window")
+	}
+	if maxClients > MaxClients {
+		panic("ratelimit: cap above MaxClients")
 	}
 	if now == nil {
 		now = time.Now
@@ -278,6 +290,7 @@ func (l *Limiter) TakeAt(k Key, nowT time.Time) Decision {
 	s := &l.shards[h&l.mask]
 	tag := tagOf(h)
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	l.sweep(s, t)
 	var e item
 	if it := s.find(k, tag); it != nil {
@@ -297,24 +310,31 @@ func (l *Limiter) TakeAt(k Key, nowT time.Time) Decision {
 		if s.ring == nil && s.size > 0 {
 			// The index is at most half full.
 			s.ring, s.index = l.fixedArrays(s.size, 2*s.size)
+			if s.ring == nil { // refused: grow as needed instead
+				s.size = 0
+				s.setIndex(minTable)
+			}
 			s.bits = uint(bits.TrailingZeros(uint(len(s.index))))
 		}
 		// Counted first, so concurrent inserts in other shards cannot
 		// both take the last place under the cap.
 		total := l.tracked.Add(1)
-		if s.size > 0 && s.n > 0 && (total > l.cap || s.n == len(s.ring)) {
+		if l.cap > 0 && (total > l.cap || (s.size > 0 && s.n == len(s.ring))) {
 			// Over the cap: this shard's oldest window goes. Whichever
 			// shard the new key lands in, the evicted window is among
 			// the oldest (every shard holds a random sample of the
 			// keys). A full ring under the cap is the rare shard that
 			// hashing filled past its slack.
-			l.popHead(s)
-			l.evictions.Add(1)
+			if s.n > 0 {
+				l.popHead(s)
+				l.evictions.Add(1)
+			} else {
+				l.evictElsewhere(s)
+			}
 		}
 		e = item{start: t, count: 1, key: k}
 		s.insert(e, tag)
 	}
-	s.mu.Unlock()
 	return l.decide(int64(e.count) <= int64(l.limit), e, t, nowT)
 }
 
@@ -354,8 +374,33 @@ func (l *Limiter) decide(allowed bool, e item, t int64, nowT time.Time) Decision
 	return d
 }
 
+// evictElsewhere evicts the oldest window of another shard, for a key that
+// puts the Limiter over its cap in a shard with nothing to evict (the other
+// shards hold the whole cap). It only tries locks, since the caller holds
+// its own shard's: if every other shard is busy, the cap is exceeded by this
+// key until the next insert that finds something to evict.
+func (l *Limiter) evictElsewhere(own *shard) {
+	for i := range l.shards {
+		o := &l.shards[i]
+		if o == own || !o.mu.TryLock() {
+			continue
+		}
+		evicted := o.n > 0
+		if evicted {
+			l.popHead(o)
+			l.evictions.Add(1)
+		}
+		o.mu.Unlock()
+		if evicted {
+			return
+		}
+	}
+}
+
 // Len returns the number of keys currently tracked, expired ones not yet
-// swept included.
+// swept included. While keys are being added past the cap it may read one
+// more per insert in flight, for the moment between counting the new key
+// and evicting an old one.
 func (l *Limiter) Len() int {
 	return int(l.tracked.Load())
 }

@@ -2,6 +2,7 @@ package ratelimit_test
 
 import (
 	"fmt"
+	"math"
 	"net/netip"
 	"os"
 	"runtime"
@@ -517,22 +518,25 @@ func TestConcurrentChurnStaysBounded(t *testing.T) {
 
 func TestNewPanicsOnBadConfig(t *testing.T) {
 	cases := []struct {
-		name   string
-		limit  int
-		window time.Duration
+		name       string
+		limit      int
+		window     time.Duration
+		maxClients int
 	}{
-		{"negative limit", -1, time.Minute},
-		{"zero window", 60, 0},
-		{"negative window", 60, -time.Second},
+		{"negative limit", -1, time.Minute, 0},
+		{"zero window", 60, 0, 0},
+		{"negative window", 60, -time.Second, 0},
+		{"a cap above MaxClients", 60, time.Minute, ratelimit.MaxClients + 1},
+		{"the largest int as a cap", 60, time.Minute, math.MaxInt},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
 				if recover() == nil {
-					t.Errorf("New(%d, %v) did not panic", tc.limit, tc.window)
+					t.Errorf("New(%d, %v, %d) did not panic", tc.limit, tc.window, tc.maxClients)
 				}
 			}()
-			ratelimit.New(tc.limit, tc.window, 0, nil)
+			ratelimit.New(tc.limit, tc.window, tc.maxClients, nil)
 		})
 	}
 }

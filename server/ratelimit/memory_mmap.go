@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !race
 
 package ratelimit
 
@@ -15,8 +15,10 @@ import (
 // live, so counters on the heap would let request garbage grow as large as
 // the counters themselves (a million counters cost twice their 48 MiB); and
 // an anonymous mapping is backed by memory only where it is written, so a
-// cap of a million reserves address space, not memory. The items hold no
-// pointers, so the collector has nothing to find there.
+// cap of a million reserves address space until counters arrive. The items
+// hold no pointers, so the collector has nothing to find there. Under the
+// race detector, which watches only Go's own memory, the arrays come from
+// the heap instead (memory_heap.go), so that races on them are reported.
 type mappings struct {
 	mu      sync.Mutex
 	regions [][]byte
@@ -25,7 +27,8 @@ type mappings struct {
 func newMappings(l *Limiter) *mappings {
 	m := &mappings{}
 	// When the Limiter is unreachable (a server in tests, say), its
-	// mappings go back to the system.
+	// mappings go back to the system, at the next collection: they do not
+	// count toward the heap, so they do not bring one on.
 	runtime.AddCleanup(l, (*mappings).unmap, m)
 	return m
 }
@@ -51,13 +54,13 @@ func (m *mappings) unmap() {
 	m.regions = nil
 }
 
-// fixedArrays returns a shard's ring and index of the given lengths, from
-// the Limiter's mappings, or from the heap if the system refuses them.
+// fixedArrays returns a shard's ring and index of the given lengths from
+// the Limiter's mappings, or nil slices if the system refuses them.
 func (l *Limiter) fixedArrays(ring, index int) ([]item, []uint64) {
 	const itemSize, slotSize = int(unsafe.Sizeof(item{})), int(unsafe.Sizeof(uint64(0)))
 	b := l.mem.alloc(ring*itemSize + index*slotSize)
 	if b == nil {
-		return make([]item, ring), make([]uint64, index)
+		return nil, nil
 	}
 	// The mapping is page-aligned and the index follows whole items, so
 	// both arrays are aligned for their types.

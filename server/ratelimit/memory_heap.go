@@ -1,9 +1,10 @@
-//go:build !unix
+//go:build !unix || race
 
 package ratelimit
 
-// mappings is empty where anonymous memory mappings are not available: the
-// fixed arrays come from the Go heap.
+// mappings is empty where the fixed arrays come from the Go heap: systems
+// without anonymous memory mappings, and race-detector builds, since the
+// detector watches only Go's own memory.
 type mappings struct{}
 
 func newMappings(*Limiter) *mappings { return &mappings{} }
