@@ -33,7 +33,7 @@ func (s *Server) handleCollection(c dataset.Collection) http.HandlerFunc {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
-		_, now := s.exchangeOf(w, r)
+		now := s.requestOf(w, r).now
 		bp := bodies.Get().(*[]byte)
 		var body []byte
 		if acceptsGzip(r.Header["Accept-Encoding"]) {

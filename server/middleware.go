@@ -88,8 +88,9 @@ func isTokenList(s string) bool {
 // preflight is not counted but still carries the headers.
 func (s *Server) limitRate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		client, now := s.exchangeOf(w, r)
-		key := ratelimit.KeyFor(client, s.opts.IPv6Prefix, bucketOf(r))
+		q := s.requestOf(w, r)
+		now := q.now
+		key := ratelimit.KeyFor(q.client, s.opts.IPv6Prefix, bucket(q.route))
 		var d ratelimit.Decision
 		if r.Method == http.MethodOptions {
 			d = s.limiter.PeekAt(key, now)
@@ -123,7 +124,7 @@ func (s *Server) limitRate(next http.Handler) http.Handler {
 		// A refused preflight would hide the 429 from the page's script:
 		// the browser would never send the request that gets it.
 		if !d.Allowed && r.Method != http.MethodOptions {
-			s.metrics.limited[routeOf(r)].Inc()
+			s.metrics.limited[q.route].Inc()
 			wait := d.RetryAfterSeconds()
 			values[3] = strconv.FormatInt(wait, 10)
 			h["Retry-After"] = values[3:4:4]
@@ -144,17 +145,23 @@ func windowText(d time.Duration) string {
 	return d.String()
 }
 
-// exchange is what the middleware share about one request: the client's
-// address, resolved once, the time it arrived, read once (the rate limit,
-// the rate-limit headers and meta.generatedAt all use it), and what the
-// answer was, for the metrics, the access log and the recovery from a panic.
-// Exchanges are pooled.
+// exchange is what the middleware share about one request: what they need
+// to know of it, worked out once, and what the answer was, for the metrics,
+// the access log and the recovery from a panic. Exchanges are pooled.
 type exchange struct {
 	http.ResponseWriter
-	client netip.Addr
-	now    time.Time
+	request
 	status int
 	size   int
+}
+
+// request is what the middleware and handlers need to know of a request.
+type request struct {
+	client netip.Addr // the address it is counted under
+	// now is when it arrived, read once: the rate limit, the rate-limit
+	// headers and meta.generatedAt all use it.
+	now   time.Time
+	route int // its index in routeNames
 }
 
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
@@ -178,14 +185,13 @@ func (e *exchange) Write(b []byte) (int, error) {
 // Unwrap gives http.ResponseController the writer underneath.
 func (e *exchange) Unwrap() http.ResponseWriter { return e.ResponseWriter }
 
-// exchangeOf returns the client's address and the request's time for a
-// writer the exchange middleware made, or else the TCP peer's address and
-// the clock's time.
-func (s *Server) exchangeOf(w http.ResponseWriter, r *http.Request) (netip.Addr, time.Time) {
+// requestOf returns what the exchange middleware worked out about r, given
+// the writer it made, or else works it out with the TCP peer's address.
+func (s *Server) requestOf(w http.ResponseWriter, r *http.Request) request {
 	if e, ok := w.(*exchange); ok {
-		return e.client, e.now
+		return e.request
 	}
-	return peerAddr(r.RemoteAddr), s.opts.Now()
+	return request{client: peerAddr(r.RemoteAddr), now: s.opts.Now(), route: routeOf(r)}
 }
 
 // exchange is the outermost middleware. It resolves the client's address,
@@ -202,7 +208,7 @@ func (s *Server) exchange(next http.Handler) http.Handler {
 			now = s.opts.Now()
 		}
 		e := exchanges.Get().(*exchange)
-		*e = exchange{ResponseWriter: w, client: s.opts.ClientIP.Resolve(r), now: now}
+		*e = exchange{ResponseWriter: w, request: request{client: s.opts.ClientIP.Resolve(r), now: now, route: routeOf(r)}}
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -232,7 +238,7 @@ func (s *Server) observe(e *exchange, r *http.Request, elapsed time.Duration) {
 	if e.status == 0 { // the handler wrote nothing: net/http sends 200
 		e.status = http.StatusOK
 	}
-	rt := routeOf(r)
+	rt := e.route
 	s.metrics.observe(rt, e.status, elapsed)
 	if !s.opts.AccessLog {
 		return

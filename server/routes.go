@@ -99,8 +99,8 @@ func hasEncodedSlash(r *http.Request) bool {
 	return r.URL.RawPath != "" && strings.Contains(strings.ToLower(r.URL.RawPath), "%2f")
 }
 
-// bucketOf numbers the rate-limit counter of a request's route: one per
-// collection, and one for every other path.
-func bucketOf(r *http.Request) uint8 {
-	return uint8(min(routeOf(r), len(dataset.Collections)))
+// bucket numbers the rate-limit counter of a route: one per collection, and
+// one for every other path.
+func bucket(route int) uint8 {
+	return uint8(min(route, len(dataset.Collections)))
 }
