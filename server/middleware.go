@@ -89,16 +89,15 @@ func isTokenList(s string) bool {
 func (s *Server) limitRate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := s.requestOf(w, r)
-		now := q.now
 		key := ratelimit.KeyFor(q.client, s.opts.IPv6Prefix, bucket(q.route))
 		var d ratelimit.Decision
 		if r.Method == http.MethodOptions {
-			d = s.limiter.PeekAt(key, now)
+			d = s.limiter.PeekAt(key, q.now)
 		} else {
-			d = s.limiter.TakeAt(key, now)
+			d = s.limiter.TakeAt(key, q.now)
 		}
 		reset := d.ResetUnix()
-		untilReset := max((d.Reset.Sub(now)+time.Second-1)/time.Second, 0) // rounded up
+		untilReset := max((d.Reset.Sub(q.now)+time.Second-1)/time.Second, 0) // rounded up
 		// One allocation holds the values, and one the text of those that
 		// change: Remaining and the IETF RateLimit field.
 		var text [80]byte

@@ -313,8 +313,9 @@ func (l *Limiter) TakeAt(k Key, nowT time.Time) Decision {
 			if s.ring == nil { // refused: grow as needed instead
 				s.size = 0
 				s.setIndex(minTable)
+			} else {
+				s.bits = uint(bits.TrailingZeros(uint(len(s.index))))
 			}
-			s.bits = uint(bits.TrailingZeros(uint(len(s.index))))
 		}
 		// Counted first, so concurrent inserts in other shards cannot
 		// both take the last place under the cap.
