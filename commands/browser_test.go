@@ -36,8 +36,10 @@ import (
 const (
 	// browserPath is Debian's chromium; .ci/browser-deps installs it.
 	browserPath = "/usr/bin/chromium"
-	// browserTimeout bounds everything the browser does in one test.
-	browserTimeout = 30 * time.Second
+	// browserTimeout bounds everything the browser does in one test: a
+	// bound for a hung browser, generous because Chromium starts slowly on
+	// a loaded machine, not a measure of speed.
+	browserTimeout = 90 * time.Second
 )
 
 // browserFlags are the flags Chromium starts with, besides the empty
@@ -551,9 +553,6 @@ func TestBrowserCrossOrigin(t *testing.T) {
 		}
 	}
 
-	if elapsed > browserTimeout {
-		t.Errorf("the browser test took %v", elapsed)
-	}
 }
 
 func ptrText[T any](p *T) string {
