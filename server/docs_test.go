@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"ballot/dataset"
+	"ballot/internal/apitest"
 	"ballot/server"
-	"ballot/server/apicheck"
 )
 
 // hostRequest is a request with a Host of its own, and TLS if asked for;
@@ -47,7 +47,7 @@ func doHost(t testing.TB, h http.Handler, q hostRequest) *httptest.ResponseRecor
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	apicheck.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
+	apitest.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
 	return rec
 }
 
@@ -452,7 +452,7 @@ func TestCatalogHostileHost(t *testing.T) {
 // TestOpenAPIDocument: the document parses as OpenAPI 3.1 with
 // libopenapi, with no error at all.
 func TestOpenAPIDocument(t *testing.T) {
-	for _, err := range apicheck.DocumentErrors() {
+	for _, err := range apitest.DocumentErrors() {
 		t.Error(err)
 	}
 	var doc struct{ OpenAPI string }
