@@ -64,7 +64,7 @@ func TestConfigErrors(t *testing.T) {
 		{"invalid value", "rate_limit = 0\n", "rate_limit must be a number of requests per minute, 1 or more"},
 		{"negative max-age", "cache_max_age = -1\n", "cache_max_age must be a number of seconds"},
 		{"syntax", "listen = \n", "config.toml:1"},
-		{"unknown key lists the known ones", "[server]\nport = 1\n", "unknown key server.port (known keys: listen, admin_listen, data, cache_max_age, rate_limit, trusted_proxies, forwarded_header, ipv6_prefix, max_tracked_clients, read_header_timeout, read_timeout, write_timeout, idle_timeout, max_header_bytes, shutdown_timeout, access_log, log_format)"},
+		{"unknown key lists the known ones", "[server]\nport = 1\n", "unknown key server.port (known keys: listen, public_url, admin_listen, data, cache_max_age, rate_limit, trusted_proxies, forwarded_header, ipv6_prefix, max_tracked_clients, read_header_timeout, read_timeout, write_timeout, idle_timeout, max_header_bytes, shutdown_timeout, access_log, log_format)"},
 		{"a proxy that is not a network", "trusted_proxies = [\"10.0.0.0/8\", \"proxy.local\"]\n", `trusted_proxies: "proxy.local" is not a CIDR range such as "10.0.0.0/8" or an IP address`},
 		{"IPv6 prefix out of range", "ipv6_prefix = 0\n", "ipv6_prefix must be a prefix length from 1 to 128"},
 		{"no tracked clients", "max_tracked_clients = 0\n", "max_tracked_clients must be from 1 to 100000000"},
@@ -74,6 +74,12 @@ func TestConfigErrors(t *testing.T) {
 		{"tiny header limit", "max_header_bytes = 10\n", "max_header_bytes must be 1024 or more"},
 		{"unknown log format", "log_format = \"xml\"\n", `log_format must be text or json, not "xml"`},
 		{"unknown forwarding header", "forwarded_header = \"X-Real-IP\"\n", `forwarded_header must be X-Forwarded-For or Forwarded, not "X-Real-IP"`},
+		{"a public URL that is relative", "public_url = \"/api\"\n", `public_url must be an absolute http or https URL with no query or fragment, such as "https://elections.example.org", not "/api"`},
+		{"a public URL of another scheme", "public_url = \"ftp://elections.example.org\"\n", `public_url must be an absolute http or https URL`},
+		{"a public URL with no host", "public_url = \"https://\"\n", `public_url must be an absolute http or https URL`},
+		{"a public URL with a query", "public_url = \"https://elections.example.org/?lang=mt\"\n", `public_url must be an absolute http or https URL with no query or fragment`},
+		{"a public URL with a fragment", "public_url = \"https://elections.example.org/#top\"\n", `public_url must be an absolute http or https URL with no query or fragment`},
+		{"a public URL with a user", "public_url = \"https://admin@elections.example.org\"\n", `public_url must be an absolute http or https URL`},
 		{"a max-age past a year", "cache_max_age = 9300000000000\n", "cache_max_age must be a number of seconds from 0 to 31536000 (a year)"},
 	}
 	for _, tt := range tests {
@@ -101,6 +107,17 @@ func TestConfigErrors(t *testing.T) {
 		cfg, err := commands.LoadConfig(path, true)
 		if err != nil || cfg.Data != filepath.Join(dir, "elections", "2022") {
 			t.Errorf("data = %q, %v", cfg.Data, err)
+		}
+	})
+	t.Run("a public URL is accepted as written", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "config.toml")
+		for _, u := range []string{"https://elections.example.org", "http://192.0.2.1:8080/", "https://example.org/ballot"} {
+			if err := os.WriteFile(path, []byte("public_url = \""+u+"\"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if cfg, err := commands.LoadConfig(path, true); err != nil || cfg.PublicURL != u {
+				t.Errorf("public_url %q: got %q, %v", u, cfg.PublicURL, err)
+			}
 		}
 	})
 	t.Run("a missing default file is fine, a missing named one is not", func(t *testing.T) {

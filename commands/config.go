@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,10 @@ import (
 type Config struct {
 	// Listen is the address of the public API.
 	Listen string `toml:"listen"`
+	// PublicURL is the API's public base URL, such as
+	// "https://elections.example.org", from which the catalogue and the
+	// OpenAPI description make their URLs; empty, they are relative.
+	PublicURL string `toml:"public_url"`
 	// AdminListen is the address of the admin listener (health, metrics,
 	// reload); empty turns it off.
 	AdminListen string `toml:"admin_listen"`
@@ -143,6 +148,8 @@ func (c Config) check() error {
 	switch {
 	case strings.TrimSpace(c.Listen) == "":
 		return errors.New(`listen must be an address such as ":8080" or "127.0.0.1:8080"`)
+	case c.PublicURL != "" && !isBaseURL(c.PublicURL):
+		return fmt.Errorf(`public_url must be an absolute http or https URL with no query or fragment, such as "https://elections.example.org", not %q`, c.PublicURL)
 	case c.CacheMaxAge < 0 || c.CacheMaxAge > maxCacheMaxAge:
 		return fmt.Errorf("cache_max_age must be a number of seconds from 0 to %d (a year)", maxCacheMaxAge)
 	case c.RateLimit < 1:
@@ -175,6 +182,14 @@ func (c Config) check() error {
 	}
 	_, err := c.trustedPrefixes()
 	return err
+}
+
+// isBaseURL reports whether s is an absolute http or https URL with a host
+// and no user, query or fragment: a base the API's paths can be appended to.
+func isBaseURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.Opaque == "" &&
+		u.User == nil && !strings.ContainsAny(s, "?#")
 }
 
 // trustedPrefixes parses trusted_proxies: CIDR ranges, or single addresses.

@@ -5,7 +5,7 @@ package commands_test
 // 127.0.0.1:0", no config file, no environment), talks to it over real TCP on
 // loopback, and stops it with SIGTERM, expecting a graceful exit 0. Nothing
 // here imports the product's packages: the expectations come from the
-// contract (API.md), not from the code; only server/apicheck holds every
+// contract (API.md), not from the code; only internal/apitest holds every
 // answer to the published OpenAPI document as well.
 
 import (
@@ -39,7 +39,7 @@ import (
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
 
-	"ballot/server/apicheck"
+	"ballot/internal/apitest"
 )
 
 const (
@@ -352,7 +352,7 @@ func (c *e2eClient) send(t *testing.T, method, path string, hdr map[string]strin
 	if err != nil {
 		t.Fatalf("%s %s: reading the body: %v", method, path, err)
 	}
-	apicheck.Check(t, req, resp.StatusCode, resp.Header, body)
+	apitest.Check(t, req, resp.StatusCode, resp.Header, body)
 	return reply{status: resp.StatusCode, header: resp.Header, body: body, when: time.Now()}
 }
 

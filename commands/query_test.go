@@ -13,8 +13,8 @@ import (
 
 	"ballot/commands"
 	"ballot/dataset"
+	"ballot/internal/apitest"
 	"ballot/server"
-	"ballot/server/apicheck"
 )
 
 var generatedAt = regexp.MustCompile(`"generatedAt":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"`)
@@ -64,7 +64,7 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 						rec := httptest.NewRecorder()
 						req := httptest.NewRequest("GET", target, nil)
 						srv.ServeHTTP(rec, req)
-						apicheck.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
+						apitest.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
 						code, stdout, stderr := run(t, args...)
 						switch rec.Code {
 						case 200:

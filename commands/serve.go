@@ -120,6 +120,7 @@ func serve(c *cli.Context) error {
 		ClientIP:    server.ClientIP{Trusted: trusted, Header: cfg.ForwardedHeader},
 		Logger:      logger,
 		AccessLog:   cfg.AccessLog,
+		PublicURL:   cfg.PublicURL,
 	})
 
 	// Listen on both addresses before serving, so a busy port fails at once.

@@ -107,6 +107,7 @@ func listSetting(key, usage string, field func(*Config) *[]string) setting {
 // README show them.
 var settings = []setting{
 	stringSetting("listen", "address of the public API", func(c *Config) *string { return &c.Listen }),
+	stringSetting("public_url", "the API's public base `URL`, such as https://elections.example.org, for the catalogue's and OpenAPI's URLs; empty means relative URLs", func(c *Config) *string { return &c.PublicURL }),
 	stringSetting("admin_listen", "address of the admin listener (health, metrics, reload); empty turns it off", func(c *Config) *string { return &c.AdminListen }),
 	stringSetting("data", "dataset `DIR`; empty means the embedded dataset", func(c *Config) *string { return &c.Data }),
 	intSetting("cache_max_age", "Cache-Control max-age of answers, in seconds", func(c *Config) *int { return &c.CacheMaxAge }),

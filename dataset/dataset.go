@@ -1,6 +1,15 @@
 // Package dataset owns ballot's data: the record types, loading and checking
 // a dataset directory, the indexes built once at load time, and the one query
 // function that both the HTTP server and the command line call.
+//
+// Two things here serve HTTP, and live here because they are made of a
+// list's internals, not of HTTP: a Result's ETag is the dataset version,
+// the list and the record count, prepared for every count at load; and its
+// gzip encoding splices the list's DEFLATE stream, compressed at load with a
+// flush at record boundaries, with the records and the tail of the answer
+// (see gzip.go). Moving either to server would mean exporting those
+// internals or redoing the work on every request. Which encoding to send,
+// the ETag's header and 304s are server's.
 package dataset
 
 import (

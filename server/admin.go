@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -58,7 +57,7 @@ func (s *Server) AdminHandler(load func() (*dataset.Dataset, error)) http.Handle
 		if r.URL.Path == "/reload" {
 			allow = "POST"
 		}
-		w.Header().Set("Allow", allow)
+		w.Header()["Allow"] = []string{allow}
 		writeProblem(w, http.StatusMethodNotAllowed, "this endpoint answers only "+allow, nil)
 	})
 	// The admin listener is for operators: gorilla/handlers' recovery, a
@@ -87,13 +86,10 @@ func (s *Server) handleReady(w http.ResponseWriter, _ *http.Request) {
 	})
 }
 
+// writeAdminJSON writes an admin answer: JSON about the process, which
+// changes with it and is never cached.
 func writeAdminJSON(w http.ResponseWriter, status int, v any) {
-	body, _ := json.Marshal(v)
-	body = append(body, '\n')
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
+	body := dataset.EncodeJSON(v)
+	writeHead(w, status, jsonValue, noStoreValue, []string{strconv.Itoa(len(body))})
 	_, _ = w.Write(body)
 }

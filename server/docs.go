@@ -6,12 +6,8 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
-	"hash/fnv"
-	"net/http"
-	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
 
 	"ballot/dataset"
 )
@@ -20,256 +16,83 @@ import (
 // description and a DCAT-AP catalogue of its collections. None of them is a
 // collection, so none is wrapped in the data/meta envelope; each is a plain
 // JSON object whose shape the OpenAPI document describes. They are built
-// once per dataset and served with a strong ETag, since their bytes are the
-// same for every request (the catalogue's for every request to one host).
+// once per dataset, with the public URL the server was given, and served
+// with a strong ETag, since their bytes are the same for every request.
 
 //go:embed openapi.json
 var openAPI []byte
 
-// openAPIETag identifies the embedded OpenAPI document.
-var openAPIETag = strongETag(openAPI)
-
-// openAPIGzip is the OpenAPI document gzipped, once.
-var openAPIGzip = sync.OnceValue(func() []byte { return gzipped(openAPI) })
-
-// OpenAPIDocument returns the OpenAPI 3.1 description of the API, the bytes
-// GET /api/public/v1/openapi.json answers.
+// OpenAPIDocument returns the OpenAPI 3.1 description of the API as
+// server/openapi.json holds it: the bytes GET /api/public/v1/openapi.json
+// answers when no public URL is set.
 func OpenAPIDocument() []byte { return bytes.Clone(openAPI) }
 
-// handleIndex answers GET /api/public/v1/: the endpoints, the dataset's
-// title, version and licence, and whom to credit.
-func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
-	d := s.docs.Load()
-	s.writeDocument(w, r, "application/json; charset=utf-8", d.indexETag, d.index, d.indexGzip)
-}
+// openAPIServer is the servers entry of openapi.json: the server the
+// document was fetched from. A public URL replaces it.
+const openAPIServer = `"servers": [
+    {
+      "url": "/",
+      "description": "The server this document was fetched from"
+    }
+  ]`
 
-// handleOpenAPI answers GET /api/public/v1/openapi.json.
-func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
-	s.writeDocument(w, r, "application/json; charset=utf-8", openAPIETag, openAPI, openAPIGzip())
-}
-
-// handleCatalog answers GET /api/public/v1/catalog.jsonld. Its URLs are
-// absolute, on the host the request was sent to: the prepared catalogue is
-// split where they go, and a request only joins the parts.
-func (s *Server) handleCatalog(w http.ResponseWriter, r *http.Request) {
-	d := s.docs.Load()
-	origin := s.origin(r)
-	h := fnv.New64a()
-	h.Write([]byte(origin))
-	etag := d.catalogETag + "-" + strconv.FormatUint(h.Sum64(), 36) + `"`
-	if acceptsGzip(r.Header.Values("Accept-Encoding")) {
-		etag = gzipETag(etag) // the compressor middleware encodes it
-	}
-	if s.notModified(w, r, etag) {
-		return
-	}
-	bp := bodies.Get().(*[]byte)
-	body := (*bp)[:0]
-	for i, part := range d.catalog {
-		if i > 0 {
-			body = append(body, origin...)
-		}
-		body = append(body, part...)
-	}
-	writeBody(w, r, "application/ld+json", body)
-	*bp = body
-	bodies.Put(bp)
-}
-
-// writeDocument answers with a prepared document, already gzipped when the
-// client accepts gzip, or 304 when the client holds it already.
-func (s *Server) writeDocument(w http.ResponseWriter, r *http.Request, contentType, etag string, body, gz []byte) {
-	gzipped := acceptsGzip(r.Header.Values("Accept-Encoding"))
-	if gzipped {
-		// A strong validator names the bytes sent: the gzip encoding
-		// has a tag of its own.
-		etag = gzipETag(etag)
-	}
-	if s.notModified(w, r, etag) {
-		return
-	}
-	if gzipped {
-		w.Header().Set("Content-Encoding", "gzip")
-		body = gz
-	}
-	writeBody(w, r, contentType, body)
-}
-
-// gzipETag is the strong tag of the gzip encoding of the content tagged
-// etag.
-func gzipETag(etag string) string { return strings.TrimSuffix(etag, `"`) + `-gzip"` }
-
-// notModified sets the validators and answers 304 when If-None-Match
-// matches etag.
-func (s *Server) notModified(w http.ResponseWriter, r *http.Request, etag string) bool {
-	h := w.Header()
-	h.Set("ETag", etag)
-	h.Set("Cache-Control", s.cacheControl)
-	if !noneMatch(r.Header.Values("If-None-Match"), etag) {
-		return false
-	}
-	w.WriteHeader(http.StatusNotModified)
-	return true
-}
-
-// writeBody answers 200 with body, or with its headers only to HEAD.
-func writeBody(w http.ResponseWriter, r *http.Request, contentType string, body []byte) {
-	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
-	}
-}
-
-// gzipped compresses a document served many times, as small as it gets.
-func gzipped(b []byte) []byte {
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	_, _ = zw.Write(b)
-	_ = zw.Close()
-	return buf.Bytes()
-}
-
-func strongETag(b []byte) string {
-	sum := sha256.Sum256(b)
-	return `"` + hex.EncodeToString(sum[:12]) + `"`
-}
-
-// origin is the scheme and host the request was sent to, such as
-// "https://api.example:8443", from which the catalogue's URLs are made. A
-// Host that is not a plain host[:port] gives "": the URLs are then
-// relative, and nothing the client sent is written into the body. The
-// scheme is https when the connection is TLS, or when a trusted proxy says
-// so with X-Forwarded-Proto.
-func (s *Server) origin(r *http.Request) string {
-	host, ok := cleanHost(r.Host)
-	if !ok {
-		return ""
-	}
-	scheme := "http"
-	if r.TLS != nil || s.forwardedHTTPS(r) {
-		scheme = "https"
-	}
-	return scheme + "://" + host
-}
-
-// forwardedHTTPS reports whether a trusted proxy in front of the server
-// says the client connected with https. Only the nearest hop's word counts.
-func (s *Server) forwardedHTTPS(r *http.Request) bool {
-	values := r.Header.Values("X-Forwarded-Proto")
-	if len(values) == 0 || !s.opts.ClientIP.trusted(peerAddr(r.RemoteAddr)) {
-		return false
-	}
-	last := values[len(values)-1]
-	if i := strings.LastIndexByte(last, ','); i >= 0 {
-		last = last[i+1:]
-	}
-	return strings.EqualFold(strings.TrimSpace(last), "https")
-}
-
-// cleanHost returns host in lower case when it is a DNS name, an IPv4
-// address or a bracketed IPv6 address, optionally with a port.
-func cleanHost(host string) (string, bool) {
-	if host == "" || len(host) > 260 {
-		return "", false
-	}
-	host = strings.ToLower(host)
-	name, port := host, ""
-	if strings.HasPrefix(host, "[") {
-		end := strings.IndexByte(host, ']')
-		if end < 0 {
-			return "", false
-		}
-		name, port = host[1:end], host[end+1:]
-		if a, err := netip.ParseAddr(name); err != nil || !a.Is6() || a.Zone() != "" {
-			return "", false
-		}
-	} else {
-		if i := strings.LastIndexByte(host, ':'); i >= 0 {
-			name, port = host[:i], host[i:]
-		}
-		if !isDNSName(name) {
-			return "", false
-		}
-	}
-	if port != "" {
-		n, err := strconv.Atoi(port[1:])
-		if port[0] != ':' || len(port) > 6 || strings.Trim(port[1:], "0123456789") != "" || err != nil || n < 1 || n > 65535 {
-			return "", false
-		}
-	}
-	return host, true
-}
-
-// isDNSName reports whether s is a host name of lower-case letters, digits
-// and hyphens in dot-separated labels (an IPv4 address is one).
-func isDNSName(s string) bool {
-	if s == "" || len(s) > 253 {
-		return false
-	}
-	for label := range strings.SplitSeq(s, ".") {
-		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
-			return false
-		}
-		for i := 0; i < len(label); i++ {
-			if c := label[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// documents are the index and the catalogue of one dataset, ready to write.
+// documents are the index, the OpenAPI description and the catalogue of one
+// dataset, ready to write.
 type documents struct {
-	ds        *dataset.Dataset
-	index     []byte
-	indexGzip []byte
-	indexETag string
-	// catalog is the catalogue cut where the request's origin goes.
-	catalog [][]byte
-	// catalogETag is the start of the catalogue's ETag; the origin's hash
-	// ends it.
-	catalogETag string
+	index, openAPI, catalog answer
 }
 
-func buildDocuments(ds *dataset.Dataset) *documents {
-	d := &documents{ds: ds, index: dataset.EncodeJSON(newIndex(ds))}
-	d.indexETag = strongETag(d.index)
-	d.indexGzip = gzipped(d.index)
-	// The origin is written in as a marker that the encoder escapes, and
-	// the encoded catalogue is cut at every marker. The marker must not
-	// occur in the dataset's own text: the catalogue with relative URLs
-	// tells, and another marker is tried.
-	relative := dataset.EncodeJSON(newCatalog(ds, func(path string) string { return path }))
-	for n := 0; ; n++ {
-		marker := "\x00origin" + strconv.Itoa(n) + "\x00"
-		encoded := []byte(`\u0000origin` + strconv.Itoa(n) + `\u0000`)
-		if bytes.Contains(relative, encoded) {
-			continue
-		}
-		b := dataset.EncodeJSON(newCatalog(ds, func(path string) string { return marker + path }))
-		d.catalog = bytes.Split(b, encoded)
-		d.catalogETag = strings.TrimSuffix(strongETag(b), `"`)
-		return d
+// buildDocuments prepares the documents of ds. publicURL is the API's
+// public base URL, such as "https://elections.example.org", with no
+// trailing slash; empty, the documents' URLs are relative.
+func buildDocuments(ds *dataset.Dataset, publicURL string) *documents {
+	api := openAPI
+	if publicURL != "" {
+		url := bytes.TrimSuffix(dataset.EncodeJSON(publicURL), []byte("\n"))
+		server := strings.Replace(openAPIServer, `"/"`, string(url), 1)
+		server = strings.Replace(server, "The server this document was fetched from", "The API's public address", 1)
+		api = bytes.Replace(openAPI, []byte(openAPIServer), []byte(server), 1)
+	}
+	abs := func(path string) string { return publicURL + path }
+	return &documents{
+		index:   prepare(jsonValue, dataset.EncodeJSON(newIndex(ds))),
+		openAPI: prepare(jsonValue, api),
+		catalog: prepare(jsonLDValue, dataset.EncodeJSON(newCatalog(ds, abs))),
+	}
+}
+
+// prepare makes a document an answer: its bytes, gzipped as small as they
+// get, and a strong ETag for each encoding, since a strong validator names
+// the bytes sent.
+func prepare(contentType []string, body []byte) answer {
+	sum := sha256.Sum256(body)
+	tag := hex.EncodeToString(sum[:12])
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	_, _ = zw.Write(body) // a bytes.Buffer does not fail
+	_ = zw.Close()
+	return answer{
+		contentType: contentType,
+		etag:        `"` + tag + `"`,
+		gzipETag:    `"` + tag + `-gzip"`,
+		body:        body,
+		gzipBody:    gz.Bytes(),
 	}
 }
 
 // index is the body of GET /api/public/v1/.
 type index struct {
-	Title       string        `json:"title"`
-	Description *string       `json:"description"`
-	Version     string        `json:"version"`
-	License     string        `json:"license"`
-	LicenseURL  *string       `json:"license_url"`
-	PublishedAt *string       `json:"published_at"`
-	Coverage    indexCoverage `json:"coverage"`
-	Attribution attribution   `json:"attribution"`
-	Counts      counts        `json:"counts"`
-	Endpoints   []endpoint    `json:"endpoints"`
-	Links       indexLinks    `json:"links"`
+	Title       string          `json:"title"`
+	Description *string         `json:"description"`
+	Version     string          `json:"version"`
+	License     string          `json:"license"`
+	LicenseURL  *string         `json:"license_url"`
+	PublishedAt *string         `json:"published_at"`
+	Coverage    indexCoverage   `json:"coverage"`
+	Attribution attribution     `json:"attribution"`
+	Counts      counts          `json:"counts"`
+	Endpoints   []indexEndpoint `json:"endpoints"`
+	Links       indexLinks      `json:"links"`
 }
 
 type indexCoverage struct {
@@ -290,7 +113,7 @@ type counts struct {
 	Candidates int `json:"candidates"`
 }
 
-type endpoint struct {
+type indexEndpoint struct {
 	Path        string      `json:"path"`
 	MediaType   string      `json:"media_type"`
 	Description string      `json:"description"`
@@ -315,7 +138,14 @@ func newIndex(ds *dataset.Dataset) index {
 	if notes == nil {
 		notes = []string{}
 	}
-	defaultLimit := dataset.DefaultLimit
+	var list []indexEndpoint
+	for _, e := range endpoints {
+		params := e.parameters
+		if params == nil {
+			params = []parameter{}
+		}
+		list = append(list, indexEndpoint{BasePath + e.path, e.mediaType, e.description, params})
+	}
 	return index{
 		Title:       m.Title,
 		Description: nonEmpty(m.Description),
@@ -330,20 +160,9 @@ func newIndex(ds *dataset.Dataset) index {
 			AboutURL:    nonEmpty(m.Publisher.AboutURL),
 			HowToCredit: howToCredit(m),
 		},
-		Counts: counts{Parties: len(ds.Parties()), Districts: len(ds.Districts()), Candidates: len(ds.Candidates())},
-		Endpoints: []endpoint{
-			{BasePath + "/parties", "application/json", "Every party, ordered by name, then id.", []parameter{}},
-			{BasePath + "/districts", "application/json", "The 13 electoral districts with their localities, ordered by number.", []parameter{}},
-			{BasePath + "/candidates", "application/json", "Candidates, ordered by their primary district's number, family name, given name, then id; the filters combine with AND.", []parameter{
-				{"district", "A district number from 1 to 13, or a district UUID: keeps the candidates whose primary_district_id is that district.", nil},
-				{"party", "A party slug or a party UUID, in any letter case: keeps the candidates of that party.", nil},
-				{"limit", "An integer from 1 to 500: returns at most that many candidates, the first of the order.", &defaultLimit},
-			}},
-			{BasePath + "/", "application/json", "This index: the dataset, whom to credit, and the endpoints.", []parameter{}},
-			{BasePath + "/openapi.json", "application/json", "The OpenAPI 3.1 description of the whole API.", []parameter{}},
-			{BasePath + "/catalog.jsonld", "application/ld+json", "A DCAT-AP 3 catalogue of the three collections, for open-data portals.", []parameter{}},
-		},
-		Links: indexLinks{Self: BasePath + "/", OpenAPI: BasePath + "/openapi.json", Catalog: BasePath + "/catalog.jsonld"},
+		Counts:    counts{Parties: len(ds.Parties()), Districts: len(ds.Districts()), Candidates: len(ds.Candidates())},
+		Endpoints: list,
+		Links:     indexLinks{Self: BasePath + "/", OpenAPI: BasePath + "/openapi.json", Catalog: BasePath + "/catalog.jsonld"},
 	}
 }
 
@@ -481,8 +300,8 @@ var catalogEntries = []struct {
 	{dataset.Candidates, "candidates", "The candidates: names, party (null for an independent), primary district and every district contested, and whether they were elected.", []string{"elections", "candidates"}},
 }
 
-// newCatalog builds the catalogue of ds; abs makes an absolute URL of a
-// path on the request's host.
+// newCatalog builds the catalogue of ds; abs makes the URL of a path, on
+// the public URL when one is set.
 func newCatalog(ds *dataset.Dataset, abs func(path string) string) catalog {
 	m := ds.Manifest
 	self := abs(BasePath + "/catalog.jsonld")

@@ -6,21 +6,21 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"os"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"ballot/dataset"
+	"ballot/internal/apitest"
 	"ballot/server"
-	"ballot/server/apicheck"
 )
 
 // hostRequest is a request with a Host of its own, and TLS if asked for;
@@ -47,7 +47,7 @@ func doHost(t testing.TB, h http.Handler, q hostRequest) *httptest.ResponseRecor
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	apicheck.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
+	apitest.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
 	return rec
 }
 
@@ -77,14 +77,15 @@ func TestDocuments(t *testing.T) {
 		target      string
 		contentType string
 		golden      string // "" for the OpenAPI document, compared with the file
+		publicURL   string
 	}{
-		{"index", "/api/public/v1/", "application/json; charset=utf-8", "index.json"},
-		{"OpenAPI", "/api/public/v1/openapi.json", "application/json; charset=utf-8", ""},
-		{"catalogue", "/api/public/v1/catalog.jsonld", "application/ld+json", "catalog.jsonld"},
+		{"index", "/api/public/v1/", "application/json; charset=utf-8", "index.json", ""},
+		{"OpenAPI", "/api/public/v1/openapi.json", "application/json; charset=utf-8", "", ""},
+		{"catalogue", "/api/public/v1/catalog.jsonld", "application/ld+json", "catalog.jsonld", "http://example.com"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newServer(t, server.Options{})
+			s, _ := newServer(t, server.Options{PublicURL: tt.publicURL})
 			rec := do(t, s, request{target: tt.target})
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d, want 200: %s", rec.Code, rec.Body)
@@ -262,32 +263,37 @@ func TestIndex(t *testing.T) {
 }
 
 // TestCatalog checks the catalogue's JSON-LD shape and that every
-// distribution leads to the real endpoint on the host that was asked.
+// distribution leads to the real endpoint: on the public URL when one is
+// set, relative to the catalogue when none is, and never on the Host or the
+// scheme a request was sent with.
 func TestCatalog(t *testing.T) {
 	ds := malta(t)
-	s, _ := newServer(t, server.Options{
-		RateLimit: 1000,
-		ClientIP:  server.ClientIP{Trusted: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}},
-	})
 	tests := []struct {
-		name   string
-		req    hostRequest
-		origin string
+		name      string
+		publicURL string
+		origin    string // what the catalogue's URLs start with
 	}{
-		{"plain HTTP", hostRequest{host: "data.example:8080"}, "http://data.example:8080"},
-		{"TLS", hostRequest{host: "data.example", tls: true}, "https://data.example"},
-		{"the host in lower case", hostRequest{host: "Data.EXAMPLE"}, "http://data.example"},
-		{"an IPv4 host", hostRequest{host: "192.0.2.1:9000"}, "http://192.0.2.1:9000"},
-		{"an IPv6 host", hostRequest{host: "[2001:db8::1]:8443"}, "http://[2001:db8::1]:8443"},
-		{"https said by a trusted proxy", hostRequest{host: "data.example", remote: "10.0.0.5:4000", header: map[string]string{"X-Forwarded-Proto": "https"}}, "https://data.example"},
-		{"https said by a client is not believed", hostRequest{host: "data.example", header: map[string]string{"X-Forwarded-Proto": "https"}}, "http://data.example"},
+		{"no public URL: relative URLs", "", ""},
+		{"a public URL", "https://elections.example.org", "https://elections.example.org"},
+		{"a trailing slash is trimmed", "http://192.0.2.1:9000/", "http://192.0.2.1:9000"},
+		{"an IPv6 host", "http://[2001:db8::1]:8443", "http://[2001:db8::1]:8443"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.req.target = "/api/public/v1/catalog.jsonld"
-			rec := doHost(t, s, tt.req)
+			s, _ := newServer(t, server.Options{
+				RateLimit: 1000,
+				PublicURL: tt.publicURL,
+				ClientIP:  server.ClientIP{Trusted: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}},
+			})
+			// A request on another host and scheme, which a trusted proxy
+			// says was https: none of it changes the URLs.
+			rec := doHost(t, s, hostRequest{target: "/api/public/v1/catalog.jsonld", host: "other.example:8080", tls: true,
+				remote: "10.0.0.5:4000", header: map[string]string{"X-Forwarded-Proto": "https"}})
 			if rec.Code != 200 || rec.Header().Get("Content-Type") != "application/ld+json" {
 				t.Fatalf("status %d, Content-Type %q", rec.Code, rec.Header().Get("Content-Type"))
+			}
+			if strings.Contains(rec.Body.String(), "other.example") {
+				t.Error("the catalogue carries the request's Host")
 			}
 			var c struct {
 				Context   map[string]string `json:"@context"`
@@ -356,9 +362,10 @@ func TestCatalog(t *testing.T) {
 				}
 				// Both URLs lead to the whole collection on this server.
 				for _, link := range []string{dist.AccessURL.ID, dist.DownloadURL.ID} {
-					u, err := url.Parse(link)
-					if err != nil || !u.IsAbs() || u.Host != strings.ToLower(tt.req.host) {
-						t.Fatalf("%q is not an absolute URL on %s", link, tt.req.host)
+					rest, ok := strings.CutPrefix(link, tt.origin)
+					u, err := url.Parse(rest)
+					if !ok || err != nil || u.IsAbs() || !strings.HasPrefix(rest, "/") {
+						t.Fatalf("%q is not a path on %q", link, tt.origin)
 					}
 					got := do(t, s, request{target: u.RequestURI()})
 					var env struct{ Meta struct{ Count int } }
@@ -373,21 +380,53 @@ func TestCatalog(t *testing.T) {
 			if len(c.Services) != 1 || c.Services[0].Type != "dcat:DataService" || c.Services[0].EndpointURL.ID != tt.origin+"/api/public/v1/" {
 				t.Errorf("services = %+v", c.Services)
 			}
+
+			// Every request gets the same bytes and the same tag,
+			// whatever its Host and scheme.
+			plain := doHost(t, s, hostRequest{target: "/api/public/v1/catalog.jsonld", host: "example.com"})
+			if !bytes.Equal(plain.Body.Bytes(), rec.Body.Bytes()) || plain.Header().Get("ETag") != rec.Header().Get("ETag") {
+				t.Errorf("another Host got other bytes or the ETag %s, not %s", plain.Header().Get("ETag"), rec.Header().Get("ETag"))
+			}
+			if nm := doHost(t, s, hostRequest{target: "/api/public/v1/catalog.jsonld", host: "a.example",
+				header: map[string]string{"If-None-Match": rec.Header().Get("ETag")}}); nm.Code != 304 {
+				t.Errorf("the tag on another Host: status %d, want 304", nm.Code)
+			}
 		})
 	}
-	t.Run("each host has its own ETag", func(t *testing.T) {
-		a := doHost(t, s, hostRequest{target: "/api/public/v1/catalog.jsonld", host: "a.example"}).Header().Get("ETag")
-		b := doHost(t, s, hostRequest{target: "/api/public/v1/catalog.jsonld", host: "b.example"}).Header().Get("ETag")
-		if a == b {
-			t.Errorf("two hosts share the ETag %s", a)
-		}
-		if rec := doHost(t, s, hostRequest{target: "/api/public/v1/catalog.jsonld", host: "a.example", header: map[string]string{"If-None-Match": a}}); rec.Code != 304 {
-			t.Errorf("the host's own tag: status %d, want 304", rec.Code)
-		}
-		if rec := doHost(t, s, hostRequest{target: "/api/public/v1/catalog.jsonld", host: "b.example", header: map[string]string{"If-None-Match": a}}); rec.Code != 200 {
-			t.Errorf("another host's tag: status %d, want 200", rec.Code)
-		}
-	})
+}
+
+// TestOpenAPIServers: the OpenAPI document's servers entry is the public
+// URL when one is set, and the document is otherwise server/openapi.json.
+func TestOpenAPIServers(t *testing.T) {
+	file := decode(t, server.OpenAPIDocument())
+	tests := []struct {
+		publicURL string
+		want      string
+	}{
+		{"", "/"},
+		{"https://elections.example.org", "https://elections.example.org"},
+		{"https://elections.example.org/", "https://elections.example.org"},
+		{"http://[2001:db8::1]:8443/ballot", "http://[2001:db8::1]:8443/ballot"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.publicURL, func(t *testing.T) {
+			s, _ := newServer(t, server.Options{PublicURL: tt.publicURL})
+			doc := decode(t, doHost(t, s, hostRequest{target: "/api/public/v1/openapi.json", host: "other.example"}).Body.Bytes())
+			servers, _ := doc["servers"].([]any)
+			if len(servers) != 1 {
+				t.Fatalf("servers = %v, want one", doc["servers"])
+			}
+			if got := servers[0].(map[string]any)["url"]; got != tt.want {
+				t.Errorf("servers[0].url = %v, want %q", got, tt.want)
+			}
+			delete(doc, "servers")
+			rest := maps.Clone(file)
+			delete(rest, "servers")
+			if !reflect.DeepEqual(doc, rest) {
+				t.Error("the document differs from server/openapi.json beyond its servers")
+			}
+		})
+	}
 }
 
 type ldDate struct {
@@ -395,8 +434,9 @@ type ldDate struct {
 	Type  string `json:"@type"`
 }
 
-// TestCatalogHostileHost: a Host that is not a plain host[:port] is never
-// written into the catalogue; its URLs are then relative.
+// TestCatalogHostileHost: whatever Host a request sends, nothing of it is
+// written into the catalogue, whose URLs are relative when no public URL is
+// set.
 func TestCatalogHostileHost(t *testing.T) {
 	s, _ := newServer(t, server.Options{RateLimit: 1000})
 	for _, host := range []string{
@@ -452,7 +492,7 @@ func TestCatalogHostileHost(t *testing.T) {
 // TestOpenAPIDocument: the document parses as OpenAPI 3.1 with
 // libopenapi, with no error at all.
 func TestOpenAPIDocument(t *testing.T) {
-	for _, err := range apicheck.DocumentErrors() {
+	for _, err := range apitest.DocumentErrors() {
 		t.Error(err)
 	}
 	var doc struct{ OpenAPI string }
@@ -656,7 +696,7 @@ func TestOpenAPIExamples(t *testing.T) {
 		r + "CandidatesOK/content/application~1json/examples/one":              get("/api/public/v1/candidates?district=5&party=pn&limit=1"),
 		r + "CandidatesOK/content/application~1json/examples/none":             get("/api/public/v1/candidates?district=13&party=volt"),
 		r + "IndexOK/content/application~1json/examples/embedded":              get("/api/public/v1/"),
-		r + "CatalogOK/content/application~1ld+json/examples/embedded":         answer(hostRequest{target: "/api/public/v1/catalog.jsonld", host: "localhost:8080"}),
+		r + "CatalogOK/content/application~1ld+json/examples/embedded":         published(t, "http://localhost:8080", "/api/public/v1/catalog.jsonld"),
 		r + "BadRequest/content/application~1problem+json/examples/limit":      get("/api/public/v1/candidates?limit=0"),
 		r + "BadRequest/content/application~1problem+json/examples/all":        get("/api/public/v1/candidates?district=14&party=nope&limit=0"),
 		r + "NotFound/content/application~1problem+json/examples/unknown":      get("/api/public/v1/ballots"),
@@ -738,25 +778,14 @@ func asSlice(v any) []any {
 	return s
 }
 
-// FuzzCatalogHost sends any Host: the catalogue stays valid JSON, and its
-// URLs are either relative or on a plain host[:port] in lower case.
-func FuzzCatalogHost(f *testing.F) {
-	for _, seed := range []string{"example.com", "EXAMPLE.com:8080", "[2001:db8::1]:443", "", `a"b`, "a b", "a\\b", "a:1:2", "[::1", "é.example", "a.example:65536"} {
-		f.Add(seed)
+// published is the answer to target of a server whose public URL is
+// publicURL.
+func published(t *testing.T, publicURL, target string) any {
+	t.Helper()
+	s, _ := newServer(t, server.Options{PublicURL: publicURL})
+	var v any
+	if err := json.Unmarshal(do(t, s, request{target: target}).Body.Bytes(), &v); err != nil {
+		t.Fatal(err)
 	}
-	s, _ := newServer(f, server.Options{RateLimit: 1 << 30})
-	plain := regexp.MustCompile(`^([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(:[0-9]{1,5})?$`)
-	f.Fuzz(func(t *testing.T, host string) {
-		rec := doHost(t, s, hostRequest{target: "/api/public/v1/catalog.jsonld", host: host})
-		var c struct {
-			ID string `json:"@id"`
-		}
-		if err := json.Unmarshal(rec.Body.Bytes(), &c); rec.Code != 200 || err != nil {
-			t.Fatalf("Host %q: status %d, %v", host, rec.Code, err)
-		}
-		origin, ok := strings.CutSuffix(c.ID, "/api/public/v1/catalog.jsonld")
-		if !ok || origin != "" && (origin != "http://"+strings.ToLower(host) || !plain.MatchString(strings.ToLower(host))) {
-			t.Fatalf("Host %q gave @id %q", host, c.ID)
-		}
-	})
+	return v
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -133,4 +134,33 @@ func FuzzParseQuery(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestEndpointsMatchOpenAPI: the endpoint table and openapi.json name the
+// same paths, so a row added without its OpenAPI entry, or an entry without
+// its row, fails here.
+func TestEndpointsMatchOpenAPI(t *testing.T) {
+	var doc struct{ Paths map[string]json.RawMessage }
+	if err := json.Unmarshal(openAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	table := map[string]bool{}
+	for _, e := range endpoints {
+		path := BasePath + e.path
+		if table[path] {
+			t.Errorf("the table has %s twice", path)
+		}
+		table[path] = true
+		if _, ok := doc.Paths[path]; !ok {
+			t.Errorf("the table has %s, which openapi.json's paths lack", path)
+		}
+	}
+	for path := range doc.Paths {
+		if !table[path] {
+			t.Errorf("openapi.json has %s, which the endpoint table lacks", path)
+		}
+	}
+	if len(routeNames) != len(endpoints)+1 || routeNames[otherRoute] != "other" {
+		t.Errorf("routeNames = %q, want the endpoints' names and other", routeNames)
+	}
 }

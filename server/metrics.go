@@ -23,9 +23,11 @@ type metrics struct {
 
 	// The series a request touches, looked up once here rather than by
 	// label values on every request.
-	byStatus  [len(routeNames)][len(commonStatuses)]prometheus.Counter
-	durations [len(routeNames)]prometheus.Observer
-	limited   [len(routeNames)]prometheus.Counter
+	// They are indexed by route; slices, as the routes are numbered
+	// from the endpoint table, whose handlers know the Server.
+	byStatus  [][len(commonStatuses)]prometheus.Counter
+	durations []prometheus.Observer
+	limited   []prometheus.Counter
 }
 
 // commonStatuses are the statuses the public API answers with.
@@ -75,6 +77,9 @@ func newMetrics(s *Server) *metrics {
 	for _, outcome := range []string{"success", "failure"} {
 		m.reloads.WithLabelValues(outcome)
 	}
+	m.byStatus = make([][len(commonStatuses)]prometheus.Counter, len(routeNames))
+	m.durations = make([]prometheus.Observer, len(routeNames))
+	m.limited = make([]prometheus.Counter, len(routeNames))
 	for r, name := range routeNames {
 		m.durations[r] = m.duration.WithLabelValues(name)
 		m.limited[r] = m.limitedVec.WithLabelValues(name)

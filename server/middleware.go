@@ -26,28 +26,36 @@ var (
 	varyReqHdrValue = []string{"Access-Control-Request-Headers"}
 	varyEncValue    = []string{"Accept-Encoding"}
 	jsonValue       = []string{"application/json; charset=utf-8"}
+	jsonLDValue     = []string{"application/ld+json"}
+	problemValue    = []string{"application/problem+json"}
+	noStoreValue    = []string{"no-store"}
 	gzipValue       = []string{"gzip"}
 )
+
+// stage is one step of the public API's chain, from the middleware to the
+// endpoints: a handler that is also given what exchange worked out about
+// the request, so that no stage has to look for it.
+type stage func(w http.ResponseWriter, r *http.Request, q *request)
 
 // allowCrossOrigin opens the API to every origin and sets the headers every
 // response carries. gorilla/handlers' CORS sets them only when the request
 // has an Origin header; the contract wants them on every response.
-func allowCrossOrigin(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func allowCrossOrigin(next stage) stage {
+	return func(w http.ResponseWriter, r *http.Request, q *request) {
 		h := w.Header()
 		h["Access-Control-Allow-Origin"] = starValue
 		h["Access-Control-Expose-Headers"] = exposedValue
 		h["X-Content-Type-Options"] = nosniffValue
-		next.ServeHTTP(w, r)
-	})
+		next(w, r, q)
+	}
 }
 
 // answerPreflight answers OPTIONS on any path: a CORS preflight gets the
 // methods and the headers it asked for, cached for a day.
-func answerPreflight(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func answerPreflight(next stage) stage {
+	return func(w http.ResponseWriter, r *http.Request, q *request) {
 		if r.Method != http.MethodOptions {
-			next.ServeHTTP(w, r)
+			next(w, r, q)
 			return
 		}
 		h := w.Header()
@@ -59,7 +67,7 @@ func answerPreflight(next http.Handler) http.Handler {
 		h["Access-Control-Max-Age"] = maxAgeDayValue
 		h["Vary"] = varyReqHdrValue
 		w.WriteHeader(http.StatusNoContent)
-	})
+	}
 }
 
 // isTokenList reports whether s is a comma-separated list of header names,
@@ -86,10 +94,9 @@ func isTokenList(s string) bool {
 // limitRate counts the request against its client's quota for the endpoint
 // and sets the rate-limit headers; past the quota it answers 429. A CORS
 // preflight is not counted but still carries the headers.
-func (s *Server) limitRate(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		q := s.requestOf(w, r)
-		key := ratelimit.KeyFor(q.client, s.opts.IPv6Prefix, bucket(q.route))
+func (s *Server) limitRate(next stage) stage {
+	return func(w http.ResponseWriter, r *http.Request, q *request) {
+		key := ratelimit.KeyFor(q.client, s.opts.IPv6Prefix, counterOf(q.route))
 		var d ratelimit.Decision
 		if r.Method == http.MethodOptions {
 			d = s.limiter.PeekAt(key, q.now)
@@ -133,8 +140,8 @@ func (s *Server) limitRate(next http.Handler) http.Handler {
 				time.Unix(reset, 0).UTC().Format(time.RFC3339)), nil)
 			return
 		}
-		next.ServeHTTP(w, r)
-	})
+		next(w, r, q)
+	}
 }
 
 func windowText(d time.Duration) string {
@@ -160,7 +167,7 @@ type request struct {
 	// now is when it arrived, read once: the rate limit, the rate-limit
 	// headers and meta.generatedAt all use it.
 	now   time.Time
-	route int // its index in routeNames
+	route int // its endpoint's index in endpoints, or otherRoute
 }
 
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
@@ -184,22 +191,13 @@ func (e *exchange) Write(b []byte) (int, error) {
 // Unwrap gives http.ResponseController the writer underneath.
 func (e *exchange) Unwrap() http.ResponseWriter { return e.ResponseWriter }
 
-// requestOf returns what the exchange middleware worked out about r, given
-// the writer it made, or else works it out with the TCP peer's address.
-func (s *Server) requestOf(w http.ResponseWriter, r *http.Request) request {
-	if e, ok := w.(*exchange); ok {
-		return e.request
-	}
-	return request{client: peerAddr(r.RemoteAddr), now: s.opts.Now(), route: routeOf(r)}
-}
-
 // exchange is the outermost middleware. It resolves the client's address,
 // turns a panic anywhere inside into a 500 problem (keeping the headers
 // already set, such as CORS and the rate limit; the panic and its stack go
 // to the log, never to the client; when the answer had already begun, the
 // connection is dropped instead, as net/http does), and records the answer
 // in the metrics and the access log.
-func (s *Server) exchange(next http.Handler) http.Handler {
+func (s *Server) exchange(next stage) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		now := start
@@ -227,7 +225,7 @@ func (s *Server) exchange(next http.Handler) http.Handler {
 			*e = exchange{}
 			exchanges.Put(e)
 		}()
-		next.ServeHTTP(e, r)
+		next(e, r, &e.request)
 	})
 }
 

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -33,19 +32,14 @@ func writeError(w http.ResponseWriter, err error) {
 // writeProblem writes every error response: problem+json, never cached,
 // never carrying internals.
 func writeProblem(w http.ResponseWriter, status int, detail string, params []dataset.InvalidParam) {
-	body, _ := json.Marshal(problem{
+	body := dataset.EncodeJSON(problem{
 		Type:          "about:blank",
 		Title:         http.StatusText(status),
 		Status:        status,
 		Detail:        detail,
 		InvalidParams: params,
 	})
-	body = append(body, '\n')
-	h := w.Header()
-	h.Del("ETag")
-	h.Set("Content-Type", "application/problem+json")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
+	delete(w.Header(), "Etag")
+	writeHead(w, status, problemValue, noStoreValue, []string{strconv.Itoa(len(body))})
 	_, _ = w.Write(body)
 }

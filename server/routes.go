@@ -4,91 +4,130 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/gorilla/mux"
-
 	"ballot/dataset"
 )
 
 // BasePath is where every endpoint of version 1 of the API lives.
 const BasePath = "/api/public/v1"
 
-// routes builds the whole handler: every route, then the middleware.
-func (s *Server) routes() http.Handler {
-	r := mux.NewRouter()
-	// An unclean path ("/a/../b", "//x") is not a route: it gets a 404
-	// problem rather than a bare redirect.
-	r.SkipClean(true)
-	collections := map[string]http.Handler{}
-	for _, c := range dataset.Collections {
-		path := BasePath + "/" + string(c)
-		collections[path] = s.handleCollection(c)
-		r.Handle(path, collections[path]).Methods(http.MethodGet, http.MethodHead)
-	}
-	r.HandleFunc(BasePath+"/", s.handleIndex).Methods(http.MethodGet, http.MethodHead)
-	r.HandleFunc(BasePath+"/openapi.json", s.handleOpenAPI).Methods(http.MethodGet, http.MethodHead)
-	r.HandleFunc(BasePath+"/catalog.jsonld", s.handleCatalog).Methods(http.MethodGet, http.MethodHead)
-	r.NotFoundHandler = http.HandlerFunc(handleNotFound)
-	r.MethodNotAllowedHandler = http.HandlerFunc(handleMethodNotAllowed)
-	others := compressGzip(r) // gzip when the client accepts it
+// endpoint is one path of the public API: everything the server knows of it
+// but its OpenAPI entry, which TestEndpointsMatchOpenAPI holds to this table.
+type endpoint struct {
+	path    string // under BasePath
+	name    string // the route in metrics and logs
+	counter uint8  // the rate-limit counter it spends
+	// handler answers GET and HEAD; q is what exchange worked out about
+	// the request.
+	handler     func(s *Server, w http.ResponseWriter, r *http.Request, q *request)
+	mediaType   string      // of its successful answers, for the index
+	description string      // for the index
+	parameters  []parameter // for the index
+}
 
-	// The middleware, from the innermost, nearest the routes, outwards: a
-	// request meets them from the bottom of this list up.
-	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.Method == http.MethodConnect:
-			// CONNECT names a host, not a path: no route could answer it.
-			handleMethodNotAllowed(w, r)
-			return
-		case hasEncodedSlash(r):
-			handleNotFound(w, r)
-			return
-		}
-		// The collections carry nearly all the traffic and encode their
-		// own answers, gzip included: a GET or HEAD of one goes straight
-		// to its handler, past the router and the compressor.
-		if c, ok := collections[r.URL.Path]; ok && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-			c.ServeHTTP(w, r)
-			return
-		}
-		others.ServeHTTP(w, r)
-	})
+// The rate-limit counters: one for each collection, and one shared by every
+// other path.
+const (
+	partiesCounter uint8 = iota
+	districtsCounter
+	candidatesCounter
+	sharedCounter
+)
+
+// endpoints is every endpoint of the public API. The routing, the route
+// names of metrics and logs, the rate-limit counters and the index's list
+// of endpoints are all made from it: a new endpoint is a row here, its
+// handler and its entry in openapi.json.
+var endpoints = [...]endpoint{
+	{"/parties", "parties", partiesCounter, collection(dataset.Parties), "application/json",
+		"Every party, ordered by name, then id.", nil},
+	{"/districts", "districts", districtsCounter, collection(dataset.Districts), "application/json",
+		"The 13 electoral districts with their localities, ordered by number.", nil},
+	{"/candidates", "candidates", candidatesCounter, collection(dataset.Candidates), "application/json",
+		"Candidates, ordered by their primary district's number, family name, given name, then id; the filters combine with AND.", []parameter{
+			{"district", "A district number from 1 to 13, or a district UUID: keeps the candidates whose primary_district_id is that district.", nil},
+			{"party", "A party slug or a party UUID, in any letter case: keeps the candidates of that party.", nil},
+			{"limit", "An integer from 1 to 500: returns at most that many candidates, the first of the order.", &defaultLimit},
+		}},
+	{"/", "index", sharedCounter, document(func(d *documents) *answer { return &d.index }), "application/json",
+		"This index: the dataset, whom to credit, and the endpoints.", nil},
+	{"/openapi.json", "openapi", sharedCounter, document(func(d *documents) *answer { return &d.openAPI }), "application/json",
+		"The OpenAPI 3.1 description of the whole API.", nil},
+	{"/catalog.jsonld", "catalog", sharedCounter, document(func(d *documents) *answer { return &d.catalog }), "application/ld+json",
+		"A DCAT-AP 3 catalogue of the three collections, for open-data portals.", nil},
+}
+
+var defaultLimit = dataset.DefaultLimit
+
+// otherRoute is the route of every path that is no endpoint's.
+const otherRoute = len(endpoints)
+
+// The routes named in metrics and logs: the endpoints' and "other", a fixed
+// set, so that no client can grow the metrics.
+var routeNames = func() (names [len(endpoints) + 1]string) {
+	for i, e := range endpoints {
+		names[i] = e.name
+	}
+	names[otherRoute] = "other"
+	return names
+}()
+
+// routeByPath numbers the endpoints by their full path.
+var routeByPath = func() map[string]int {
+	m := make(map[string]int, len(endpoints))
+	for i, e := range endpoints {
+		m[BasePath+e.path] = i
+	}
+	return m
+}()
+
+// routes builds the whole handler: the endpoints, then the middleware.
+func (s *Server) routes() http.Handler {
+	// The middleware, from the innermost, nearest the endpoints, outwards:
+	// a request meets them from the bottom of this list up.
+	h := s.route
 	h = answerPreflight(h)  // OPTIONS: 204, after the rate-limit headers are set
 	h = s.limitRate(h)      // per client and endpoint; headers on every response
 	h = allowCrossOrigin(h) // CORS and fixed headers on every response
-	h = s.exchange(h)       // the client's address, panic recovery, metrics, access log
-	return h
+	return s.exchange(h)    // the client's address, its time and route, panic recovery, metrics, access log
 }
 
-// The routes named in metrics and logs: a fixed set, so that no client can
-// grow the metrics.
-var routeNames = [...]string{"parties", "districts", "candidates", "index", "openapi", "catalog", "other"}
-
-// route numbers a path for metrics and logs, as an index in routeNames.
-func route(path string) int {
-	switch path {
-	case BasePath + "/parties":
-		return 0
-	case BasePath + "/districts":
-		return 1
-	case BasePath + "/candidates":
-		return 2
-	case BasePath + "/":
-		return 3
-	case BasePath + "/openapi.json":
-		return 4
-	case BasePath + "/catalog.jsonld":
-		return 5
+// route sends a request to its endpoint's handler. Paths are matched
+// exactly, as sent: an unclean path ("/a/../b", "//x") or one with a
+// trailing slash more or less is no endpoint, and gets a 404 problem rather
+// than a redirect.
+func (s *Server) route(w http.ResponseWriter, r *http.Request, q *request) {
+	switch {
+	case r.Method == http.MethodConnect:
+		// CONNECT names a host, not a path: no endpoint could answer it.
+		handleMethodNotAllowed(w)
+		return
+	case hasEncodedSlash(r):
+		handleNotFound(w)
+		return
 	}
-	return len(routeNames) - 1
+	// Caches key every answer from here on by Accept-Encoding, errors
+	// included, so one rule covers whatever a path answers.
+	w.Header()["Vary"] = varyEncValue
+	switch {
+	case q.route == otherRoute:
+		handleNotFound(w)
+	case r.Method != http.MethodGet && r.Method != http.MethodHead:
+		handleMethodNotAllowed(w)
+	default:
+		endpoints[q.route].handler(s, w, r, q)
+	}
 }
 
-// routeOf numbers the route of a request, as route does for its path, but
-// a path with an encoded slash is no route's.
+// routeOf numbers the endpoint a request is for, as an index in endpoints,
+// or otherRoute. A path with an encoded slash is no endpoint's.
 func routeOf(r *http.Request) int {
 	if hasEncodedSlash(r) {
-		return len(routeNames) - 1
+		return otherRoute
 	}
-	return route(r.URL.Path)
+	if i, ok := routeByPath[r.URL.Path]; ok {
+		return i
+	}
+	return otherRoute
 }
 
 // hasEncodedSlash reports whether the request's path holds "%2F": a slash
@@ -99,8 +138,10 @@ func hasEncodedSlash(r *http.Request) bool {
 	return r.URL.RawPath != "" && strings.Contains(strings.ToLower(r.URL.RawPath), "%2f")
 }
 
-// bucket numbers the rate-limit counter of a route: one per collection, and
-// one for every other path.
-func bucket(route int) uint8 {
-	return uint8(min(route, len(dataset.Collections)))
+// counterOf is the rate-limit counter a route spends.
+func counterOf(route int) uint8 {
+	if route == otherRoute {
+		return sharedCounter
+	}
+	return endpoints[route].counter
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,6 +47,11 @@ type Options struct {
 	AccessLog bool
 	// Now is the clock (default time.Now); tests fix it.
 	Now func() time.Time
+	// PublicURL is the API's public base URL, such as
+	// "https://elections.example.org", from which the catalogue and the
+	// OpenAPI description make their URLs; a trailing slash is ignored.
+	// Empty, their URLs are relative.
+	PublicURL string
 }
 
 func (o Options) withDefaults() Options {
@@ -82,7 +88,7 @@ type Server struct {
 	// data is read once per request, so a reload can swap it while
 	// requests already running finish on the dataset they started with.
 	data     atomic.Pointer[dataset.Dataset]
-	docs     atomic.Pointer[documents] // the index and catalogue of data
+	docs     atomic.Pointer[documents] // the index, OpenAPI description and catalogue of data
 	loadedAt atomic.Int64              // Unix nanoseconds
 	reloadMu sync.Mutex                // one reload at a time
 
@@ -90,7 +96,7 @@ type Server struct {
 	injectedClock     bool // opts.Now is not time.Now
 	limiter           *ratelimit.Limiter
 	metrics           *metrics
-	cacheControl      string
+	publicURL         string // with no trailing slash
 	cacheControlValue []string
 	limitValue        []string // X-RateLimit-Limit
 	policyValue       []string // RateLimit-Policy
@@ -105,11 +111,11 @@ func New(ds *dataset.Dataset, opts Options) *Server {
 		opts:          opts,
 		injectedClock: injected,
 		limiter:       ratelimit.New(opts.RateLimit, opts.RateWindow, opts.MaxClients, opts.Now),
-		cacheControl:  "public, max-age=" + strconv.Itoa(int(opts.CacheMaxAge/time.Second)),
+		publicURL:     strings.TrimRight(opts.PublicURL, "/"),
 		limitValue:    []string{strconv.Itoa(opts.RateLimit)},
 		policyValue:   []string{`"endpoint";q=` + strconv.Itoa(opts.RateLimit) + ";w=" + strconv.Itoa(int(opts.RateWindow/time.Second))},
 	}
-	s.cacheControlValue = []string{s.cacheControl}
+	s.cacheControlValue = []string{"public, max-age=" + strconv.Itoa(int(opts.CacheMaxAge/time.Second))}
 	s.metrics = newMetrics(s)
 	s.setDataset(ds)
 	s.handler = s.routes()
@@ -124,7 +130,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) setDataset(ds *dataset.Dataset) {
 	// The documents first: a request reads each pointer once, and a
 	// moment with new documents and old records is harmless.
-	s.docs.Store(buildDocuments(ds))
+	s.docs.Store(buildDocuments(ds, s.publicURL))
 	s.data.Store(ds)
 	s.loadedAt.Store(s.opts.Now().UnixNano())
 	s.metrics.datasetChanged(ds, s.opts.Now())

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"ballot/dataset"
+	"ballot/internal/apitest"
 	"ballot/server"
-	"ballot/server/apicheck"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -84,7 +84,7 @@ func do(t testing.TB, h http.Handler, q request) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	if _, public := h.(*server.Server); public { // the public API answers as server/openapi.json says
-		apicheck.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
+		apitest.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
 	}
 	return rec
 }

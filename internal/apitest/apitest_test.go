@@ -1,4 +1,4 @@
-package apicheck
+package apitest
 
 import (
 	"bytes"

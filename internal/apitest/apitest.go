@@ -1,15 +1,16 @@
-// Package apicheck holds the API to its OpenAPI document in tests: every
+// Package apitest holds the API to its OpenAPI document in tests: every
 // response a test receives is checked against server/openapi.json, so the
-// document cannot drift from what the server sends. It is a package of its
-// own, outside server's internals, so that the end-to-end tests in commands
-// can use it too; the binary does not link it.
+// document cannot drift from what the server sends. It imports testing and
+// only tests use it, so it is internal and outside server: the tests of
+// server and the end-to-end tests in commands share it, and the binary does
+// not link it.
 //
 // The document is read, checked against the OpenAPI 3.1 schema, and its
 // JSON Schema 2020-12 bodies validated by github.com/pb33f/libopenapi and
 // github.com/pb33f/libopenapi-validator. Statuses and headers are checked
 // here: that library checks only headers marked required, and reads their
 // values as JSON (so the strong ETag "abc" would be the string abc).
-package apicheck
+package apitest
 
 import (
 	"bytes"
@@ -176,7 +177,7 @@ func Check(t testing.TB, req *http.Request, status int, header http.Header, body
 	t.Helper()
 	c := load()
 	if len(c.errs) > 0 {
-		t.Fatalf("apicheck: the OpenAPI document is broken: %v", c.errs)
+		t.Fatalf("apitest: the OpenAPI document is broken: %v", c.errs)
 	}
 	// The validator renders shared schemas as it works, which is not safe
 	// for concurrent use, and the tests run in parallel.

@@ -1,0 +1,139 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"ballot/dataset"
+)
+
+// answer is a successful answer prepared at load: a document's bytes, or a
+// collection's result, whose body is made with the request's time.
+type answer struct {
+	contentType []string
+	// etag names the plain body and gzipETag the gzip one. A document's
+	// tags are strong, so each encoding has its own; a collection's are
+	// weak (generatedAt differs between equal bodies) and name the content,
+	// the same in both encodings.
+	etag, gzipETag string
+	// body and gzipBody are a document's bytes; nil for a collection.
+	body, gzipBody []byte
+	result         dataset.Result // a collection's records
+}
+
+// bodies recycles response buffers: a request appends into one and writes
+// it in a single call.
+var bodies = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+
+// writeAnswer writes a successful answer: its validators, 304 when the
+// client holds it already, gzip when the client accepts it, the length, and
+// the body in one write (none to HEAD). Every successful answer of the
+// public API goes through it.
+func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer, now time.Time) {
+	gz := acceptsGzip(r.Header["Accept-Encoding"])
+	etag := a.etag
+	if gz {
+		etag = a.gzipETag
+	}
+	// One allocation holds the two values made per request: the ETag
+	// and the length. A header value is a shared slice (see middleware.go).
+	values := make([]string, 2)
+	values[0] = etag
+	h := w.Header()
+	h["Etag"] = values[0:1:1]
+	if noneMatch(r.Header["If-None-Match"], etag) {
+		writeHead(w, http.StatusNotModified, nil, s.cacheControlValue, nil)
+		return
+	}
+	var bp *[]byte
+	body := a.body
+	if gz {
+		body = a.gzipBody
+		h["Content-Encoding"] = gzipValue
+	}
+	if body == nil {
+		bp = bodies.Get().(*[]byte)
+		if gz {
+			// Prepared at load: only the tail is compressed here.
+			body = a.result.AppendGzip((*bp)[:0], now)
+		} else {
+			body = a.result.AppendJSON((*bp)[:0], now)
+		}
+	}
+	values[1] = strconv.Itoa(len(body))
+	writeHead(w, http.StatusOK, a.contentType, s.cacheControlValue, values[1:2:2])
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+	if bp != nil {
+		*bp = body
+		bodies.Put(bp)
+	}
+}
+
+// writeHead sets the fields that describe an answer, its type, caching and
+// length, and sends the status. Every answer goes through it, so each of
+// those fields is set in this one place. An answer with no body (a 304)
+// has a nil contentType, and no type or length.
+func writeHead(w http.ResponseWriter, status int, contentType, cacheControl, length []string) {
+	h := w.Header()
+	h["Cache-Control"] = cacheControl
+	if contentType != nil {
+		h["Content-Type"] = contentType
+		h["Content-Length"] = length
+	}
+	w.WriteHeader(status)
+}
+
+// noneMatch reports whether an If-None-Match header matches etag, using the
+// weak comparison RFC 9110 prescribes for it.
+func noneMatch(headers []string, etag string) bool {
+	want := strings.TrimPrefix(etag, "W/")
+	for _, h := range headers {
+		for _, tag := range strings.Split(h, ",") {
+			tag = strings.TrimSpace(tag)
+			if tag == "*" || strings.TrimPrefix(tag, "W/") == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// acceptsGzip reports whether Accept-Encoding allows gzip: gzip or x-gzip
+// listed with a q-value above 0, or else * with one. It runs on every
+// request, so it walks the header without splitting it into new strings.
+func acceptsGzip(values []string) bool {
+	gzipQ, starQ := -1.0, -1.0
+	for _, v := range values {
+		for v != "" {
+			var item string
+			item, v, _ = strings.Cut(v, ",")
+			coding, params, _ := strings.Cut(item, ";")
+			q := 1.0
+			for params != "" {
+				var p string
+				p, params, _ = strings.Cut(params, ";")
+				name, value, _ := strings.Cut(strings.TrimSpace(p), "=")
+				if strings.EqualFold(name, "q") {
+					if f, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err == nil {
+						q = f
+					}
+				}
+			}
+			switch coding = strings.TrimSpace(coding); {
+			case strings.EqualFold(coding, "gzip"), strings.EqualFold(coding, "x-gzip"):
+				gzipQ = max(gzipQ, q)
+			case coding == "*":
+				starQ = max(starQ, q)
+			}
+		}
+	}
+	if gzipQ >= 0 {
+		return gzipQ > 0
+	}
+	return starQ > 0
+}
