@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -107,20 +106,7 @@ func serve(c *cli.Context) error {
 	for _, w := range ds.Warnings {
 		logger.Warn("dataset warning", slog.String("problem", w.String()))
 	}
-	trusted, _ := cfg.trustedPrefixes() // checked by configFrom
-	maxAge := time.Duration(cfg.CacheMaxAge) * time.Second
-	if maxAge == 0 {
-		maxAge = -1 // server.Options: max-age=0, not the default
-	}
-	srv := server.New(ds, server.Options{
-		CacheMaxAge: maxAge,
-		RateLimit:   cfg.RateLimit,
-		MaxClients:  cfg.MaxTrackedClients,
-		IPv6Prefix:  cfg.IPv6Prefix,
-		ClientIP:    server.ClientIP{Trusted: trusted, Header: cfg.ForwardedHeader},
-		Logger:      logger,
-		AccessLog:   cfg.AccessLog,
-	})
+	srv := server.New(ds, cfg.serverOptions(logger))
 
 	// Listen on both addresses before serving, so a busy port fails at once.
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -165,14 +151,7 @@ func serve(c *cli.Context) error {
 	}
 	logger.Info("serving", attrs...)
 
-	t := server.Timeouts{
-		ReadHeader:     time.Duration(cfg.ReadHeaderTimeout),
-		Read:           time.Duration(cfg.ReadTimeout),
-		Write:          time.Duration(cfg.WriteTimeout),
-		Idle:           time.Duration(cfg.IdleTimeout),
-		Shutdown:       time.Duration(cfg.ShutdownTimeout),
-		MaxHeaderBytes: cfg.MaxHeaderBytes,
-	}
+	t := cfg.timeouts()
 	errorLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	errs := make(chan error, 2)
 	running := 1
