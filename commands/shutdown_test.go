@@ -161,41 +161,119 @@ func TestProdShutdownCompletesInFlight(t *testing.T) {
 		t.Fatalf("%s: %d records, %d bytes; want the embedded dataset's large answer", big, len(bigEnv.Data), len(ref.body))
 	}
 
-	// Keep-alive clients in a loop.
-	type result struct {
-		worker     int
-		path       string
-		err        error
-		errAt      time.Time
-		wroteAt    time.Time // when the request was written, if it was
-		status     int
-		problem    string
-		answerSeen bool
-	}
-	const workers = 8
-	var (
-		wg      sync.WaitGroup
-		flowing sync.WaitGroup
-		resMu   sync.Mutex
-		results []result
-	)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	flowing.Add(workers)
+	const workers = 8
+	loop := startKeepAliveLoops(ctx, t, p, workers, []string{big, e2eBase + "/districts", e2eBase + "/parties"})
+	const begun = 6
+	partial := dialHalfSent(t, p, big, begun)
+	const slowReaders = 4
+	slow := dialSlowReaders(t, p, big, slowReaders)
+	// handled counts the answers to ip whose handler has returned: the
+	// access-log line is written then.
+	handled := func(ip string) int {
+		return strings.Count(p.stderr.String(), "msg=request client_ip="+ip+" method=GET route=candidates")
+	}
+
+	loop.flowing.Wait()                // every keep-alive client has had an answer
+	time.Sleep(300 * time.Millisecond) // the half-sent connections are accepted
+	sigAt := time.Now()
+	p.terminate(t)
+
+	// The listener closes at once: a new connection is refused while the
+	// requests in flight are still open.
+	prodEventually(t, 3*time.Second, "a new connection refused after SIGTERM", func() (bool, string) {
+		conn, err := net.DialTimeout("tcp", p.addr, time.Second)
+		if err == nil {
+			conn.Close()
+			return false, "accepted"
+		}
+		return errors.Is(err, syscall.ECONNREFUSED), err.Error()
+	})
+	refusedAfter := time.Since(sigAt)
+	select {
+	case <-p.done:
+		t.Fatalf("ballot serve exited %v after SIGTERM with requests in flight: %v", time.Since(sigAt), p.err)
+	default:
+	}
+
+	// The half-sent requests are finished now: a complete 200 or a clean
+	// close, nothing in between.
+	time.Sleep(200 * time.Millisecond)
+	var done sync.WaitGroup
+	errs := make(chan string, begun+slowReaders)
+	half := finishHalfSent(&done, errs, partial, len(bigEnv.Data))
+	received := readSlowly(&done, errs, slow, refBody)
+	done.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+
+	// The process exits, well within shutdown_timeout, with status 0.
+	select {
+	case <-p.done:
+	case <-time.After(shutdownTimeout + 2*time.Second):
+		t.Errorf("ballot serve still running %v after SIGTERM (shutdown_timeout %v)", time.Since(sigAt), shutdownTimeout)
+	}
+	exitAfter := time.Since(sigAt)
+	p.stop(t) // exit status 0, "ballot: stopped"
+	cancel()
+	loop.wg.Wait()
+
+	completed, refused, droppedAfterWrite := checkKeepAliveResults(t, loop.results, sigAt)
+	t.Logf("SIGTERM: new connections refused after %v, exit after %v; slow readers: answers received whole %v; half-sent requests: %d answered, %d closed unanswered; keep-alive clients: %d complete answers, %d requests refused or closed unanswered after SIGTERM (%d of them written before it)",
+		refusedAfter.Round(time.Millisecond), exitAfter.Round(time.Millisecond), received,
+		half.answered.Load(), half.closed.Load(), completed, refused, droppedAfterWrite)
+	for i, s := range slow {
+		if got := handled(s.ip); got != 1 || received[i] != 1 {
+			t.Errorf("slow reader %d: %d answers handled, %d received whole; want 1, 1", i, got, received[i])
+		}
+	}
+	if completed < workers {
+		t.Errorf("only %d complete answers to the keep-alive clients", completed)
+	}
+}
+
+// keepAliveResult is what one request of a keep-alive loop got.
+type keepAliveResult struct {
+	worker     int
+	path       string
+	err        error
+	errAt      time.Time
+	wroteAt    time.Time // when the request was written, if it was
+	status     int
+	problem    string
+	answerSeen bool
+}
+
+// keepAliveLoops are clients requesting in a loop on keep-alive
+// connections, each from its own address, until ctx ends or a request
+// fails. flowing is done once each has had an answer (or given up); wg once
+// all have stopped, when results may be read.
+type keepAliveLoops struct {
+	wg, flowing sync.WaitGroup
+	mu          sync.Mutex
+	results     []keepAliveResult
+}
+
+func startKeepAliveLoops(ctx context.Context, t *testing.T, p *e2eProc, workers int, paths []string) *keepAliveLoops {
+	t.Helper()
+	l := &keepAliveLoops{}
+	l.flowing.Add(workers)
 	for w := range workers {
 		hc := p.client(t, fmt.Sprintf("127.0.0.%d", 60+w)).hc
-		wg.Add(1)
+		l.wg.Add(1)
 		go func() {
-			defer wg.Done()
-			paths := []string{big, e2eBase + "/districts", e2eBase + "/parties"}
+			defer l.wg.Done()
 			answered := false
 			defer func() {
 				if !answered {
-					flowing.Done()
+					l.flowing.Done()
 				}
 			}()
 			for i := 0; i < 20000 && ctx.Err() == nil; i++ {
-				res := result{worker: w, path: paths[i%3]}
+				res := keepAliveResult{worker: w, path: paths[i%len(paths)]}
 				// WroteRequest runs on the transport's goroutine.
 				var wrote atomic.Int64
 				trace := &httptrace.ClientTrace{
@@ -228,12 +306,12 @@ func TestProdShutdownCompletesInFlight(t *testing.T) {
 				if n := wrote.Load(); n != 0 {
 					res.wroteAt = time.Unix(0, n)
 				}
-				resMu.Lock()
-				results = append(results, res)
-				resMu.Unlock()
+				l.mu.Lock()
+				l.results = append(l.results, res)
+				l.mu.Unlock()
 				if !answered {
 					answered = true
-					flowing.Done()
+					l.flowing.Done()
 				}
 				if res.err != nil || res.problem != "" {
 					break
@@ -241,34 +319,44 @@ func TestProdShutdownCompletesInFlight(t *testing.T) {
 			}
 		}()
 	}
+	return l
+}
 
-	// Half-sent requests: the request line and Host sent, the rest held
-	// back until after SIGTERM.
-	const begun = 6
-	partial := make([]net.Conn, begun)
+// dialHalfSent opens n connections to p, each from its own address, and
+// sends on each the request line and Host of GET target, holding the rest
+// back.
+func dialHalfSent(t *testing.T, p *e2eProc, target string, n int) []net.Conn {
+	t.Helper()
+	partial := make([]net.Conn, n)
 	for i := range partial {
 		d := net.Dialer{Timeout: 5 * time.Second, LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(70+i))}}
 		conn, err := d.Dial("tcp", p.addr)
 		if err != nil {
 			t.Fatalf("dial: %v", err)
 		}
-		defer conn.Close()
-		if _, err := conn.Write([]byte("GET " + big + " HTTP/1.1\r\nHost: " + p.addr + "\r\n")); err != nil {
+		t.Cleanup(func() { conn.Close() })
+		if _, err := conn.Write([]byte("GET " + target + " HTTP/1.1\r\nHost: " + p.addr + "\r\n")); err != nil {
 			t.Fatal(err)
 		}
 		partial[i] = conn
 	}
+	return partial
+}
 
-	// Answers not yet delivered: only the status line read before SIGTERM,
-	// and a small receive buffer.
-	const slowReaders = 4
-	type slowReader struct {
-		conn net.Conn
-		br   *bufio.Reader
-		resp *http.Response
-		ip   string
-	}
-	slow := make([]slowReader, slowReaders)
+// slowReader is a connection with a small receive buffer that has read the
+// status line and header of its answer, and not the body.
+type slowReader struct {
+	conn net.Conn
+	br   *bufio.Reader
+	resp *http.Response
+	ip   string
+}
+
+// dialSlowReaders opens n slow readers of GET target, each from its own
+// address.
+func dialSlowReaders(t *testing.T, p *e2eProc, target string, n int) []slowReader {
+	t.Helper()
+	slow := make([]slowReader, n)
 	for i := range slow {
 		d := net.Dialer{
 			Timeout:   5 * time.Second,
@@ -283,9 +371,9 @@ func TestProdShutdownCompletesInFlight(t *testing.T) {
 		if err != nil {
 			t.Fatalf("dial: %v", err)
 		}
-		defer conn.Close()
+		t.Cleanup(func() { conn.Close() })
 		_ = conn.SetDeadline(time.Now().Add(15 * time.Second))
-		if _, err := conn.Write([]byte("GET " + big + " HTTP/1.1\r\nHost: " + p.addr + "\r\n\r\n")); err != nil {
+		if _, err := conn.Write([]byte("GET " + target + " HTTP/1.1\r\nHost: " + p.addr + "\r\n\r\n")); err != nil {
 			t.Fatal(err)
 		}
 		br := bufio.NewReaderSize(conn, 512)
@@ -298,40 +386,19 @@ func TestProdShutdownCompletesInFlight(t *testing.T) {
 		}
 		slow[i] = slowReader{conn, br, resp, fmt.Sprintf("127.0.0.%d", 80+i)}
 	}
-	// handled counts the answers to ip whose handler has returned: the
-	// access-log line is written then.
-	handled := func(ip string) int {
-		return strings.Count(p.stderr.String(), "msg=request client_ip="+ip+" method=GET route=candidates")
-	}
+	return slow
+}
 
-	flowing.Wait()                     // every keep-alive client has had an answer
-	time.Sleep(300 * time.Millisecond) // the half-sent connections are accepted
-	sigAt := time.Now()
-	p.terminate(t)
+// halfSentOutcome counts how the half-sent requests ended.
+type halfSentOutcome struct{ answered, closed atomic.Int64 }
 
-	// The listener closes at once: a new connection is refused while the
-	// requests in flight are still open.
-	prodEventually(t, 3*time.Second, "a new connection refused after SIGTERM", func() (bool, string) {
-		conn, err := net.DialTimeout("tcp", p.addr, time.Second)
-		if err == nil {
-			conn.Close()
-			return false, "accepted"
-		}
-		return errors.Is(err, syscall.ECONNREFUSED), err.Error()
-	})
-	refusedAfter := time.Since(sigAt)
-	select {
-	case <-p.done:
-		t.Fatalf("ballot serve exited %v after SIGTERM with requests in flight: %v", time.Since(sigAt), p.err)
-	default:
-	}
-
-	// The half-sent requests are finished now: a complete 200 or a clean
-	// close, nothing in between.
-	time.Sleep(200 * time.Millisecond)
-	var halfAnswered, halfClosed atomic.Int64
-	var done sync.WaitGroup
-	errs := make(chan string, begun+slowReaders)
+// finishHalfSent sends the rest of each half-sent request, one goroutine
+// each (done counts them), and sends to errs what is neither a complete
+// 200 of wantRecords records followed by a close, nor a close without a
+// byte of answer.
+func finishHalfSent(done *sync.WaitGroup, errs chan<- string, partial []net.Conn, wantRecords int) *halfSentOutcome {
+	out := &halfSentOutcome{}
+	halfAnswered, halfClosed := &out.answered, &out.closed
 	for i, conn := range partial {
 		done.Add(1)
 		go func() {
@@ -358,7 +425,7 @@ func TestProdShutdownCompletesInFlight(t *testing.T) {
 			switch {
 			case err != nil:
 				errs <- fmt.Sprintf("half-sent request %d: body cut short after %d bytes: %v", i, len(body), err)
-			case resp.StatusCode != http.StatusOK || json.Unmarshal(body, &env) != nil || len(env.Data) != len(bigEnv.Data):
+			case resp.StatusCode != http.StatusOK || json.Unmarshal(body, &env) != nil || len(env.Data) != wantRecords:
 				errs <- fmt.Sprintf("half-sent request %d: status %d, %d bytes: not the complete 200", i, resp.StatusCode, len(body))
 			case !resp.Close:
 				errs <- fmt.Sprintf("half-sent request %d: answered during shutdown without Connection: close", i)
@@ -369,7 +436,15 @@ func TestProdShutdownCompletesInFlight(t *testing.T) {
 			}
 		}()
 	}
-	received := make([]int, slowReaders)
+	return out
+}
+
+// readSlowly reads each slow reader's answer a little at a time, one
+// goroutine each (done counts them), and sends to errs any answer that is
+// not refBody whole (but for its time) followed by a close. received[i] is
+// 1 when reader i got its answer whole.
+func readSlowly(done *sync.WaitGroup, errs chan<- string, slow []slowReader, refBody []byte) []int {
+	received := make([]int, len(slow))
 	for i, s := range slow {
 		done.Add(1)
 		go func() {
@@ -399,24 +474,15 @@ func TestProdShutdownCompletesInFlight(t *testing.T) {
 			}
 		}()
 	}
-	done.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
-	}
+	return received
+}
 
-	// The process exits, well within shutdown_timeout, with status 0.
-	select {
-	case <-p.done:
-	case <-time.After(shutdownTimeout + 2*time.Second):
-		t.Errorf("ballot serve still running %v after SIGTERM (shutdown_timeout %v)", time.Since(sigAt), shutdownTimeout)
-	}
-	exitAfter := time.Since(sigAt)
-	p.stop(t) // exit status 0, "ballot: stopped"
-	cancel()
-	wg.Wait()
-
-	completed, refused, droppedAfterWrite := 0, 0, 0
+// checkKeepAliveResults checks each keep-alive request: a complete 200, or,
+// only after SIGTERM, a clean connection-level failure. It returns the
+// number of complete answers, of requests refused or closed unanswered, and
+// of those written before SIGTERM.
+func checkKeepAliveResults(t *testing.T, results []keepAliveResult, sigAt time.Time) (completed, refused, droppedAfterWrite int) {
+	t.Helper()
 	for _, r := range results {
 		switch {
 		case r.answerSeen && r.problem != "":
@@ -435,17 +501,7 @@ func TestProdShutdownCompletesInFlight(t *testing.T) {
 			t.Errorf("keep-alive worker %d: %s: after SIGTERM, not a clean connection-level failure: %v", r.worker, r.path, r.err)
 		}
 	}
-	t.Logf("SIGTERM: new connections refused after %v, exit after %v; slow readers: answers received whole %v; half-sent requests: %d answered, %d closed unanswered; keep-alive clients: %d complete answers, %d requests refused or closed unanswered after SIGTERM (%d of them written before it)",
-		refusedAfter.Round(time.Millisecond), exitAfter.Round(time.Millisecond), received,
-		halfAnswered.Load(), halfClosed.Load(), completed, refused, droppedAfterWrite)
-	for i, s := range slow {
-		if got := handled(s.ip); got != 1 || received[i] != 1 {
-			t.Errorf("slow reader %d: %d answers handled, %d received whole; want 1, 1", i, got, received[i])
-		}
-	}
-	if completed < workers {
-		t.Errorf("only %d complete answers to the keep-alive clients", completed)
-	}
+	return completed, refused, droppedAfterWrite
 }
 
 // TestProdShutdownPipelined sends SIGTERM while the server is writing an
