@@ -223,199 +223,261 @@ func TestProdReloadUnderLoad(t *testing.T) {
 	brokenParty["candidates.json"] = v.edit(t, "candidates.json", "elected", true, unknownParty)
 
 	p := startServerWith(t, "--data", v.dir, "--rate-limit", "100000000", "--admin-listen", "127.0.0.1:0")
-	admin := prodAdmin(t, p)
-	hc := prodHTTP(t)
-	initial := prodReadyz(t, hc, admin)
+	rig := &reloadRig{p: p, admin: prodAdmin(t, p), hc: prodHTTP(t), load: &reloadLoad{p: p, c: c}}
+	initial := prodReadyz(t, rig.hc, rig.admin)
 	if initial.Title != "Small test election" {
 		t.Errorf("/readyz title %q, want Small test election", initial.Title)
 	}
-
-	// The load: eight clients, each on its own loopback address, each
-	// alternating /parties and /candidates, one request after another.
 	const workers = 8
-	var (
-		stop       atomic.Bool
-		sent       [2]atomic.Int64 // parties, candidates: requests sent, the checker's included
-		ok         atomic.Int64
-		seen       [3]atomic.Int64 // answers from each valid version
-		failMu     sync.Mutex
-		failures   []string
-		failCount  atomic.Int64
-		started    sync.WaitGroup
-		workerDone sync.WaitGroup
-	)
-	paths := [2]string{e2eBase + "/parties", e2eBase + "/candidates"}
-	fail := func(msg string) {
-		if failCount.Add(1) <= 20 {
-			failMu.Lock()
-			failures = append(failures, msg)
-			failMu.Unlock()
-		}
+	rig.load.start(t, workers)
+	rig.hold(t)
+	rig.probe = p.client(t, "127.0.0.99").hc
+	if got, state := rig.served(); got != 0 {
+		t.Fatalf("at start: %s, want version 0", state)
 	}
-	// get sends one request and checks the answer; it returns the version.
-	get := func(hc *http.Client, which int) int {
-		sent[which].Add(1)
-		resp, err := hc.Get(p.url(paths[which]))
-		if err != nil {
-			fail(fmt.Sprintf("%s: no answer: %v", paths[which], err))
-			return -1
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			fail(fmt.Sprintf("%s: answer cut short after %d bytes: %v", paths[which], len(body), err))
-			return -1
-		}
-		version, problem := c.check(paths[which], resp, body)
-		if problem != "" {
-			fail(problem)
-			return -1
-		}
-		ok.Add(1)
-		seen[version].Add(1)
-		return version
+
+	ready1 := rig.reloadBySIGHUP(t, v1, initial)
+	rig.refuseBySIGHUP(t, brokenSyntax, ready1)
+	rig.refuseByPOST(t, brokenParty, ready1, unknownParty)
+	ready2 := rig.reloadByPOST(t, v2, ready1)
+
+	rig.load.stopAndCheck(t, workers)
+	rig.checkMetricsAndLog(t, ready2)
+}
+
+// reloadLoad is the load of TestProdReloadUnderLoad: clients, each on its
+// own loopback address, alternating /parties and /candidates, one request
+// after another, every answer checked.
+type reloadLoad struct {
+	p          *e2eProc
+	c          *prodChecker
+	stop       atomic.Bool
+	sent       [2]atomic.Int64 // parties, candidates: requests sent, the probe's included
+	ok         atomic.Int64
+	seen       [3]atomic.Int64 // answers from each valid version
+	failMu     sync.Mutex
+	failures   []string
+	failCount  atomic.Int64
+	workerDone sync.WaitGroup
+}
+
+var reloadPaths = [2]string{e2eBase + "/parties", e2eBase + "/candidates"}
+
+func (l *reloadLoad) fail(msg string) {
+	if l.failCount.Add(1) <= 20 {
+		l.failMu.Lock()
+		l.failures = append(l.failures, msg)
+		l.failMu.Unlock()
 	}
+}
+
+// get sends one request and checks the answer; it returns the version.
+func (l *reloadLoad) get(hc *http.Client, which int) int {
+	l.sent[which].Add(1)
+	resp, err := hc.Get(l.p.url(reloadPaths[which]))
+	if err != nil {
+		l.fail(fmt.Sprintf("%s: no answer: %v", reloadPaths[which], err))
+		return -1
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		l.fail(fmt.Sprintf("%s: answer cut short after %d bytes: %v", reloadPaths[which], len(body), err))
+		return -1
+	}
+	version, problem := l.c.check(reloadPaths[which], resp, body)
+	if problem != "" {
+		l.fail(problem)
+		return -1
+	}
+	l.ok.Add(1)
+	l.seen[version].Add(1)
+	return version
+}
+
+// start starts the workers and returns once each has had two answers (or
+// given up). Each checks that versions never go back.
+func (l *reloadLoad) start(t *testing.T, workers int) {
 	loadDeadline := time.Now().Add(12 * time.Second) // a bound far beyond the planned ~2 s of load
+	var started sync.WaitGroup
 	started.Add(workers)
-	workerDone.Add(workers)
+	l.workerDone.Add(workers)
 	for w := range workers {
-		wc := p.client(t, fmt.Sprintf("127.0.0.%d", 30+w)).hc
+		wc := l.p.client(t, fmt.Sprintf("127.0.0.%d", 30+w)).hc
 		go func() {
-			defer workerDone.Done()
+			defer l.workerDone.Done()
 			last, running := 0, false
 			defer func() {
 				if !running {
 					started.Done()
 				}
 			}()
-			for i := 0; i < 200000 && !stop.Load() && time.Now().Before(loadDeadline); i++ {
-				version := get(wc, i%2)
+			for i := 0; i < 200000 && !l.stop.Load() && time.Now().Before(loadDeadline); i++ {
+				version := l.get(wc, i%2)
 				if i == 1 {
 					started.Done()
 					running = true
 				}
 				if version >= 0 && version < last {
-					fail(fmt.Sprintf("worker %d: version %d served after version %d", w, version, last))
+					l.fail(fmt.Sprintf("worker %d: version %d served after version %d", w, version, last))
 				}
 				last = max(last, version)
 			}
 		}()
 	}
 	started.Wait()
-	hold := func() { time.Sleep(400 * time.Millisecond) } // let the load run on each state
-	hold()
+}
 
-	// Our own view, from another address: the version served now.
-	probe := p.client(t, "127.0.0.99").hc
-	served := func() (int, string) {
-		pv, cv := get(probe, 0), get(probe, 1)
-		return pv, fmt.Sprintf("parties from version %d, candidates from version %d", pv, cv)
+// stopAndCheck stops the workers and checks that every request got a
+// complete, valid 200, and that each version was served to them.
+func (l *reloadLoad) stopAndCheck(t *testing.T, workers int) {
+	l.stop.Store(true)
+	l.workerDone.Wait()
+	l.failMu.Lock()
+	for _, f := range l.failures {
+		t.Errorf("failed request: %s", f)
 	}
-	reloads := func(outcome string) float64 {
-		n, ok := prodSeries(prodMetrics(t, hc, admin), "ballot_dataset_reloads_total", "outcome", outcome)
-		if !ok {
-			t.Fatalf("/metrics has no ballot_dataset_reloads_total{outcome=%q}", outcome)
+	l.failMu.Unlock()
+	total := l.sent[0].Load() + l.sent[1].Load()
+	t.Logf("%d requests, %d complete valid 200s, %d failures; answers by version: %d, %d, %d",
+		total, l.ok.Load(), l.failCount.Load(), l.seen[0].Load(), l.seen[1].Load(), l.seen[2].Load())
+	if l.ok.Load() != total {
+		t.Errorf("%d of %d requests did not get a complete, valid 200", total-l.ok.Load(), total)
+	}
+	for i := range l.seen {
+		if l.seen[i].Load() < int64(workers) {
+			t.Errorf("only %d answers from version %d: the load did not overlap the reloads", l.seen[i].Load(), i)
 		}
-		return n
 	}
-	hup := func() {
-		if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
-			t.Fatalf("SIGHUP to pid %d: %v", p.cmd.Process.Pid, err)
-		}
-	}
-	if got, state := served(); got != 0 {
-		t.Fatalf("at start: %s, want version 0", state)
-	}
+}
 
-	// (a) A valid new version, then SIGHUP: served soon after.
-	v.publish(t, v1)
-	hup()
+// reloadRig is the server of TestProdReloadUnderLoad, its admin listener,
+// the load on it, and a probe: a client of its own that asks which version
+// is served.
+type reloadRig struct {
+	p     *e2eProc
+	admin string
+	hc    *http.Client // for the admin listener
+	probe *http.Client
+	load  *reloadLoad
+}
+
+// hold lets the load run on the state the server is in: it returns once
+// the clients have had another 32 complete answers.
+func (r *reloadRig) hold(t *testing.T) {
+	t.Helper()
+	want := r.load.ok.Load() + 32
+	prodEventually(t, 10*time.Second, "32 more answers to the load", func() (bool, string) {
+		got := r.load.ok.Load()
+		return got >= want, fmt.Sprintf("%d answers, %d failures", got, r.load.failCount.Load())
+	})
+}
+
+// served asks, from the probe's address, which version is served now.
+func (r *reloadRig) served() (int, string) {
+	pv, cv := r.load.get(r.probe, 0), r.load.get(r.probe, 1)
+	return pv, fmt.Sprintf("parties from version %d, candidates from version %d", pv, cv)
+}
+
+func (r *reloadRig) reloads(t *testing.T, outcome string) float64 {
+	t.Helper()
+	n, ok := prodSeries(prodMetrics(t, r.hc, r.admin), "ballot_dataset_reloads_total", "outcome", outcome)
+	if !ok {
+		t.Fatalf("/metrics has no ballot_dataset_reloads_total{outcome=%q}", outcome)
+	}
+	return n
+}
+
+func (r *reloadRig) hup(t *testing.T) {
+	t.Helper()
+	if err := r.p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatalf("SIGHUP to pid %d: %v", r.p.cmd.Process.Pid, err)
+	}
+}
+
+// reloadBySIGHUP publishes a valid new version and sends SIGHUP: it is
+// served soon after, and /readyz and the metrics say so.
+func (r *reloadRig) reloadBySIGHUP(t *testing.T, files map[string][]byte, initial prodReady) prodReady {
+	r.load.c.v.publish(t, files)
+	r.hup(t)
 	prodEventually(t, 5*time.Second, "version 1 served after SIGHUP", func() (bool, string) {
-		got, state := served()
+		got, state := r.served()
 		return got == 1, state
 	})
-	ready1 := prodReadyz(t, hc, admin)
+	ready1 := prodReadyz(t, r.hc, r.admin)
 	if ready1.Version == initial.Version || !ready1.LoadedAt.After(initial.LoadedAt) {
 		t.Errorf("/readyz after the SIGHUP reload: %+v, before: %+v; want a new version and load time", ready1, initial)
 	}
-	if s, f := reloads("success"), reloads("failure"); s != 1 || f != 0 {
+	if s, f := r.reloads(t, "success"), r.reloads(t, "failure"); s != 1 || f != 0 {
 		t.Errorf("after one good SIGHUP: reloads success %v, failure %v; want 1, 0", s, f)
 	}
-	hold()
+	r.hold(t)
+	return ready1
+}
 
-	// (b) A broken version, then SIGHUP: refused, the previous one stays.
-	v.publish(t, brokenSyntax)
-	hup()
+// refuseBySIGHUP publishes a broken version and sends SIGHUP: it is
+// refused, logged and counted, and the previous version stays.
+func (r *reloadRig) refuseBySIGHUP(t *testing.T, files map[string][]byte, ready1 prodReady) {
+	r.load.c.v.publish(t, files)
+	r.hup(t)
 	prodEventually(t, 5*time.Second, "the broken SIGHUP reload counted as a failure", func() (bool, string) {
-		f := reloads("failure")
+		f := r.reloads(t, "failure")
 		return f == 1, fmt.Sprintf("failure = %v", f)
 	})
-	prodWaitLog(t, p, regexp.MustCompile(`level=ERROR msg="reload refused: still serving the previous dataset" version=`+ready1.Version+` error=.*candidates\.json`),
+	prodWaitLog(t, r.p, regexp.MustCompile(`level=ERROR msg="reload refused: still serving the previous dataset" version=`+ready1.Version+` error=.*candidates\.json`),
 		"the log line of the refused SIGHUP reload")
-	if r := prodReadyz(t, hc, admin); r != ready1 {
-		t.Errorf("/readyz after a refused reload: %+v, want it unchanged: %+v", r, ready1)
+	if got := prodReadyz(t, r.hc, r.admin); got != ready1 {
+		t.Errorf("/readyz after a refused reload: %+v, want it unchanged: %+v", got, ready1)
 	}
-	if got, state := served(); got != 1 {
+	if got, state := r.served(); got != 1 {
 		t.Errorf("after the broken SIGHUP reload: %s, want version 1 still", state)
 	}
-	hold()
+	r.hold(t)
+}
 
-	// (c) Another broken version, then POST /reload: 422, and the answer
-	// says the previous version is still served.
-	v.publish(t, brokenParty)
-	r := prodDo(t, hc, http.MethodPost, "http://"+admin+"/reload", nil)
-	refused := prodJSON(t, r, http.StatusUnprocessableEntity)
+// refuseByPOST publishes another broken version and sends POST /reload:
+// 422, and the answer says the previous version is still served.
+func (r *reloadRig) refuseByPOST(t *testing.T, files map[string][]byte, ready1 prodReady, unknownParty string) {
+	r.load.c.v.publish(t, files)
+	resp := prodDo(t, r.hc, http.MethodPost, "http://"+r.admin+"/reload", nil)
+	refused := prodJSON(t, resp, http.StatusUnprocessableEntity)
 	if refused["status"] != "refused" || refused["version"] != ready1.Version || !strings.Contains(fmt.Sprint(refused["detail"]), "previous one is still served") {
-		t.Errorf("POST /reload of a broken dataset: %s; want status refused, the version still served (%s) and a detail saying so", r.body, ready1.Version)
+		t.Errorf("POST /reload of a broken dataset: %s; want status refused, the version still served (%s) and a detail saying so", resp.body, ready1.Version)
 	}
 	if errs, _ := refused["errors"].([]any); len(errs) == 0 || !strings.Contains(fmt.Sprint(errs), "candidates.json") || !strings.Contains(fmt.Sprint(errs), unknownParty) {
 		t.Errorf("POST /reload of a broken dataset: errors %v, want the problem in candidates.json naming %s", refused["errors"], unknownParty)
 	}
-	if got, state := served(); got != 1 {
+	if got, state := r.served(); got != 1 {
 		t.Errorf("after the refused POST /reload: %s, want version 1 still", state)
 	}
-	if r := prodReadyz(t, hc, admin); r != ready1 {
-		t.Errorf("/readyz after a refused POST /reload: %+v, want it unchanged: %+v", r, ready1)
+	if got := prodReadyz(t, r.hc, r.admin); got != ready1 {
+		t.Errorf("/readyz after a refused POST /reload: %+v, want it unchanged: %+v", got, ready1)
 	}
-	hold()
+	r.hold(t)
+}
 
-	// (d) A valid version again, then POST /reload: 200 with the new
-	// version, served from the next request on.
-	v.publish(t, v2)
-	r = prodDo(t, hc, http.MethodPost, "http://"+admin+"/reload", nil)
-	reloaded := prodJSON(t, r, http.StatusOK)
-	if got, state := served(); got != 2 {
+// reloadByPOST publishes a valid version again and sends POST /reload: 200
+// with the new version, served from the next request on.
+func (r *reloadRig) reloadByPOST(t *testing.T, files map[string][]byte, ready1 prodReady) prodReady {
+	r.load.c.v.publish(t, files)
+	resp := prodDo(t, r.hc, http.MethodPost, "http://"+r.admin+"/reload", nil)
+	reloaded := prodJSON(t, resp, http.StatusOK)
+	if got, state := r.served(); got != 2 {
 		t.Errorf("right after POST /reload answered 200: %s, want version 2", state)
 	}
-	ready2 := prodReadyz(t, hc, admin)
+	ready2 := prodReadyz(t, r.hc, r.admin)
 	if reloaded["status"] != "reloaded" || reloaded["version"] != ready2.Version || ready2.Version == ready1.Version || !ready2.LoadedAt.After(ready1.LoadedAt) {
-		t.Errorf("POST /reload of a valid dataset: %s; /readyz then %+v (before: %+v)", r.body, ready2, ready1)
+		t.Errorf("POST /reload of a valid dataset: %s; /readyz then %+v (before: %+v)", resp.body, ready2, ready1)
 	}
-	hold()
+	r.hold(t)
+	return ready2
+}
 
-	stop.Store(true)
-	workerDone.Wait()
-
-	failMu.Lock()
-	for _, f := range failures {
-		t.Errorf("failed request: %s", f)
-	}
-	failMu.Unlock()
-	total := sent[0].Load() + sent[1].Load()
-	t.Logf("%d requests, %d complete valid 200s, %d failures; answers by version: %d, %d, %d",
-		total, ok.Load(), failCount.Load(), seen[0].Load(), seen[1].Load(), seen[2].Load())
-	if ok.Load() != total {
-		t.Errorf("%d of %d requests did not get a complete, valid 200", total-ok.Load(), total)
-	}
-	for i := range seen {
-		if seen[i].Load() < workers {
-			t.Errorf("only %d answers from version %d: the load did not overlap the reloads", seen[i].Load(), i)
-		}
-	}
-
-	// The metrics: two reloads of each outcome, the last version's info,
-	// and exactly the requests sent, every one a 200.
-	mfs := prodMetrics(t, hc, admin)
+// checkMetricsAndLog checks the metrics and the log once the load has
+// stopped: two reloads of each outcome, the last version's info, exactly
+// the requests sent, every one a 200, and a log line for each reload.
+func (r *reloadRig) checkMetricsAndLog(t *testing.T, ready2 prodReady) {
+	mfs := prodMetrics(t, r.hc, r.admin)
 	for outcome, want := range map[string]float64{"success": 2, "failure": 2} {
 		if got, _ := prodSeries(mfs, "ballot_dataset_reloads_total", "outcome", outcome); got != want {
 			t.Errorf("ballot_dataset_reloads_total{outcome=%q} = %v, want %v", outcome, got, want)
@@ -429,7 +491,7 @@ func TestProdReloadUnderLoad(t *testing.T) {
 	if mf := mfs["ballot_http_requests_total"]; mf == nil {
 		t.Errorf("/metrics has no ballot_http_requests_total")
 	} else {
-		want := map[string]float64{"parties/200": float64(sent[0].Load()), "candidates/200": float64(sent[1].Load())}
+		want := map[string]float64{"parties/200": float64(r.load.sent[0].Load()), "candidates/200": float64(r.load.sent[1].Load())}
 		got := map[string]float64{}
 		for _, m := range mf.GetMetric() {
 			var route, status string
@@ -449,10 +511,10 @@ func TestProdReloadUnderLoad(t *testing.T) {
 			t.Errorf("ballot_http_requests_total by route/status = %v, want %v (every request sent, all 200)", got, want)
 		}
 	}
-	if n := strings.Count(p.stderr.String(), `msg="dataset reloaded"`); n != 2 {
+	if n := strings.Count(r.p.stderr.String(), `msg="dataset reloaded"`); n != 2 {
 		t.Errorf("%d \"dataset reloaded\" log lines, want 2", n)
 	}
-	if n := strings.Count(p.stderr.String(), `msg="reload refused: still serving the previous dataset"`); n != 2 {
+	if n := strings.Count(r.p.stderr.String(), `msg="reload refused: still serving the previous dataset"`); n != 2 {
 		t.Errorf("%d \"reload refused\" log lines, want 2", n)
 	}
 }
