@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	dto "github.com/prometheus/client_model/go"
 )
@@ -22,8 +21,45 @@ func TestProdAdminListener(t *testing.T) {
 	hc := prodHTTP(t)
 	u := func(path string) string { return "http://" + admin + path }
 
-	// No rate limit, no CORS, no caching on the admin listener: ten quick
-	// requests with an Origin, well over the public limit of 2.
+	checkAdminHeaders(t, hc, u)
+	ready := prodReadyz(t, hc, admin)
+	if !strings.HasPrefix(ready.Title, "Malta general election") {
+		t.Errorf("/readyz title %q, want the embedded dataset's", ready.Title)
+	}
+	if !strings.Contains(p.stderr.String(), "(version "+ready.Version[:12]+")") {
+		t.Errorf("/readyz version %s is not the version serve logged at start", ready.Version)
+	}
+	checkAdminRefusals(t, hc, u)
+	other404 := checkAdminNotPublic(t, p)
+
+	// Public traffic the metrics must show: 3 parties (the third a 429), 1
+	// candidates 400, 1 districts 200, and the 5 admin paths above as
+	// "other" 404 on the public side (4 GETs and a POST).
+	c := p.client(t, "127.0.0.1")
+	checkOK(t, c.send(t, http.MethodGet, e2eBase+"/parties", nil))
+	checkOK(t, c.send(t, http.MethodGet, e2eBase+"/parties", nil))
+	checkProblem(t, c.send(t, http.MethodGet, e2eBase+"/parties", nil), http.StatusTooManyRequests)
+	checkProblem(t, c.send(t, http.MethodGet, e2eBase+"/candidates?limit=0", nil), http.StatusBadRequest)
+	checkOK(t, c.send(t, http.MethodGet, e2eBase+"/districts", nil))
+
+	// A request is counted when its handler returns, which for an answer
+	// longer than the write buffer can be just after the client has read
+	// it: wait for the last one.
+	var mfs map[string]*dto.MetricFamily
+	prodEventually(t, e2eTimeout, "the last request counted", func() (bool, string) {
+		mfs = prodMetrics(t, hc, admin)
+		got, _ := prodSeries(mfs, "ballot_http_requests_total", "route", "districts", "status", "200")
+		return got == 1, fmt.Sprintf("districts 200: %v", got)
+	})
+	checkAdminMetrics(t, mfs, ready, other404)
+
+	t.Run("evictions", func(t *testing.T) { checkEvictions(t, hc) })
+}
+
+// checkAdminHeaders checks that the admin listener has no rate limit, no
+// CORS and no caching: ten quick requests with an Origin, well over the
+// public limit of 2.
+func checkAdminHeaders(t *testing.T, hc *http.Client, u func(string) string) {
 	for i := range 10 {
 		r := prodDo(t, hc, http.MethodGet, u("/healthz"), map[string]string{"Origin": "https://evil.example"})
 		if v := prodJSON(t, r, http.StatusOK); v["status"] != "alive" {
@@ -39,13 +75,11 @@ func TestProdAdminListener(t *testing.T) {
 			t.Errorf("/healthz: Cache-Control %q, want no-store", r.header.Get("Cache-Control"))
 		}
 	}
-	ready := prodReadyz(t, hc, admin)
-	if !strings.HasPrefix(ready.Title, "Malta general election") {
-		t.Errorf("/readyz title %q, want the embedded dataset's", ready.Title)
-	}
-	if !strings.Contains(p.stderr.String(), "(version "+ready.Version[:12]+")") {
-		t.Errorf("/readyz version %s is not the version serve logged at start", ready.Version)
-	}
+}
+
+// checkAdminRefusals checks the admin listener's 404s and 405s, without
+// CORS or rate-limit headers and without internals.
+func checkAdminRefusals(t *testing.T, hc *http.Client, u func(string) string) {
 	for _, tt := range []struct {
 		method, path string
 		status       int
@@ -67,8 +101,12 @@ func TestProdAdminListener(t *testing.T) {
 		}
 		checkNoLeak(t, r.body)
 	}
-	// And the admin endpoints are not on the public listener.
-	// (From an address each: "other" is one rate-limit counter.)
+}
+
+// checkAdminNotPublic checks that the admin endpoints are not on the public
+// listener, and returns how many of those requests were counted as "other"
+// 404s.
+func checkAdminNotPublic(t *testing.T, p *e2eProc) float64 {
 	for i, path := range []string{"/metrics", "/healthz", "/readyz", "/reload"} {
 		if r := p.client(t, fmt.Sprintf("127.0.0.%d", 10+i)).send(t, http.MethodGet, path, nil); r.status != http.StatusNotFound {
 			t.Errorf("GET %s on the public listener: status %d, want 404", path, r.status)
@@ -82,27 +120,12 @@ func TestProdAdminListener(t *testing.T) {
 	if postReload.status == http.StatusNotFound {
 		other404++
 	}
+	return other404
+}
 
-	// Public traffic the metrics must show: 3 parties (the third a 429), 1
-	// candidates 400, 1 districts 200, and the 5 admin paths above as
-	// "other" 404 on the public side (4 GETs and a POST).
-	c := p.client(t, "127.0.0.1")
-	checkOK(t, c.send(t, http.MethodGet, e2eBase+"/parties", nil))
-	checkOK(t, c.send(t, http.MethodGet, e2eBase+"/parties", nil))
-	checkProblem(t, c.send(t, http.MethodGet, e2eBase+"/parties", nil), http.StatusTooManyRequests)
-	checkProblem(t, c.send(t, http.MethodGet, e2eBase+"/candidates?limit=0", nil), http.StatusBadRequest)
-	checkOK(t, c.send(t, http.MethodGet, e2eBase+"/districts", nil))
-
-	// A request is counted when its handler returns, which for an answer
-	// longer than the write buffer can be just after the client has read
-	// it: wait (briefly) for the last one.
-	mfs := prodMetrics(t, hc, admin)
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); mfs = prodMetrics(t, hc, admin) {
-		if got, _ := prodSeries(mfs, "ballot_http_requests_total", "route", "districts", "status", "200"); got == 1 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+// checkAdminMetrics checks the metrics against the traffic
+// TestProdAdminListener sent.
+func checkAdminMetrics(t *testing.T, mfs map[string]*dto.MetricFamily, ready prodReady, other404 float64) {
 	for _, tt := range []struct {
 		name   string
 		typ    dto.MetricType
@@ -160,32 +183,34 @@ func TestProdAdminListener(t *testing.T) {
 			}
 		}
 	}
+}
 
-	t.Run("evictions", func(t *testing.T) {
-		p := startServerWith(t, "--max-tracked-clients", "2", "--rate-limit", "3", "--admin-listen", "127.0.0.1:0")
-		admin := prodAdmin(t, p)
-		first := p.client(t, "127.0.0.1")
-		for i := range 3 {
-			if r := first.send(t, http.MethodGet, e2eBase+"/parties", nil); r.status != http.StatusOK || prodHeaderInt(r, "X-RateLimit-Remaining") != 2-i {
-				t.Fatalf("127.0.0.1 request %d: status %d, Remaining %q", i+1, r.status, r.header.Get("X-RateLimit-Remaining"))
-			}
+// checkEvictions starts a server tracking two clients and sends five: the
+// oldest windows are dropped, counted, and start afresh.
+func checkEvictions(t *testing.T, hc *http.Client) {
+	p := startServerWith(t, "--max-tracked-clients", "2", "--rate-limit", "3", "--admin-listen", "127.0.0.1:0")
+	admin := prodAdmin(t, p)
+	first := p.client(t, "127.0.0.1")
+	for i := range 3 {
+		if r := first.send(t, http.MethodGet, e2eBase+"/parties", nil); r.status != http.StatusOK || prodHeaderInt(r, "X-RateLimit-Remaining") != 2-i {
+			t.Fatalf("127.0.0.1 request %d: status %d, Remaining %q", i+1, r.status, r.header.Get("X-RateLimit-Remaining"))
 		}
-		for ip := 2; ip <= 5; ip++ {
-			c := p.client(t, fmt.Sprintf("127.0.0.%d", ip))
-			if r := c.send(t, http.MethodGet, e2eBase+"/parties", nil); r.status != http.StatusOK || prodHeaderInt(r, "X-RateLimit-Remaining") != 2 {
-				t.Errorf("127.0.0.%d: status %d, Remaining %q; want 200, 2", ip, r.status, r.header.Get("X-RateLimit-Remaining"))
-			}
+	}
+	for ip := 2; ip <= 5; ip++ {
+		c := p.client(t, fmt.Sprintf("127.0.0.%d", ip))
+		if r := c.send(t, http.MethodGet, e2eBase+"/parties", nil); r.status != http.StatusOK || prodHeaderInt(r, "X-RateLimit-Remaining") != 2 {
+			t.Errorf("127.0.0.%d: status %d, Remaining %q; want 200, 2", ip, r.status, r.header.Get("X-RateLimit-Remaining"))
 		}
-		mfs := prodMetrics(t, hc, admin)
-		evicted, _ := prodSeries(mfs, "ballot_rate_limit_evictions_total")
-		tracked, _ := prodSeries(mfs, "ballot_rate_limit_tracked_clients")
-		if evicted < 3 || tracked < 1 || tracked > 2 {
-			t.Errorf("5 clients with max_tracked_clients 2: evictions %v, tracked %v; want at least 3 and at most 2", evicted, tracked)
-		}
-		// 127.0.0.1's window was the oldest: dropped, so it starts afresh.
-		if r := first.send(t, http.MethodGet, e2eBase+"/parties", nil); r.status != http.StatusOK || prodHeaderInt(r, "X-RateLimit-Remaining") != 2 {
-			t.Errorf("127.0.0.1 after its window was evicted: status %d, Remaining %q; want a fresh window (200, 2)", r.status, r.header.Get("X-RateLimit-Remaining"))
-		}
-		t.Logf("evictions %v, tracked %v", evicted, tracked)
-	})
+	}
+	mfs := prodMetrics(t, hc, admin)
+	evicted, _ := prodSeries(mfs, "ballot_rate_limit_evictions_total")
+	tracked, _ := prodSeries(mfs, "ballot_rate_limit_tracked_clients")
+	if evicted < 3 || tracked < 1 || tracked > 2 {
+		t.Errorf("5 clients with max_tracked_clients 2: evictions %v, tracked %v; want at least 3 and at most 2", evicted, tracked)
+	}
+	// 127.0.0.1's window was the oldest: dropped, so it starts afresh.
+	if r := first.send(t, http.MethodGet, e2eBase+"/parties", nil); r.status != http.StatusOK || prodHeaderInt(r, "X-RateLimit-Remaining") != 2 {
+		t.Errorf("127.0.0.1 after its window was evicted: status %d, Remaining %q; want a fresh window (200, 2)", r.status, r.header.Get("X-RateLimit-Remaining"))
+	}
+	t.Logf("evictions %v, tracked %v", evicted, tracked)
 }
