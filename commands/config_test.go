@@ -112,121 +112,133 @@ func TestConfigErrors(t *testing.T) {
 // directory, environment variables and flags.
 func TestProdConfiguration(t *testing.T) {
 	t.Parallel()
-
-	t.Run("unknown key in ./config.toml", func(t *testing.T) {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte("listen = \"127.0.0.1:0\"\nadmin_listen = \"\"\nrate_limitt = 5\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		code, stderr, took := prodRun(t, dir, nil, "serve")
-		if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "rate_limitt") || !strings.Contains(stderr, "config.toml") {
-			t.Errorf("exit %d, stderr %q; want exit 1 and one line naming config.toml and rate_limitt", code, stderr)
-		}
-		if took > 3*time.Second {
-			t.Errorf("took %v to refuse the file", took)
-		}
-	})
-
-	t.Run("invalid value in the environment", func(t *testing.T) {
-		code, stderr, _ := prodRun(t, t.TempDir(), []string{"BALLOT_LOG_FORMAT=xml"}, "serve", "--listen", "127.0.0.1:0", "--admin-listen", "")
-		if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "log_format") || !strings.Contains(stderr, "json") {
-			t.Errorf("BALLOT_LOG_FORMAT=xml: exit %d, stderr %q; want exit 2 and one line naming log_format and what it accepts", code, stderr)
-		}
-	})
-
+	t.Run("unknown key in ./config.toml", checkConfigUnknownKey)
+	t.Run("invalid value in the environment", checkConfigInvalidEnv)
 	// The file says 2, the environment 3, the flag 4: later wins.
-	t.Run("file, then environment, then flag", func(t *testing.T) {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte("rate_limit = 2\nadmin_listen = \"\"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		limited := func(p *e2eProc, limit int) {
-			t.Helper()
-			c := p.client(t, "127.0.0.1")
-			for i := range limit + 1 {
-				r := c.send(t, http.MethodGet, e2eBase+"/districts", nil)
-				want := http.StatusOK
-				if i == limit {
-					want = http.StatusTooManyRequests
-				}
-				if r.status != want || r.header.Get("X-RateLimit-Limit") != strconv.Itoa(limit) {
-					t.Errorf("request %d: status %d, X-RateLimit-Limit %q; want %d, %d", i+1, r.status, r.header.Get("X-RateLimit-Limit"), want, limit)
-				}
-			}
-		}
-		limited(prodStart(t, dir, nil), 2)
-		limited(prodStart(t, dir, []string{"BALLOT_RATE_LIMIT=3"}), 3)
-		limited(prodStart(t, dir, []string{"BALLOT_RATE_LIMIT=3"}, "--rate-limit", "4"), 4)
-	})
+	t.Run("file, then environment, then flag", checkConfigPrecedence)
+	t.Run("JSON log", checkJSONLog)
+	t.Run("busy admin_listen set explicitly", checkBusyAdminListen)
+}
 
-	t.Run("JSON log", func(t *testing.T) {
-		p := prodStart(t, t.TempDir(), nil, "--log-format", "json", "--admin-listen", "")
-		c := p.client(t, "127.0.0.3")
-		ok := c.send(t, http.MethodGet, e2eBase+"/candidates?limit=2", nil)
-		checkOK(t, ok)
-		missing := c.send(t, http.MethodGet, e2eBase+"/nope", nil)
-		type line struct {
-			Msg      string   `json:"msg"`
-			Level    string   `json:"level"`
-			ClientIP string   `json:"client_ip"`
-			Method   string   `json:"method"`
-			Route    string   `json:"route"`
-			URI      string   `json:"uri"`
-			Status   *int     `json:"status"`
-			Bytes    *int     `json:"bytes"`
-			Duration *float64 `json:"duration"`
-		}
-		var requests []line
-		prodEventually(t, 5*time.Second, "two access-log lines", func() (bool, string) {
-			requests = requests[:0]
-			for _, s := range strings.Split(strings.TrimSpace(p.stderr.String()), "\n") {
-				var l line
-				if err := json.Unmarshal([]byte(s), &l); err != nil {
-					t.Fatalf("a stderr line that is not JSON with --log-format json: %q", s)
-				}
-				if l.Msg == "request" {
-					requests = append(requests, l)
-				}
-			}
-			return len(requests) == 2, fmt.Sprintf("%d lines", len(requests))
-		})
-		for i, want := range []struct {
-			route, uri string
-			r          reply
-		}{
-			{"candidates", e2eBase + "/candidates?limit=2", ok},
-			{"other", e2eBase + "/nope", missing},
-		} {
-			l := requests[i]
-			if l.Level != "INFO" || l.ClientIP != "127.0.0.3" || l.Method != "GET" || l.Route != want.route || l.URI != want.uri ||
-				l.Status == nil || *l.Status != want.r.status || l.Bytes == nil || *l.Bytes != len(want.r.body) || l.Duration == nil || *l.Duration <= 0 {
-				t.Errorf("access-log line %d: %+v; want client_ip 127.0.0.3, route %s, uri %s, status %d, bytes %d and a duration", i+1, l, want.route, want.uri, want.r.status, len(want.r.body))
-			}
-		}
-		if strings.Contains(p.stderr.String(), "ballot: serving") {
-			t.Errorf("a text line in the JSON log")
-		}
-	})
+func checkConfigUnknownKey(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte("listen = \"127.0.0.1:0\"\nadmin_listen = \"\"\nrate_limitt = 5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr, took := prodRun(t, dir, nil, "serve")
+	if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "rate_limitt") || !strings.Contains(stderr, "config.toml") {
+		t.Errorf("exit %d, stderr %q; want exit 1 and one line naming config.toml and rate_limitt", code, stderr)
+	}
+	if took > 3*time.Second {
+		t.Errorf("took %v to refuse the file", took)
+	}
+}
 
-	t.Run("busy admin_listen set explicitly", func(t *testing.T) {
-		busy, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
+func checkConfigInvalidEnv(t *testing.T) {
+	code, stderr, _ := prodRun(t, t.TempDir(), []string{"BALLOT_LOG_FORMAT=xml"}, "serve", "--listen", "127.0.0.1:0", "--admin-listen", "")
+	if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "log_format") || !strings.Contains(stderr, "json") {
+		t.Errorf("BALLOT_LOG_FORMAT=xml: exit %d, stderr %q; want exit 2 and one line naming log_format and what it accepts", code, stderr)
+	}
+}
+
+func checkConfigPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte("rate_limit = 2\nadmin_listen = \"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkRateLimited(t, prodStart(t, dir, nil), 2)
+	checkRateLimited(t, prodStart(t, dir, []string{"BALLOT_RATE_LIMIT=3"}), 3)
+	checkRateLimited(t, prodStart(t, dir, []string{"BALLOT_RATE_LIMIT=3"}, "--rate-limit", "4"), 4)
+}
+
+// checkRateLimited sends limit+1 requests to p from one address: limit
+// answers, then a 429, each with X-RateLimit-Limit limit.
+func checkRateLimited(t *testing.T, p *e2eProc, limit int) {
+	t.Helper()
+	c := p.client(t, "127.0.0.1")
+	for i := range limit + 1 {
+		r := c.send(t, http.MethodGet, e2eBase+"/districts", nil)
+		want := http.StatusOK
+		if i == limit {
+			want = http.StatusTooManyRequests
 		}
-		defer busy.Close()
-		code, stderr, took := prodRun(t, t.TempDir(), nil, "serve", "--listen", "127.0.0.1:0", "--admin-listen", busy.Addr().String())
-		if code != 1 || !strings.Contains(stderr, "admin_listen") || !strings.Contains(stderr, busy.Addr().String()) || strings.Contains(stderr, "serving") {
-			t.Errorf("exit %d, stderr %q; want exit 1 with a message naming admin_listen and %s, before serving", code, stderr, busy.Addr())
+		if r.status != want || r.header.Get("X-RateLimit-Limit") != strconv.Itoa(limit) {
+			t.Errorf("request %d: status %d, X-RateLimit-Limit %q; want %d, %d", i+1, r.status, r.header.Get("X-RateLimit-Limit"), want, limit)
 		}
-		if took > 3*time.Second {
-			t.Errorf("took %v to fail on a busy admin port, want at once", took)
+	}
+}
+
+// checkJSONLog checks that --log-format json writes only JSON lines, with an
+// access-log line per request.
+func checkJSONLog(t *testing.T) {
+	p := prodStart(t, t.TempDir(), nil, "--log-format", "json", "--admin-listen", "")
+	c := p.client(t, "127.0.0.3")
+	ok := c.send(t, http.MethodGet, e2eBase+"/candidates?limit=2", nil)
+	checkOK(t, ok)
+	missing := c.send(t, http.MethodGet, e2eBase+"/nope", nil)
+	type line struct {
+		Msg      string   `json:"msg"`
+		Level    string   `json:"level"`
+		ClientIP string   `json:"client_ip"`
+		Method   string   `json:"method"`
+		Route    string   `json:"route"`
+		URI      string   `json:"uri"`
+		Status   *int     `json:"status"`
+		Bytes    *int     `json:"bytes"`
+		Duration *float64 `json:"duration"`
+	}
+	var requests []line
+	prodEventually(t, 5*time.Second, "two access-log lines", func() (bool, string) {
+		requests = requests[:0]
+		for _, s := range strings.Split(strings.TrimSpace(p.stderr.String()), "\n") {
+			var l line
+			if err := json.Unmarshal([]byte(s), &l); err != nil {
+				t.Fatalf("a stderr line that is not JSON with --log-format json: %q", s)
+			}
+			if l.Msg == "request" {
+				requests = append(requests, l)
+			}
 		}
-		// The same through the environment.
-		code, stderr, _ = prodRun(t, t.TempDir(), []string{"BALLOT_ADMIN_LISTEN=" + busy.Addr().String()}, "serve", "--listen", "127.0.0.1:0")
-		if code != 1 || !strings.Contains(stderr, "admin_listen") {
-			t.Errorf("BALLOT_ADMIN_LISTEN busy: exit %d, stderr %q; want exit 1 naming admin_listen", code, stderr)
-		}
+		return len(requests) == 2, fmt.Sprintf("%d lines", len(requests))
 	})
+	for i, want := range []struct {
+		route, uri string
+		r          reply
+	}{
+		{"candidates", e2eBase + "/candidates?limit=2", ok},
+		{"other", e2eBase + "/nope", missing},
+	} {
+		l := requests[i]
+		if l.Level != "INFO" || l.ClientIP != "127.0.0.3" || l.Method != "GET" || l.Route != want.route || l.URI != want.uri ||
+			l.Status == nil || *l.Status != want.r.status || l.Bytes == nil || *l.Bytes != len(want.r.body) || l.Duration == nil || *l.Duration <= 0 {
+			t.Errorf("access-log line %d: %+v; want client_ip 127.0.0.3, route %s, uri %s, status %d, bytes %d and a duration", i+1, l, want.route, want.uri, want.r.status, len(want.r.body))
+		}
+	}
+	if strings.Contains(p.stderr.String(), "ballot: serving") {
+		t.Errorf("a text line in the JSON log")
+	}
+}
+
+// checkBusyAdminListen checks that an admin_listen set explicitly, by flag
+// or environment, fails at once when its port is taken.
+func checkBusyAdminListen(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	code, stderr, took := prodRun(t, t.TempDir(), nil, "serve", "--listen", "127.0.0.1:0", "--admin-listen", busy.Addr().String())
+	if code != 1 || !strings.Contains(stderr, "admin_listen") || !strings.Contains(stderr, busy.Addr().String()) || strings.Contains(stderr, "serving") {
+		t.Errorf("exit %d, stderr %q; want exit 1 with a message naming admin_listen and %s, before serving", code, stderr, busy.Addr())
+	}
+	if took > 3*time.Second {
+		t.Errorf("took %v to fail on a busy admin port, want at once", took)
+	}
+	// The same through the environment.
+	code, stderr, _ = prodRun(t, t.TempDir(), []string{"BALLOT_ADMIN_LISTEN=" + busy.Addr().String()}, "serve", "--listen", "127.0.0.1:0")
+	if code != 1 || !strings.Contains(stderr, "admin_listen") {
+		t.Errorf("BALLOT_ADMIN_LISTEN busy: exit %d, stderr %q; want exit 1 naming admin_listen", code, stderr)
+	}
 }
 
 // TestServeHelpDefaults runs serve --help and checks, for every key of the
