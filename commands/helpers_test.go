@@ -167,18 +167,19 @@ func startServer(t *testing.T) *e2eProc {
 	return startServerWith(t)
 }
 
-// startServerWith is startServer with more arguments after
-// "serve --listen 127.0.0.1:0".
-func startServerWith(t *testing.T, args ...string) *e2eProc {
+// launchServe starts "ballot serve --listen 127.0.0.1:0" with args in dir,
+// with none of the caller's BALLOT_ variables but env. The caller stops it.
+func launchServe(t *testing.T, dir string, env []string, args ...string) *e2eProc {
 	t.Helper()
 	bin := e2eBuild(t)
 	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
-	cmd.Dir = t.TempDir()
+	cmd.Dir = dir
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "BALLOT_") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, env...)
 	p := &e2eProc{t: t, cmd: cmd, stderr: &stderrLog{found: make(chan string, 1)}, done: make(chan struct{})}
 	cmd.Stdout = io.Discard
 	cmd.Stderr = p.stderr
@@ -189,10 +190,18 @@ func startServerWith(t *testing.T, args ...string) *e2eProc {
 		p.err = cmd.Wait()
 		close(p.done)
 	}()
+	return p
+}
+
+// startServerWith is startServer with more arguments after
+// "serve --listen 127.0.0.1:0".
+func startServerWith(t *testing.T, args ...string) *e2eProc {
+	t.Helper()
+	p := launchServe(t, t.TempDir(), nil, args...)
 	t.Cleanup(func() {
 		p.stop(t)
 		if t.Failed() {
-			t.Logf("stderr of ballot serve (pid %d):\n%s", cmd.Process.Pid, p.stderr.shortened())
+			t.Logf("stderr of ballot serve (pid %d):\n%s", p.cmd.Process.Pid, p.stderr.shortened())
 		}
 	})
 	select {
@@ -233,15 +242,25 @@ func (p *e2eProc) terminate(t *testing.T) {
 	}
 }
 
-// waitExit waits for the process after SIGTERM and checks its exit.
-func (p *e2eProc) waitExit(t *testing.T) {
+// exited waits for the process after SIGTERM; after 15 s it kills it,
+// says so and returns false.
+func (p *e2eProc) exited(t *testing.T) bool {
 	t.Helper()
 	select {
 	case <-p.done:
+		return true
 	case <-time.After(15 * time.Second):
 		_ = p.cmd.Process.Signal(syscall.SIGKILL)
 		<-p.done
 		t.Errorf("ballot serve (pid %d) did not exit within 15 s of SIGTERM; killed", p.cmd.Process.Pid)
+		return false
+	}
+}
+
+// waitExit waits for the process after SIGTERM and checks its exit.
+func (p *e2eProc) waitExit(t *testing.T) {
+	t.Helper()
+	if !p.exited(t) {
 		return
 	}
 	if p.err != nil || p.cmd.ProcessState.ExitCode() != 0 {
@@ -715,25 +734,7 @@ func prodAdmin(t *testing.T, p *e2eProc) string {
 // log, and its cleanup stops the process with SIGTERM and expects exit 0.
 func prodStart(t *testing.T, dir string, env []string, args ...string) *e2eProc {
 	t.Helper()
-	bin := e2eBuild(t)
-	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
-	cmd.Dir = dir
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "BALLOT_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, env...)
-	p := &e2eProc{t: t, cmd: cmd, stderr: &stderrLog{found: make(chan string, 1)}, done: make(chan struct{})}
-	cmd.Stdout = io.Discard
-	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", bin, err)
-	}
-	go func() {
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
+	p := launchServe(t, dir, env, args...)
 	t.Cleanup(func() {
 		if strings.Contains(p.stderr.String(), "ballot: serving") {
 			p.stop(t) // the text log: e2e_test.go's checks, "ballot: stopped" included
@@ -741,7 +742,7 @@ func prodStart(t *testing.T, dir string, env []string, args ...string) *e2eProc 
 			prodStopJSON(t, p)
 		}
 		if t.Failed() {
-			t.Logf("stderr of ballot serve (pid %d):\n%s", cmd.Process.Pid, p.stderr.shortened())
+			t.Logf("stderr of ballot serve (pid %d):\n%s", p.cmd.Process.Pid, p.stderr.shortened())
 		}
 	})
 	deadline := time.Now().Add(e2eStartWait)
@@ -770,12 +771,7 @@ func prodStopJSON(t *testing.T, p *e2eProc) {
 	t.Helper()
 	p.terminate(t)
 	p.waited.Do(func() {
-		select {
-		case <-p.done:
-		case <-time.After(15 * time.Second):
-			_ = p.cmd.Process.Signal(syscall.SIGKILL)
-			<-p.done
-			t.Errorf("ballot serve (pid %d) did not exit within 15 s of SIGTERM; killed", p.cmd.Process.Pid)
+		if !p.exited(t) {
 			return
 		}
 		if p.err != nil {

@@ -358,16 +358,7 @@ func dialSlowReaders(t *testing.T, p *e2eProc, target string, n int) []slowReade
 	t.Helper()
 	slow := make([]slowReader, n)
 	for i := range slow {
-		d := net.Dialer{
-			Timeout:   5 * time.Second,
-			LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(80+i))},
-			Control: func(_, _ string, rc syscall.RawConn) error {
-				var serr error
-				err := rc.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 2048) })
-				return errors.Join(err, serr)
-			},
-		}
-		conn, err := d.Dial("tcp", p.addr)
+		conn, err := smallBufferDialer(net.IPv4(127, 0, 0, byte(80+i))).Dial("tcp", p.addr)
 		if err != nil {
 			t.Fatalf("dial: %v", err)
 		}
@@ -525,16 +516,7 @@ func TestProdShutdownPipelined(t *testing.T) {
 	refBody := e2eGenerated.ReplaceAll(ref.body, nil)
 
 	const pipelined = 120
-	d := net.Dialer{
-		Timeout:   5 * time.Second,
-		LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 90)},
-		Control: func(_, _ string, rc syscall.RawConn) error {
-			var serr error
-			err := rc.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 2048) })
-			return errors.Join(err, serr)
-		},
-	}
-	conn, err := d.Dial("tcp", p.addr)
+	conn, err := smallBufferDialer(net.IPv4(127, 0, 0, 90)).Dial("tcp", p.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -638,5 +620,19 @@ func TestProdShutdownDeadline(t *testing.T) {
 	}
 	if !strings.Contains(p.stderr.String(), "ballot: stopped") {
 		t.Errorf("stderr does not say \"ballot: stopped\"")
+	}
+}
+
+// smallBufferDialer dials from ip with a 2 KiB receive buffer, so that an
+// answer larger than the socket buffers stays in flight until it is read.
+func smallBufferDialer(ip net.IP) *net.Dialer {
+	return &net.Dialer{
+		Timeout:   5 * time.Second,
+		LocalAddr: &net.TCPAddr{IP: ip},
+		Control: func(_, _ string, rc syscall.RawConn) error {
+			var serr error
+			err := rc.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 2048) })
+			return errors.Join(err, serr)
+		},
 	}
 }
