@@ -41,7 +41,9 @@ func (d *discard) WriteHeader(status int)      { d.status = status }
 func (d *discard) Write(b []byte) (int, error) { d.n += len(b); return len(b), nil }
 
 func benchServe(b *testing.B, ds *dataset.Dataset, target string, header map[string]string) {
-	srv := server.New(ds, server.Options{RateLimit: 1_000_000_000, MaxClients: 1_000_000})
+	opts := server.DefaultOptions()
+	opts.RateLimit, opts.MaxClients = 1_000_000_000, 1_000_000
+	srv := server.New(ds, opts)
 	req := httptest.NewRequest(http.MethodGet, target, nil)
 	req.RemoteAddr = "192.0.2.7:40000"
 	for k, v := range header {
@@ -152,7 +154,9 @@ func BenchmarkLoadSynth(b *testing.B) {
 // from a real answer. The difference is net/http's own cost for the header
 // fields the contract requires.
 func BenchmarkHeaderBlock(b *testing.B) {
-	srv := server.New(malta(b), server.Options{RateLimit: 1_000_000_000})
+	opts := server.DefaultOptions()
+	opts.RateLimit = 1_000_000_000
+	srv := server.New(malta(b), opts)
 	rec := httptest.NewRecorder()
 	srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, api+"/parties", nil))
 	if rec.Code != http.StatusOK {

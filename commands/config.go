@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/netip"
 	"net/url"
 	"os"
@@ -13,7 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"ballot/server/ratelimit"
+	"ballot/server"
 )
 
 // Config is the configuration of serve: defaults in code, then the config
@@ -74,25 +75,55 @@ func (d *Duration) UnmarshalText(b []byte) error {
 // MarshalText writes the duration as "5s".
 func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
 
-// DefaultConfig is the configuration with no file, variable or flag.
+// DefaultConfig is the configuration with no file, variable or flag. What
+// the server uses is read from the server's own defaults, so each default is
+// written in one place; the rest is decided here.
 func DefaultConfig() Config {
+	o, t := server.DefaultOptions(), server.DefaultTimeouts()
 	return Config{
 		Listen:            ":8080",
 		AdminListen:       "127.0.0.1:9090",
-		CacheMaxAge:       60,
-		RateLimit:         60,
+		CacheMaxAge:       int(o.CacheMaxAge / time.Second),
+		RateLimit:         o.RateLimit,
 		TrustedProxies:    []string{},
 		ForwardedHeader:   "X-Forwarded-For",
-		IPv6Prefix:        64,
-		MaxTrackedClients: 1_000_000,
-		ReadHeaderTimeout: Duration(5 * time.Second),
-		ReadTimeout:       Duration(10 * time.Second),
-		WriteTimeout:      Duration(30 * time.Second),
-		IdleTimeout:       Duration(120 * time.Second),
-		MaxHeaderBytes:    64 << 10,
-		ShutdownTimeout:   Duration(10 * time.Second),
+		IPv6Prefix:        o.IPv6Prefix,
+		MaxTrackedClients: o.MaxClients,
+		ReadHeaderTimeout: Duration(t.ReadHeader),
+		ReadTimeout:       Duration(t.Read),
+		WriteTimeout:      Duration(t.Write),
+		IdleTimeout:       Duration(t.Idle),
+		MaxHeaderBytes:    t.MaxHeaderBytes,
+		ShutdownTimeout:   Duration(t.Shutdown),
 		AccessLog:         true,
 		LogFormat:         "text",
+	}
+}
+
+// serverOptions is the server's part of a checked configuration.
+func (c Config) serverOptions(logger *slog.Logger) server.Options {
+	o := server.DefaultOptions()
+	o.CacheMaxAge = time.Duration(c.CacheMaxAge) * time.Second
+	o.RateLimit = c.RateLimit
+	o.MaxClients = c.MaxTrackedClients
+	o.IPv6Prefix = c.IPv6Prefix
+	trusted, _ := c.trustedPrefixes() // checked by check
+	o.ClientIP = server.ClientIP{Trusted: trusted, Header: c.ForwardedHeader}
+	o.Logger = logger
+	o.AccessLog = c.AccessLog
+	o.PublicURL = c.PublicURL
+	return o
+}
+
+// timeouts is the HTTP servers' part of a checked configuration.
+func (c Config) timeouts() server.Timeouts {
+	return server.Timeouts{
+		ReadHeader:     time.Duration(c.ReadHeaderTimeout),
+		Read:           time.Duration(c.ReadTimeout),
+		Write:          time.Duration(c.WriteTimeout),
+		Idle:           time.Duration(c.IdleTimeout),
+		Shutdown:       time.Duration(c.ShutdownTimeout),
+		MaxHeaderBytes: c.MaxHeaderBytes,
 	}
 }
 
@@ -156,8 +187,8 @@ func (c Config) check() error {
 		return errors.New("rate_limit must be a number of requests per minute, 1 or more")
 	case c.IPv6Prefix < 1 || c.IPv6Prefix > 128:
 		return errors.New("ipv6_prefix must be a prefix length from 1 to 128 (64 counts each /64 as one client)")
-	case c.MaxTrackedClients < 1 || c.MaxTrackedClients > ratelimit.MaxClients:
-		return fmt.Errorf("max_tracked_clients must be from 1 to %d (each reserves about 50 bytes)", ratelimit.MaxClients)
+	case c.MaxTrackedClients < 1 || c.MaxTrackedClients > server.MaxClients:
+		return fmt.Errorf("max_tracked_clients must be from 1 to %d (each reserves about 50 bytes)", server.MaxClients)
 	case c.ShutdownTimeout <= 0:
 		return errors.New(`shutdown_timeout must be a duration above zero, such as "10s"`)
 	case c.MaxHeaderBytes < 1024:

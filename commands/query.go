@@ -95,7 +95,7 @@ func query(c *cli.Context) error {
 		}
 		return nil
 	}
-	return writeColumns(w, format, collection, res, labels(ds, format))
+	return writeColumns(w, format, ds, collection, res, labels(ds, format))
 }
 
 // recordTypes gives each collection's record type, whose JSON field names
@@ -133,19 +133,25 @@ func labels(ds *dataset.Dataset, format string) map[string]string {
 
 // writeColumns writes the records as CSV or as an aligned table: one column
 // per field, lists joined with ";" (localities by name), null as empty.
-func writeColumns(w io.Writer, format string, c dataset.Collection, res dataset.Result, labels map[string]string) error {
-	cols := columns(c)
-	rows := [][]string{cols}
-	for i := range res.Count() {
-		var rec map[string]any
-		dec := json.NewDecoder(bytes.NewReader(res.Record(i)))
-		dec.UseNumber()
-		if err := dec.Decode(&rec); err != nil {
-			return err
-		}
-		row := make([]string, len(cols))
-		for j, col := range cols {
-			row[j] = cell(rec[col], labels)
+func writeColumns(w io.Writer, format string, ds *dataset.Dataset, c dataset.Collection, res dataset.Result, labels map[string]string) error {
+	var recs []reflect.Value
+	var err error
+	switch c {
+	case dataset.Parties:
+		recs, err = resultRecords(res, ds.Parties(), func(p dataset.Party) string { return p.ID })
+	case dataset.Districts:
+		recs, err = resultRecords(res, ds.Districts(), func(d dataset.District) string { return d.ID })
+	case dataset.Candidates:
+		recs, err = resultRecords(res, ds.Candidates(), func(c dataset.Candidate) string { return c.ID })
+	}
+	if err != nil {
+		return err
+	}
+	rows := [][]string{columns(c)}
+	for _, rec := range recs {
+		row := make([]string, rec.NumField())
+		for j := range row {
+			row[j] = cell(rec.Field(j), labels)
 		}
 		rows = append(rows, row)
 	}
@@ -168,24 +174,55 @@ func writeColumns(w io.Writer, format string, c dataset.Collection, res dataset.
 	return tw.Flush()
 }
 
-func cell(v any, labels map[string]string) string {
-	switch v := v.(type) {
-	case nil:
-		return ""
-	case string:
-		if label, ok := labels[v]; ok {
+// resultRecords returns the records of res, in its order, as the dataset's
+// own values. A result holds its records encoded; only their ids are read
+// back, to find each one among all.
+func resultRecords[T any](res dataset.Result, all []T, id func(T) string) ([]reflect.Value, error) {
+	byID := make(map[string]int, len(all))
+	for i, r := range all {
+		byID[id(r)] = i
+	}
+	out := make([]reflect.Value, res.Count())
+	for i := range out {
+		var rec struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(res.Record(i), &rec); err != nil {
+			return nil, err
+		}
+		j, ok := byID[rec.ID]
+		if !ok {
+			return nil, fmt.Errorf("record %d of the answer, id %q, is not in the dataset", i, rec.ID)
+		}
+		out[i] = reflect.ValueOf(all[j])
+	}
+	return out, nil
+}
+
+// cell writes one field: null as empty, ids as their labels, lists joined
+// with ";", and a list of records (localities) by their names.
+func cell(v reflect.Value, labels map[string]string) string {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return ""
+		}
+		return cell(v.Elem(), labels)
+	case reflect.String:
+		if label, ok := labels[v.String()]; ok {
 			return label
 		}
-		return v
-	case []any:
-		parts := make([]string, len(v))
-		for i, item := range v {
-			if obj, ok := item.(map[string]any); ok {
-				item = obj["name"]
+		return v.String()
+	case reflect.Slice:
+		parts := make([]string, v.Len())
+		for i := range parts {
+			item := v.Index(i)
+			if item.Kind() == reflect.Struct {
+				item = item.FieldByName("Name")
 			}
 			parts[i] = cell(item, labels)
 		}
 		return strings.Join(parts, ";")
 	}
-	return fmt.Sprint(v)
+	return fmt.Sprint(v.Interface())
 }

@@ -42,7 +42,9 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := server.New(ds, server.Options{RateLimit: 1 << 30})
+		opts := server.DefaultOptions()
+		opts.RateLimit = 1 << 30
+		srv := server.New(ds, opts)
 		districtValues := []string{"", "1", "05", "13", "14", strings.ToUpper(ds.Districts()[4].ID)}
 		partyValues := []string{"", strings.ToUpper(ds.Parties()[0].Slug), ds.Parties()[1].ID, "no-such-party"}
 		for _, collection := range dataset.Collections {
@@ -197,5 +199,47 @@ func TestQueryUsage(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %d, nothing, %q", code, stdout, stderr, tt.code, tt.stderr)
 			}
 		})
+	}
+}
+
+// TestQueryColumnsGolden writes every collection of the embedded dataset and
+// of the corpus's valid datasets as CSV and as a table, against golden files
+// in testdata/query: every column and cell, byte for byte.
+func TestQueryColumnsGolden(t *testing.T) {
+	datasets := []struct{ name, dir string }{
+		{"embedded", ""},
+		{"valid", filepath.Join("testdata", "datasets", "valid")},
+		{"warnings", filepath.Join("testdata", "datasets", "warnings")},
+	}
+	queries := []struct {
+		name         string
+		args         []string
+		embeddedOnly bool // names the embedded dataset's district and party
+	}{
+		{"parties", []string{"parties"}, false},
+		{"districts", []string{"districts"}, false},
+		{"candidates", []string{"candidates", "--limit", "500"}, false},
+		{"candidates-5-pn", []string{"candidates", "--district", "5", "--party", "pn"}, true},
+	}
+	for _, d := range datasets {
+		for _, q := range queries {
+			if q.embeddedOnly && d.dir != "" {
+				continue
+			}
+			for _, format := range []string{"csv", "table"} {
+				name := d.name + "-" + q.name + "." + format
+				t.Run(name, func(t *testing.T) {
+					args := append([]string{"query", "--format", format}, q.args...)
+					if d.dir != "" {
+						args = append(args, "--data", d.dir)
+					}
+					code, stdout, stderr := run(t, args...)
+					if code != 0 || stderr != "" {
+						t.Fatalf("exit %d, stderr %q", code, stderr)
+					}
+					golden(t, filepath.Join("testdata", "query", name), []byte(stdout))
+				})
+			}
+		}
 	}
 }

@@ -107,21 +107,7 @@ func serve(c *cli.Context) error {
 	for _, w := range ds.Warnings {
 		logger.Warn("dataset warning", slog.String("problem", w.String()))
 	}
-	trusted, _ := cfg.trustedPrefixes() // checked by configFrom
-	maxAge := time.Duration(cfg.CacheMaxAge) * time.Second
-	if maxAge == 0 {
-		maxAge = -1 // server.Options: max-age=0, not the default
-	}
-	srv := server.New(ds, server.Options{
-		CacheMaxAge: maxAge,
-		RateLimit:   cfg.RateLimit,
-		MaxClients:  cfg.MaxTrackedClients,
-		IPv6Prefix:  cfg.IPv6Prefix,
-		ClientIP:    server.ClientIP{Trusted: trusted, Header: cfg.ForwardedHeader},
-		Logger:      logger,
-		AccessLog:   cfg.AccessLog,
-		PublicURL:   cfg.PublicURL,
-	})
+	srv := server.New(ds, cfg.serverOptions(logger))
 
 	// Listen on both addresses before serving, so a busy port fails at once.
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -153,7 +139,13 @@ func serve(c *cli.Context) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	go reloadOnHangup(ctx, hup, srv, load)
+	// A reload still running when the end comes is waited for (up to
+	// shutdown_timeout), so its outcome is logged rather than lost.
+	reloading := make(chan struct{})
+	go func() {
+		defer close(reloading)
+		reloadOnHangup(ctx, hup, srv, load, logger)
+	}()
 
 	if cfg.LogFormat == "text" {
 		// A line for the person who started it (and for tests that start
@@ -166,14 +158,7 @@ func serve(c *cli.Context) error {
 	}
 	logger.Info("serving", attrs...)
 
-	t := server.Timeouts{
-		ReadHeader:     time.Duration(cfg.ReadHeaderTimeout),
-		Read:           time.Duration(cfg.ReadTimeout),
-		Write:          time.Duration(cfg.WriteTimeout),
-		Idle:           time.Duration(cfg.IdleTimeout),
-		Shutdown:       time.Duration(cfg.ShutdownTimeout),
-		MaxHeaderBytes: cfg.MaxHeaderBytes,
-	}
+	t := cfg.timeouts()
 	errorLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	errs := make(chan error, 2)
 	running := 1
@@ -190,6 +175,12 @@ func serve(c *cli.Context) error {
 			cancel()
 		}
 	}
+	cancel()
+	select {
+	case <-reloading:
+	case <-time.After(t.Shutdown):
+		logger.Warn("stopping with a reload still running after shutdown_timeout: it is abandoned", slog.Duration("shutdown_timeout", t.Shutdown))
+	}
 	logger.Info("stopped")
 	if cfg.LogFormat == "text" {
 		_, _ = fmt.Fprintln(stderr, "ballot: stopped")
@@ -197,23 +188,27 @@ func serve(c *cli.Context) error {
 	return first
 }
 
-// reloadOnHangup reloads the dataset on every SIGHUP until ctx ends. The
-// outcome is logged and counted by the server.
-func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, srv *server.Server, load func() (*dataset.Dataset, error)) {
+// reloadOnHangup reloads the dataset on every SIGHUP until ctx ends. It
+// logs each signal as it takes it up, before the reload; the outcome is
+// logged and counted by the server.
+func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, srv *server.Server, load func() (*dataset.Dataset, error), logger *slog.Logger) {
+	reload := func() {
+		logger.Info("SIGHUP: reloading the dataset")
+		_, _ = srv.Reload(load)
+	}
 	for {
-		// A SIGHUP already received is honoured even when the end has
-		// come too: select would pick between the two at random.
 		select {
 		case <-hup:
-			_, _ = srv.Reload(load)
-			continue
-		default:
-		}
-		select {
+			reload()
 		case <-ctx.Done():
+			// A SIGHUP received before the end is honoured: when both
+			// are ready, select picks one at random.
+			select {
+			case <-hup:
+				reload()
+			default:
+			}
 			return
-		case <-hup:
-			_, _ = srv.Reload(load)
 		}
 	}
 }

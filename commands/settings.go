@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/BurntSushi/toml"
 	"github.com/urfave/cli/v2"
 )
 
@@ -19,15 +20,24 @@ type setting struct {
 func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
 func envName(key string) string  { return "BALLOT_" + strings.ToUpper(key) }
 
-func usageWithDefault(usage string, def any) string {
-	return fmt.Sprintf("%s (default %v)", usage, def)
+// defaultText is the help's default of a setting, written as config.toml
+// writes it ("5s", not 5000000000), so the help, the sample file and the
+// README read alike.
+func defaultText(v any) string {
+	b, err := toml.Marshal(map[string]any{"v": v})
+	if err != nil {
+		// Only a type the encoder cannot write gets here: a mistake in
+		// the settings table that the help test shows.
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSpace(strings.TrimPrefix(string(b), "v = "))
 }
 
 func stringSetting(key, usage string, field func(*Config) *string) setting {
 	def := DefaultConfig()
 	name := flagName(key)
 	return setting{key,
-		&cli.StringFlag{Name: name, Usage: usageWithDefault(usage, fmt.Sprintf("%q", *field(&def))), EnvVars: []string{envName(key)}},
+		&cli.StringFlag{Name: name, Usage: usage, DefaultText: defaultText(*field(&def)), EnvVars: []string{envName(key)}},
 		func(c *cli.Context, cfg *Config) error {
 			if c.IsSet(name) {
 				*field(cfg) = c.String(name)
@@ -40,7 +50,7 @@ func intSetting(key, usage string, field func(*Config) *int) setting {
 	def := DefaultConfig()
 	name := flagName(key)
 	return setting{key,
-		&cli.StringFlag{Name: name, Usage: usageWithDefault(usage, *field(&def)), EnvVars: []string{envName(key)}},
+		&cli.StringFlag{Name: name, Usage: usage, DefaultText: defaultText(*field(&def)), EnvVars: []string{envName(key)}},
 		func(c *cli.Context, cfg *Config) error {
 			if !c.IsSet(name) {
 				return nil
@@ -58,7 +68,7 @@ func boolSetting(key, usage string, field func(*Config) *bool) setting {
 	def := DefaultConfig()
 	name := flagName(key)
 	return setting{key,
-		&cli.BoolFlag{Name: name, Usage: usageWithDefault(usage, *field(&def)), EnvVars: []string{envName(key)}},
+		&cli.BoolFlag{Name: name, Usage: usage, DefaultText: defaultText(*field(&def)), EnvVars: []string{envName(key)}},
 		func(c *cli.Context, cfg *Config) error {
 			if c.IsSet(name) {
 				*field(cfg) = c.Bool(name)
@@ -71,7 +81,7 @@ func durationSetting(key, usage string, field func(*Config) *Duration) setting {
 	def := DefaultConfig()
 	name := flagName(key)
 	return setting{key,
-		&cli.StringFlag{Name: name, Usage: usageWithDefault(usage, *field(&def)), EnvVars: []string{envName(key)}},
+		&cli.StringFlag{Name: name, Usage: usage, DefaultText: defaultText(*field(&def)), EnvVars: []string{envName(key)}},
 		func(c *cli.Context, cfg *Config) error {
 			if !c.IsSet(name) {
 				return nil
@@ -85,9 +95,10 @@ func durationSetting(key, usage string, field func(*Config) *Duration) setting {
 
 // listSetting reads a comma-separated list from a flag or variable.
 func listSetting(key, usage string, field func(*Config) *[]string) setting {
+	def := DefaultConfig()
 	name := flagName(key)
 	return setting{key,
-		&cli.StringFlag{Name: name, Usage: usage + " (comma-separated; default none)", EnvVars: []string{envName(key)}},
+		&cli.StringFlag{Name: name, Usage: usage + " (comma-separated)", DefaultText: defaultText(*field(&def)), EnvVars: []string{envName(key)}},
 		func(c *cli.Context, cfg *Config) error {
 			if !c.IsSet(name) {
 				return nil

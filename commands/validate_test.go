@@ -1,34 +1,12 @@
 package commands_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"ballot/commands"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./commands -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run go test ./commands -update if the change is intended)\n got:\n%s\nwant:\n%s", path, got, want)
-	}
-}
 
 // TestValidateCorpus runs validate on every dataset in
 // testdata/datasets: one valid, one with warnings only, and one per defect

@@ -23,7 +23,9 @@ func TestPanicBecomesProblem(t *testing.T) {
 				t.Fatal(err)
 			}
 			var logged strings.Builder
-			s := New(ds, Options{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+			opts := DefaultOptions()
+			opts.Logger = slog.New(slog.NewTextHandler(&logged, nil))
+			s := New(ds, opts)
 			s.data.Store(nil)
 			req := httptest.NewRequest(http.MethodGet, "/api/public/v1/parties", nil)
 			req.Header.Set("Accept-Encoding", accept)
@@ -97,7 +99,9 @@ func FuzzCandidatesQuery(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	s := New(ds, Options{RateLimit: 1 << 30})
+	opts := DefaultOptions()
+	opts.RateLimit = 1 << 30
+	s := New(ds, opts)
 	f.Fuzz(func(t *testing.T, raw string) {
 		req := httptest.NewRequest(http.MethodGet, "/api/public/v1/candidates", nil)
 		req.URL.RawQuery = raw

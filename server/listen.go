@@ -1,7 +1,6 @@
 package server
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -12,35 +11,43 @@ import (
 	"time"
 )
 
-// Timeouts bound how long a connection may hold the server. The zero value
-// of a field means its default.
+// Timeouts bound how long a connection may hold the server. Serve takes
+// them as given: a caller starts from DefaultTimeouts.
 type Timeouts struct {
-	ReadHeader time.Duration // default 5 s: a slow-header client is cut off
-	Read       time.Duration // default 10 s
-	Write      time.Duration // default 30 s
-	Idle       time.Duration // default 120 s
-	Shutdown   time.Duration // default 10 s: how long in-flight requests may finish
-	// MaxHeaderBytes bounds a request's headers (default 64 KiB).
+	ReadHeader time.Duration // a client slower to send its headers is cut off
+	Read       time.Duration // to read a whole request
+	Write      time.Duration // to write an answer
+	Idle       time.Duration // a keep-alive connection with no request
+	Shutdown   time.Duration // how long requests in flight may finish
+	// MaxHeaderBytes bounds a request's headers.
 	MaxHeaderBytes int
+}
+
+// DefaultTimeouts are the limits ballot serves with when its operator sets
+// none. The configuration's defaults are read from here, so each is written
+// once.
+func DefaultTimeouts() Timeouts {
+	return Timeouts{
+		ReadHeader:     5 * time.Second,
+		Read:           10 * time.Second,
+		Write:          30 * time.Second,
+		Idle:           2 * time.Minute,
+		Shutdown:       10 * time.Second,
+		MaxHeaderBytes: 64 << 10,
+	}
 }
 
 // Serve answers HTTP on ln with h until ctx is done, then stops accepting
 // connections and lets requests in flight finish, up to t.Shutdown. The
 // caller listens first, so a busy port fails before anything is served.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, t Timeouts, errorLog *log.Logger) error {
-	or := func(d, def time.Duration) time.Duration {
-		if d > 0 {
-			return d
-		}
-		return def
-	}
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: or(t.ReadHeader, 5*time.Second),
-		ReadTimeout:       or(t.Read, 10*time.Second),
-		WriteTimeout:      or(t.Write, 30*time.Second),
-		IdleTimeout:       or(t.Idle, 120*time.Second),
-		MaxHeaderBytes:    cmp.Or(t.MaxHeaderBytes, 64<<10),
+		ReadHeaderTimeout: t.ReadHeader,
+		ReadTimeout:       t.Read,
+		WriteTimeout:      t.Write,
+		IdleTimeout:       t.Idle,
+		MaxHeaderBytes:    t.MaxHeaderBytes,
 		ErrorLog:          errorLog,
 		// "OPTIONS *" goes to the handler too, so it carries the CORS and
 		// rate-limit headers like every other answer.
@@ -54,14 +61,14 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, t Timeouts, err
 		return err
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), or(t.Shutdown, 10*time.Second))
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), t.Shutdown)
 	defer cancel()
 	err := srv.Shutdown(shutdownCtx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		// The deadline is the operator's choice: what has not finished by
 		// then is cut off, and stopping is still a success.
 		if errorLog != nil {
-			errorLog.Printf("shutdown: requests still running after %v were cut off", or(t.Shutdown, 10*time.Second))
+			errorLog.Printf("shutdown: requests still running after %v were cut off", t.Shutdown)
 		}
 		err = srv.Close()
 	}

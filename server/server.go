@@ -19,33 +19,37 @@ import (
 	"ballot/server/ratelimit"
 )
 
-// Options tune the server. The zero value of a field means its default.
+// MaxClients is the largest number of rate-limit counters a server can be
+// asked to keep (Options.MaxClients).
+const MaxClients = ratelimit.MaxClients
+
+// Options tune the server. New takes them as given, so a caller starts from
+// DefaultOptions and changes what it means to; the one exception is that a
+// nil Logger discards and a nil Now is time.Now.
 type Options struct {
-	// CacheMaxAge is the max-age of Cache-Control on successful answers.
-	// Zero means the default, 60 s; a negative value means max-age=0, so
-	// caches revalidate every time.
+	// CacheMaxAge is the max-age of Cache-Control on successful answers;
+	// zero makes caches revalidate every time.
 	CacheMaxAge time.Duration
 	// RateLimit is the number of requests a client may make to one
-	// endpoint in one window (default 60).
+	// endpoint in one window.
 	RateLimit int
-	// RateWindow is the length of a client's window (default one minute).
+	// RateWindow is the length of a client's window.
 	RateWindow time.Duration
-	// MaxClients bounds the number of rate-limit counters kept in memory
-	// (default 1,000,000, at most ratelimit.MaxClients); the oldest
-	// windows are dropped first.
+	// MaxClients bounds the number of rate-limit counters kept in memory,
+	// from 1 to MaxClients; the oldest windows are dropped first.
 	MaxClients int
 	// IPv6Prefix is the prefix length by which IPv6 clients are counted
-	// (default 64: one counter per /64).
+	// (64: one counter per /64).
 	IPv6Prefix int
-	// ClientIP decides which address a request is counted under; by
-	// default no proxy is trusted and it is the TCP peer's.
+	// ClientIP decides which address a request is counted under; its zero
+	// value trusts no proxy and counts the TCP peer.
 	ClientIP ClientIP
 	// Logger receives the access log and what clients are not shown, such
-	// as a panic in a handler (default: discard).
+	// as a panic in a handler.
 	Logger *slog.Logger
 	// AccessLog logs one line per request to Logger.
 	AccessLog bool
-	// Now is the clock (default time.Now); tests fix it.
+	// Now is the clock; tests fix it.
 	Now func() time.Time
 	// PublicURL is the API's public base URL, such as
 	// "https://elections.example.org", from which the catalogue and the
@@ -54,33 +58,18 @@ type Options struct {
 	PublicURL string
 }
 
-func (o Options) withDefaults() Options {
-	switch {
-	case o.CacheMaxAge == 0:
-		o.CacheMaxAge = 60 * time.Second
-	case o.CacheMaxAge < 0:
-		o.CacheMaxAge = 0
+// DefaultOptions are the options ballot serves with when its operator sets
+// none. The configuration's defaults are read from here, so each is written
+// once. They log nothing: whether to keep an access log is the
+// configuration's choice.
+func DefaultOptions() Options {
+	return Options{
+		CacheMaxAge: 60 * time.Second,
+		RateLimit:   60,
+		RateWindow:  time.Minute,
+		MaxClients:  1_000_000,
+		IPv6Prefix:  64,
 	}
-	if o.RateLimit <= 0 {
-		o.RateLimit = 60
-	}
-	if o.RateWindow <= 0 {
-		o.RateWindow = time.Minute
-	}
-	if o.MaxClients <= 0 {
-		o.MaxClients = 1_000_000
-	}
-	o.MaxClients = min(o.MaxClients, ratelimit.MaxClients)
-	if o.IPv6Prefix <= 0 || o.IPv6Prefix > 128 {
-		o.IPv6Prefix = 64
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	return o
 }
 
 // Server answers the public API for the dataset it currently holds.
@@ -103,10 +92,15 @@ type Server struct {
 	handler           http.Handler
 }
 
-// New returns a server answering for ds.
+// New returns a server answering for ds with opts as given (see Options).
 func New(ds *dataset.Dataset, opts Options) *Server {
 	injected := opts.Now != nil
-	opts = opts.withDefaults()
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	s := &Server{
 		opts:          opts,
 		injectedClock: injected,
