@@ -191,8 +191,9 @@ func (e *exchange) Write(b []byte) (int, error) {
 // Unwrap gives http.ResponseController the writer underneath.
 func (e *exchange) Unwrap() http.ResponseWriter { return e.ResponseWriter }
 
-// exchange is the outermost middleware. It resolves the client's address,
-// turns a panic anywhere inside into a 500 problem (keeping the headers
+// exchange is the outermost middleware. It works out the request's client
+// address, time and route once and hands them to the stages inside, turns
+// a panic anywhere inside into a 500 problem (keeping the headers
 // already set, such as CORS and the rate limit; the panic and its stack go
 // to the log, never to the client; when the answer had already begun, the
 // connection is dropped instead, as net/http does), and records the answer
