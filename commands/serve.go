@@ -61,6 +61,11 @@ func configFrom(c *cli.Context) (Config, error) {
 	if err := cfg.check(); err != nil {
 		return cfg, usageError{err}
 	}
+	// Checked here, not with the file: the file may set watch and a flag
+	// or variable the data directory.
+	if cfg.Watch && cfg.Data == "" {
+		return cfg, usagef("watch needs a dataset directory (--data or data): the embedded dataset never changes")
+	}
 	return cfg, nil
 }
 
@@ -153,6 +158,14 @@ func serve(c *cli.Context) error {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	go reloadOnHangup(ctx, hup, srv, load)
+	if cfg.Watch {
+		w, err := watchDataset(cfg.Data, logger)
+		if err != nil {
+			return fmt.Errorf("cannot watch %s (watch): %w", cfg.Data, err)
+		}
+		defer w.close()
+		go w.run(ctx, func() { _, _ = srv.Reload(load) })
+	}
 
 	if cfg.LogFormat == "text" {
 		// A line for the person who started it (and for tests that start
