@@ -6,14 +6,13 @@ package commands_test
 // serve --watch see it; while clients keep reading, not one request fails
 // and no answer mixes two datasets.
 //
-// The helpers here (publishBuild, publishProc) stand alone: they build the
-// binary and run it much as e2e_test.go's helpers do. Every wait is for an
+// The binary is e2eBuild's; the process helpers here (publishProc) run it
+// much as e2e_test.go's do, with both addresses read from the log. Every wait is for an
 // event (a log line, a version served, a counter) with a generous bound;
 // every process is stopped by its PID.
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -39,19 +38,6 @@ import (
 const publishWait = 15 * time.Second
 
 var publishServing = regexp.MustCompile(`level=INFO msg=serving .* api=http://(127\.0\.0\.1:\d+)/api/public/v1/ admin=http://(127\.0\.0\.1:\d+)/`)
-
-// publishBuild builds the ballot binary into a directory of the test.
-func publishBuild(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ballot")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "..").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // publishLog is a process's stderr, safe to read while it is written.
 type publishLog struct {
@@ -371,7 +357,7 @@ func publishCheck(eds [2]publishEdition, path string, resp *http.Response, body 
 // when serve watches. It waits for each edition to be served and read
 // before the next swap.
 func publishUnderLoad(t *testing.T, watch bool) {
-	bin := publishBuild(t)
+	bin := e2eBuild(t)
 	eds := publishEditions(t)
 	pub := newPublisher(t, bin, eds)
 	args := []string{"--data", pub.current}
@@ -514,7 +500,7 @@ func TestWatchSymlinkSwap(t *testing.T) {
 // and refused, the previous dataset stays, and the next swap is served.
 func TestWatchConfigMap(t *testing.T) {
 	t.Parallel()
-	bin := publishBuild(t)
+	bin := e2eBuild(t)
 	eds := publishEditions(t)
 	vol := t.TempDir()
 	seq := 0
