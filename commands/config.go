@@ -31,6 +31,9 @@ type Config struct {
 	AdminListen string `toml:"admin_listen"`
 	// Data is a dataset directory; empty means the embedded dataset.
 	Data string `toml:"data"`
+	// Watch reloads the dataset when its directory, or the symbolic link
+	// naming it, changes.
+	Watch bool `toml:"watch"`
 	// CacheMaxAge is the max-age, in seconds, of Cache-Control on answers.
 	CacheMaxAge int `toml:"cache_max_age"`
 	// RateLimit is the number of requests per minute a client may make to

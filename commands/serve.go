@@ -61,6 +61,11 @@ func configFrom(c *cli.Context) (Config, error) {
 	if err := cfg.check(); err != nil {
 		return cfg, usageError{err}
 	}
+	// Checked here, not with the file: the file may set watch and a flag
+	// or variable the data directory.
+	if cfg.Watch && cfg.Data == "" {
+		return cfg, usagef("watch needs a dataset directory (--data or data): the embedded dataset never changes")
+	}
 	return cfg, nil
 }
 
@@ -139,12 +144,29 @@ func serve(c *cli.Context) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
+	// --watch: a change on disk asks the same goroutine as SIGHUP for a
+	// reload, so there is one reload at a time and the end waits for it.
+	var changed chan struct{}
+	if cfg.Watch {
+		w, err := watchDataset(cfg.Data, logger)
+		if err != nil {
+			return fmt.Errorf("cannot watch %s (watch): %w", cfg.Data, err)
+		}
+		defer w.close()
+		changed = make(chan struct{}, 1)
+		go w.run(ctx, func() {
+			select {
+			case changed <- struct{}{}:
+			default: // a reload is already asked for; it reads the newest files
+			}
+		})
+	}
 	// A reload still running when the end comes is waited for (up to
 	// shutdown_timeout), so its outcome is logged rather than lost.
 	reloading := make(chan struct{})
 	go func() {
 		defer close(reloading)
-		reloadOnHangup(ctx, hup, srv, load, logger)
+		reloadOnHangup(ctx, hup, changed, srv, load, logger)
 	}()
 
 	if cfg.LogFormat == "text" {
@@ -188,10 +210,11 @@ func serve(c *cli.Context) error {
 	return first
 }
 
-// reloadOnHangup reloads the dataset on every SIGHUP until ctx ends. It
+// reloadOnHangup reloads the dataset on every SIGHUP, and on every change
+// the watcher reports (changed is nil without --watch), until ctx ends. It
 // logs each signal as it takes it up, before the reload; the outcome is
 // logged and counted by the server.
-func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, srv *server.Server, load func() (*dataset.Dataset, error), logger *slog.Logger) {
+func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, changed <-chan struct{}, srv *server.Server, load func() (*dataset.Dataset, error), logger *slog.Logger) {
 	reload := func() {
 		logger.Info("SIGHUP: reloading the dataset")
 		_, _ = srv.Reload(load)
@@ -200,6 +223,8 @@ func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, srv *server.Serve
 		select {
 		case <-hup:
 			reload()
+		case <-changed: // the watcher has logged the change
+			_, _ = srv.Reload(load)
 		case <-ctx.Done():
 			// A SIGHUP received before the end is honoured: when both
 			// are ready, select picks one at random.

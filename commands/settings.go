@@ -121,6 +121,7 @@ var settings = []setting{
 	stringSetting("public_url", "the API's public base `URL`, such as https://elections.example.org, for the catalogue's and OpenAPI's URLs; empty means relative URLs", func(c *Config) *string { return &c.PublicURL }),
 	stringSetting("admin_listen", "address of the admin listener (health, metrics, reload); empty turns it off", func(c *Config) *string { return &c.AdminListen }),
 	stringSetting("data", "dataset `DIR`; empty means the embedded dataset", func(c *Config) *string { return &c.Data }),
+	boolSetting("watch", "reload the dataset when its directory or symbolic link changes", func(c *Config) *bool { return &c.Watch }),
 	intSetting("cache_max_age", "Cache-Control max-age of answers, in seconds", func(c *Config) *int { return &c.CacheMaxAge }),
 	intSetting("rate_limit", "requests per minute per client and endpoint", func(c *Config) *int { return &c.RateLimit }),
 	listSetting("trusted_proxies", "`CIDR` ranges of proxies whose forwarding header is believed", func(c *Config) *[]string { return &c.TrustedProxies }),

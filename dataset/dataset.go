@@ -18,8 +18,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,12 +52,43 @@ type Dataset struct {
 	emptyList      *list
 }
 
-// LoadDir loads the dataset in directory dir.
+// LoadDir loads the dataset in directory dir. The path is resolved once
+// (see ResolveDir) and every file is read from the directory it resolves
+// to, so a publisher who replaces a symbolic link to the dataset while it
+// loads gets the old dataset or the new one, never files of both.
 func LoadDir(dir string) (*Dataset, error) {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	resolved, err := ResolveDir(dir)
+	if err != nil {
 		return nil, &Report{Errors: []Problem{{File: dir, Rule: "file-missing", Message: "is not a dataset directory"}}}
 	}
-	return Load(os.DirFS(dir))
+	return Load(os.DirFS(resolved))
+}
+
+// ConfigMapLink is the symbolic link through which a Kubernetes ConfigMap
+// volume exposes its current files: the files in the volume are links
+// through it, and an update replaces it at once.
+const ConfigMapLink = "..data"
+
+// ResolveDir returns the directory a load of dir reads its files from: dir
+// with every symbolic link in its path followed, or, when dir holds a
+// ConfigMapLink, the directory that link names. It fails when that is not
+// a directory.
+func ResolveDir(dir string) (string, error) {
+	resolved, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	if target, err := filepath.EvalSymlinks(filepath.Join(resolved, ConfigMapLink)); err == nil {
+		resolved = target
+	}
+	fi, err := os.Stat(resolved)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", resolved)
+	}
+	return resolved, nil
 }
 
 // Load reads, checks and indexes the dataset held in fsys. When the dataset

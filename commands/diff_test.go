@@ -1,0 +1,144 @@
+package commands_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ballot/dataset"
+)
+
+// diffBase is the OLD side of most diff cases; testdata/diff/NAME is a copy
+// of it with one kind of change.
+const diffBase = "testdata/datasets/valid"
+
+// TestDiffCorpus runs diff over pairs of datasets, each against its golden
+// output in text and JSON (testdata/diff/NAME.txt and NAME.json), with the
+// exit status diff(1) gives: 0 equal, 1 different.
+func TestDiffCorpus(t *testing.T) {
+	tests := []struct {
+		name     string
+		old, new string
+		code     int
+	}{
+		{"identical", diffBase, diffBase, 0},
+		{"reformatted", diffBase, "testdata/diff/reformatted", 0},
+		{"changed", diffBase, "testdata/diff/changed", 1},
+		{"changed-reversed", "testdata/diff/changed", diffBase, 1},
+		{"identity-break", diffBase, "testdata/diff/identity-break", 1},
+		{"elected-removed", diffBase, "testdata/diff/elected-removed", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, "diff", tt.old, tt.new)
+			if code != tt.code || stderr != "" {
+				t.Errorf("diff %s %s: exit %d, stderr %q; want exit %d and nothing on stderr", tt.old, tt.new, code, stderr, tt.code)
+			}
+			golden(t, filepath.Join("testdata", "diff", tt.name+".txt"), []byte(stdout))
+
+			code, stdout, stderr = run(t, "diff", "--format", "json", tt.old, tt.new)
+			if code != tt.code || stderr != "" {
+				t.Errorf("diff --format json: exit %d, stderr %q; want exit %d and nothing on stderr", code, stderr, tt.code)
+			}
+			var report struct {
+				Equal bool `json:"equal"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+				t.Fatalf("--format json printed no JSON: %v\n%s", err, stdout)
+			}
+			if report.Equal != (tt.code == 0) {
+				t.Errorf("equal = %v with exit %d", report.Equal, code)
+			}
+			golden(t, filepath.Join("testdata", "diff", tt.name+".json"), []byte(stdout))
+		})
+	}
+}
+
+// TestDiffEmbedded compares the embedded dataset with itself, and with a
+// directory. Its version comes from the dataset package, so the test holds
+// whatever the embedded data becomes.
+func TestDiffEmbedded(t *testing.T) {
+	ds, err := dataset.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := ds.Version[:12]
+	code, stdout, stderr := run(t, "diff", "embedded", "embedded")
+	want := fmt.Sprintf("--- embedded (version %s)\n+++ embedded (version %s)\nballot: no differences\n", v, v)
+	if code != 0 || stdout != want || stderr != "" {
+		t.Errorf("diff embedded embedded: exit %d, stdout %q, stderr %q; want exit 0, stdout %q", code, stdout, stderr, want)
+	}
+
+	code, stdout, _ = run(t, "diff", "embedded", diffBase)
+	if code != 1 || !strings.HasPrefix(stdout, "--- embedded (version "+v+")\n+++ "+diffBase+" (version ") {
+		t.Errorf("diff embedded %s: exit %d, stdout starting %.120q; want exit 1 and the two sides named", diffBase, code, stdout)
+	}
+	// Every record of one is removed and every record of the other added:
+	// they share no id.
+	for _, line := range []string{
+		fmt.Sprintf("parties: 2 added, %d removed, 0 changed\n", len(ds.Parties())),
+		fmt.Sprintf("candidates: 13 added, %d removed, 0 changed\n", len(ds.Candidates())),
+	} {
+		if !strings.Contains(stdout, line) {
+			t.Errorf("diff embedded %s does not say %q", diffBase, line)
+		}
+	}
+}
+
+// TestDiffInvalid: an invalid side is reported on stderr exactly as validate
+// reports it, under a line naming it, with exit 2 and nothing on stdout.
+func TestDiffInvalid(t *testing.T) {
+	report := func(dir, format string) string {
+		_, stdout, stderr := run(t, "validate", "--format", format, dir)
+		return stdout + stderr
+	}
+	const badColor, wrongType = "testdata/datasets/bad-color", "testdata/datasets/wrong-type"
+	tests := []struct {
+		name       string
+		args       []string
+		wantStderr string
+	}{
+		{"new invalid", []string{diffBase, badColor},
+			"ballot: " + badColor + " is not a valid dataset:\n" + report(badColor, "text")},
+		{"old invalid", []string{badColor, diffBase},
+			"ballot: " + badColor + " is not a valid dataset:\n" + report(badColor, "text")},
+		{"both invalid", []string{badColor, wrongType},
+			"ballot: " + badColor + " is not a valid dataset:\n" + report(badColor, "text") +
+				"ballot: " + wrongType + " is not a valid dataset:\n" + report(wrongType, "text")},
+		{"json", []string{"--format", "json", diffBase, badColor}, report(badColor, "json")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, append([]string{"diff"}, tt.args...)...)
+			if code != 2 || stdout != "" || stderr != tt.wantStderr {
+				t.Errorf("diff %v: exit %d, stdout %q, stderr:\n%s\nwant exit 2, no stdout, stderr:\n%s", tt.args, code, stdout, stderr, tt.wantStderr)
+			}
+		})
+	}
+}
+
+// TestDiffUsage: a wrong command line is exit 2 with a one-line reason.
+func TestDiffUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no argument", nil, `ballot: diff takes two datasets, OLD and NEW (a directory or "embedded"), got 0 arguments` + "\n"},
+		{"one argument", []string{diffBase}, `ballot: diff takes two datasets, OLD and NEW (a directory or "embedded"), got 1 arguments` + "\n"},
+		{"three arguments", []string{diffBase, diffBase, diffBase}, `ballot: diff takes two datasets, OLD and NEW (a directory or "embedded"), got 3 arguments` + "\n"},
+		{"not a directory", []string{diffBase, "testdata/diff/changed.txt"}, `ballot: testdata/diff/changed.txt is not a directory (write "embedded" for the embedded dataset)` + "\n"},
+		{"missing", []string{"testdata/no-such-dir", diffBase}, `ballot: testdata/no-such-dir is not a directory (write "embedded" for the embedded dataset)` + "\n"},
+		{"unknown format", []string{"--format", "xml", diffBase, diffBase}, `ballot: --format must be text or json, got "xml"` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, append([]string{"diff"}, tt.args...)...)
+			if code != 2 || stdout != "" || stderr != tt.want {
+				t.Errorf("diff %v: exit %d, stdout %q, stderr %q; want exit 2, stderr %q", tt.args, code, stdout, stderr, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,288 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Diff is what a reviewer reads before publishing a new version of a
+// dataset: the manifest's changes, and for each collection the records
+// added, removed and changed, matched by id. Records are compared through
+// their JSON encoding, field by field, so a field added to a record type
+// shows in a diff without any change here.
+type Diff struct {
+	// Manifest lists the changed keys of dataset.toml.
+	Manifest []Change `json:"manifest"`
+	// Collections holds parties, districts and candidates, in that order,
+	// changed or not.
+	Collections []CollectionDiff `json:"collections"`
+	// Warnings are changes that break what clients rely on.
+	Warnings []DiffWarning `json:"warnings"`
+}
+
+// CollectionDiff is the difference between one collection of two datasets.
+// Added and changed records come in the new dataset's published order,
+// removed ones in the old dataset's.
+type CollectionDiff struct {
+	// Name is the collection's name in the API: "parties", "districts" or
+	// "candidates".
+	Name string `json:"name"`
+	// Key is the field that identifies a record to people (its natural
+	// key): "slug", or "number" for districts.
+	Key     string         `json:"key"`
+	Added   []RecordRef    `json:"added"`
+	Removed []RecordRef    `json:"removed"`
+	Changed []RecordChange `json:"changed"`
+}
+
+// RecordRef names one record and holds it whole, as the API serves it.
+type RecordRef struct {
+	ID     string          `json:"id"`
+	Key    json.RawMessage `json:"key"`
+	Name   string          `json:"name"`
+	Record json.RawMessage `json:"record"`
+}
+
+// RecordChange is one record present in both datasets under the same id,
+// with the fields that changed.
+type RecordChange struct {
+	ID      string          `json:"id"`
+	Key     json.RawMessage `json:"key"`
+	Name    string          `json:"name"`
+	Changes []Change        `json:"changes"`
+}
+
+// Change is one changed value. Field is a path of keys and array indexes
+// joined by "/" ("name", "localities/3/note", "publisher/url"): objects and
+// arrays of the same length are compared element by element, anything else
+// whole. Old or New is left out when the field is absent on that side.
+type Change struct {
+	Field string          `json:"field"`
+	Old   json.RawMessage `json:"old,omitempty"`
+	New   json.RawMessage `json:"new,omitempty"`
+}
+
+// DiffWarning is a change that breaks what clients rely on.
+type DiffWarning struct {
+	Collection string `json:"collection"`
+	// Rule is "identity-break" (a record's natural key now has another id)
+	// or "elected-removed" (a removed record had elected: true).
+	Rule    string          `json:"rule"`
+	ID      string          `json:"id"`
+	NewID   string          `json:"new_id,omitempty"`
+	Key     json.RawMessage `json:"key"`
+	Message string          `json:"message"`
+}
+
+// Equal reports whether the two datasets hold the same manifest and the
+// same records. Their versions may still differ, when only the files'
+// layout (spacing, record order) did.
+func (d *Diff) Equal() bool {
+	if len(d.Manifest) > 0 {
+		return false
+	}
+	for _, c := range d.Collections {
+		if len(c.Added)+len(c.Removed)+len(c.Changed) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Compare returns what changed from before to after.
+func Compare(before, after *Dataset) *Diff {
+	d := &Diff{Manifest: []Change{}, Warnings: []DiffWarning{}}
+	compareValues("", EncodeJSON(before.Manifest), EncodeJSON(after.Manifest), &d.Manifest)
+	olds, news := before.collections(), after.collections()
+	for i := range olds {
+		c, w := compareCollection(olds[i], news[i])
+		d.Collections = append(d.Collections, c)
+		d.Warnings = append(d.Warnings, w...)
+	}
+	return d
+}
+
+// collection is one collection's records encoded as the API serves them.
+type collection struct {
+	name, key string
+	records   []record
+}
+
+// record is one encoded record with the fields a diff names it by.
+type record struct {
+	id   string
+	key  json.RawMessage
+	name string
+	json json.RawMessage
+	// fields holds the record's top-level fields by name.
+	fields map[string]json.RawMessage
+}
+
+func (d *Dataset) collections() []collection {
+	return []collection{
+		{"parties", "slug", encodeRecords(d.parties, "slug")},
+		{"districts", "number", encodeRecords(d.districts, "number")},
+		{"candidates", "slug", encodeRecords(d.candidates, "slug")},
+	}
+}
+
+func encodeRecords[T any](recs []T, key string) []record {
+	out := make([]record, len(recs))
+	for i, r := range recs {
+		b := json.RawMessage(encodeRecord(r))
+		_, fields := objectFields(b)
+		var id, name string
+		_ = json.Unmarshal(fields["id"], &id)
+		_ = json.Unmarshal(fields["name"], &name)
+		out[i] = record{id: id, key: fields[key], name: name, json: b, fields: fields}
+	}
+	return out
+}
+
+func compareCollection(before, after collection) (CollectionDiff, []DiffWarning) {
+	c := CollectionDiff{Name: before.name, Key: before.key, Added: []RecordRef{}, Removed: []RecordRef{}, Changed: []RecordChange{}}
+	var warnings []DiffWarning
+	oldByID := make(map[string]record, len(before.records))
+	oldByKey := make(map[string]record, len(before.records))
+	for _, r := range before.records {
+		oldByID[r.id] = r
+		oldByKey[string(r.key)] = r
+	}
+	newIDs := make(map[string]bool, len(after.records))
+	for _, r := range after.records {
+		newIDs[r.id] = true
+		o, ok := oldByID[r.id]
+		if !ok {
+			c.Added = append(c.Added, r.ref())
+			if prev, ok := oldByKey[string(r.key)]; ok {
+				warnings = append(warnings, DiffWarning{
+					Collection: after.name, Rule: "identity-break", ID: prev.id, NewID: r.id, Key: r.key,
+					Message: fmt.Sprintf("%s %s now has id %s instead of %s: clients that kept the old id lose it", after.key, keyText(r.key), r.id, prev.id),
+				})
+			}
+			continue
+		}
+		var changes []Change
+		compareValues("", o.json, r.json, &changes)
+		if len(changes) > 0 {
+			c.Changed = append(c.Changed, RecordChange{ID: r.id, Key: r.key, Name: r.name, Changes: changes})
+		}
+	}
+	for _, r := range before.records {
+		if newIDs[r.id] {
+			continue
+		}
+		c.Removed = append(c.Removed, r.ref())
+		if string(r.fields["elected"]) == "true" {
+			warnings = append(warnings, DiffWarning{
+				Collection: before.name, Rule: "elected-removed", ID: r.id, Key: r.key,
+				Message: fmt.Sprintf("%s %s (id %s, %q) had elected: true and is removed", before.key, keyText(r.key), r.id, r.name),
+			})
+		}
+	}
+	// A key under a new id breaks identity only when its old id is gone:
+	// two records that swapped keys are two changes, not two breaks.
+	kept := warnings[:0]
+	for _, w := range warnings {
+		if w.Rule != "identity-break" || !newIDs[w.ID] {
+			kept = append(kept, w)
+		}
+	}
+	return c, kept
+}
+
+func (r record) ref() RecordRef {
+	return RecordRef{ID: r.id, Key: r.key, Name: r.name, Record: r.json}
+}
+
+// keyText writes a natural key for people: a string without its quotes.
+func keyText(key json.RawMessage) string {
+	var s string
+	if json.Unmarshal(key, &s) == nil {
+		return s
+	}
+	return string(key)
+}
+
+// compareValues appends to out the changes from a to b, two JSON values as
+// EncodeJSON writes them, under path.
+func compareValues(path string, a, b json.RawMessage, out *[]Change) {
+	a, b = bytes.TrimSpace(a), bytes.TrimSpace(b)
+	if bytes.Equal(a, b) {
+		return
+	}
+	if isObject(a) && isObject(b) {
+		aKeys, aFields := objectFields(a)
+		bKeys, bFields := objectFields(b)
+		for _, k := range aKeys {
+			if _, ok := bFields[k]; !ok {
+				*out = append(*out, Change{Field: join(path, k), Old: aFields[k]})
+				continue
+			}
+			compareValues(join(path, k), aFields[k], bFields[k], out)
+		}
+		for _, k := range bKeys {
+			if _, ok := aFields[k]; !ok {
+				*out = append(*out, Change{Field: join(path, k), New: bFields[k]})
+			}
+		}
+		return
+	}
+	var aItems, bItems []json.RawMessage
+	if json.Unmarshal(a, &aItems) == nil && json.Unmarshal(b, &bItems) == nil && aItems != nil && bItems != nil && len(aItems) == len(bItems) {
+		for i := range aItems {
+			compareValues(join(path, strconv.Itoa(i)), aItems[i], bItems[i], out)
+		}
+		return
+	}
+	*out = append(*out, Change{Field: path, Old: a, New: b})
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "/" + key
+}
+
+func isObject(v json.RawMessage) bool { return len(v) > 0 && v[0] == '{' }
+
+// objectFields returns the keys of a JSON object in the order they are
+// written, and its values by key.
+func objectFields(v json.RawMessage) ([]string, map[string]json.RawMessage) {
+	dec := json.NewDecoder(bytes.NewReader(v))
+	fields := map[string]json.RawMessage{}
+	var keys []string
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fields
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			break
+		}
+		k, _ := t.(string)
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			break
+		}
+		keys = append(keys, k)
+		fields[k] = val
+	}
+	return keys, fields
+}
+
+// String writes a change as "field: old → new", values as JSON, an absent
+// side as "(absent)".
+func (c Change) String() string {
+	show := func(v json.RawMessage) string {
+		if v == nil {
+			return "(absent)"
+		}
+		return string(v)
+	}
+	return strings.Join([]string{c.Field, ": ", show(c.Old), " → ", show(c.New)}, "")
+}

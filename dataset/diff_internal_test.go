@@ -1,0 +1,63 @@
+package dataset
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// TestCompareValues: records are compared through their JSON, so a field
+// that one side lacks (a field added to a record type later) is a change
+// like any other, and nested values are compared element by element.
+func TestCompareValues(t *testing.T) {
+	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
+	tests := []struct {
+		name     string
+		old, new string
+		want     []Change
+	}{
+		{"equal", `{"id":"a","n":1}`, `{"id":"a","n":1}`, nil},
+		{"a value", `{"id":"a","name":"X"}`, `{"id":"a","name":"Y"}`, []Change{{Field: "name", Old: raw(`"X"`), New: raw(`"Y"`)}}},
+		{"null to a value", `{"color":null}`, `{"color":"#cc0000"}`, []Change{{Field: "color", Old: raw(`null`), New: raw(`"#cc0000"`)}}},
+		{"a field only in the new", `{"id":"a"}`, `{"id":"a","logo_url":null}`, []Change{{Field: "logo_url", New: raw(`null`)}}},
+		{"a field only in the old", `{"id":"a","x":true}`, `{"id":"a"}`, []Change{{Field: "x", Old: raw(`true`)}}},
+		{"nested, in written order", `{"b":{"y":1,"x":1},"a":2}`, `{"b":{"y":2,"x":3},"a":3}`, []Change{
+			{Field: "b/y", Old: raw(`1`), New: raw(`2`)},
+			{Field: "b/x", Old: raw(`1`), New: raw(`3`)},
+			{Field: "a", Old: raw(`2`), New: raw(`3`)},
+		}},
+		{"arrays of one length, by index", `{"l":[{"n":"a"},{"n":"b"}]}`, `{"l":[{"n":"a"},{"n":"c"}]}`, []Change{{Field: "l/1/n", Old: raw(`"b"`), New: raw(`"c"`)}}},
+		{"arrays of two lengths, whole", `{"l":["a"]}`, `{"l":["a","b"]}`, []Change{{Field: "l", Old: raw(`["a"]`), New: raw(`["a","b"]`)}}},
+		{"a type change", `{"e":null}`, `{"e":[]}`, []Change{{Field: "e", Old: raw(`null`), New: raw(`[]`)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []Change
+			compareValues("", raw(tt.old), raw(tt.new), &got)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("compareValues(%s, %s) = %v, want %v", tt.old, tt.new, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCompareKeysSwapped: two records that swap their slugs keep their ids,
+// so neither is an identity break; a slug under a new id whose old id is
+// gone is one.
+func TestCompareKeysSwapped(t *testing.T) {
+	rec := func(id, slug string) record {
+		b := json.RawMessage(`{"id":"` + id + `","slug":"` + slug + `","name":"N"}`)
+		_, fields := objectFields(b)
+		return record{id: id, key: fields["slug"], name: "N", json: b, fields: fields}
+	}
+	before := collection{"parties", "slug", []record{rec("1", "a"), rec("2", "b")}}
+	swapped := collection{"parties", "slug", []record{rec("1", "b"), rec("2", "a")}}
+	if c, w := compareCollection(before, swapped); len(w) != 0 || len(c.Changed) != 2 || len(c.Added)+len(c.Removed) != 0 {
+		t.Errorf("swapped slugs: %+v, warnings %+v; want two changes and no warning", c, w)
+	}
+	renewed := collection{"parties", "slug", []record{rec("1", "a"), rec("3", "b")}}
+	c, w := compareCollection(before, renewed)
+	if len(w) != 1 || w[0].Rule != "identity-break" || w[0].ID != "2" || w[0].NewID != "3" || len(c.Added) != 1 || len(c.Removed) != 1 {
+		t.Errorf("slug b under a new id: %+v, warnings %+v; want one identity break from 2 to 3", c, w)
+	}
+}
