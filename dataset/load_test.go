@@ -92,8 +92,14 @@ func TestLoadRefusesBrokenData(t *testing.T) {
 			})
 		}, dataset.Problem{File: "candidates.json", Pointer: "/5/primary_distrct_id", Rule: "unknown-field"}},
 		{"missing field", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.PartiesFile, first(func(r map[string]any) { delete(r, "color") }))
-		}, dataset.Problem{File: "parties.json", Pointer: "/0/color", Rule: "required"}},
+			edit(t, m, dataset.PartiesFile, first(func(r map[string]any) { delete(r, "short_name") }))
+		}, dataset.Problem{File: "parties.json", Pointer: "/0/short_name", Rule: "required"}},
+		{"missing party_id", func(t *testing.T, m fstest.MapFS) {
+			edit(t, m, dataset.CandidatesFile, first(func(r map[string]any) { delete(r, "party_id") }))
+		}, dataset.Problem{File: "candidates.json", Pointer: "/0/party_id", Rule: "required"}},
+		{"new optional URL not http", func(t *testing.T, m fstest.MapFS) {
+			edit(t, m, dataset.PartiesFile, first(func(r map[string]any) { r["wikipedia_url"] = "en.wikipedia.org/wiki/Malta" }))
+		}, dataset.Problem{File: "parties.json", Pointer: "/0/wikipedia_url", Rule: "url"}},
 		{"null where a value is required", func(t *testing.T, m fstest.MapFS) {
 			edit(t, m, dataset.PartiesFile, first(func(r map[string]any) { r["name"] = nil }))
 		}, dataset.Problem{File: "parties.json", Pointer: "/0/name", Rule: "type"}},
