@@ -44,6 +44,7 @@ func NewApp(stdout, stderr io.Writer) *cli.App {
 			serveCommand(),
 			validateCommand(),
 			queryCommand(),
+			importCommand(),
 		},
 		OnUsageError: onUsageError,
 		// Errors are printed and turned into exit codes by Run, once.

@@ -96,6 +96,29 @@ func Load(fsys fs.FS) (*Dataset, error) {
 	return ds, nil
 }
 
+// LoadFiles loads a dataset held in memory, keyed by file name (ManifestFile
+// and the three JSON files), as Load does: the importer checks what it is
+// about to write with exactly the rules serve applies.
+func LoadFiles(files map[string][]byte) (*Dataset, error) {
+	return Load(memFS(files))
+}
+
+// memFS serves files from memory to fs.ReadFile, which is all Load asks of
+// a file system.
+type memFS map[string][]byte
+
+func (m memFS) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+}
+
+func (m memFS) ReadFile(name string) ([]byte, error) {
+	b, ok := m[name]
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return slices.Clone(b), nil
+}
+
 // Parties returns the parties in published order. The slice is shared:
 // callers must not modify it.
 func (d *Dataset) Parties() []Party { return d.parties }

@@ -63,6 +63,18 @@ func decodeManifest(b []byte, r *Report) (Manifest, bool) {
 	return m, true
 }
 
+// CheckManifest decodes and checks a dataset.toml on its own, with the
+// rules Load applies to it, and returns every problem found.
+func CheckManifest(b []byte) (Manifest, []Problem) {
+	r := &Report{}
+	var d records
+	d.manifest, d.manifestOK = decodeManifest(b, r)
+	if d.manifestOK {
+		d.checkManifest(r)
+	}
+	return d.manifest, r.Errors
+}
+
 // tomlKeys lists the dotted keys a TOML document decoded into typ may
 // have, tables and their keys alike.
 func tomlKeys(typ reflect.Type, prefix string) []string {
