@@ -100,18 +100,21 @@ func Load(fsys fs.FS) (*Dataset, error) {
 // and the three JSON files), as Load does: the importer checks what it is
 // about to write with exactly the rules serve applies.
 func LoadFiles(files map[string][]byte) (*Dataset, error) {
-	return Load(memFS(files))
+	return Load(Files(files))
 }
 
-// memFS serves files from memory to fs.ReadFile, which is all Load asks of
-// a file system.
-type memFS map[string][]byte
+// Files is a flat directory of files held in memory, keyed by name. It is
+// an fs.FS for fs.ReadFile, which is all Load and the importer ask of one:
+// files built in memory are checked or imported without touching a disk.
+type Files map[string][]byte
 
-func (m memFS) Open(name string) (fs.File, error) {
+// Open is not supported: Files is read with fs.ReadFile only.
+func (m Files) Open(name string) (fs.File, error) {
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 }
 
-func (m memFS) ReadFile(name string) ([]byte, error) {
+// ReadFile returns a copy of the named file.
+func (m Files) ReadFile(name string) ([]byte, error) {
 	b, ok := m[name]
 	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}

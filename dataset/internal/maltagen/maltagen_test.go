@@ -22,10 +22,20 @@ const (
 	outDir    = "../../malta-2022"
 )
 
+// manifest returns the committed manifest, which the generator reads.
+func manifest(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(outDir, dataset.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // generate runs the generator on the committed sources.
 func generate(t *testing.T) map[string][]byte {
 	t.Helper()
-	files, err := maltagen.Generate(os.DirFS(sourceDir))
+	files, err := maltagen.Generate(os.DirFS(sourceDir), manifest(t))
 	if err != nil {
 		t.Fatalf("Generate: %v", err)
 	}
@@ -56,9 +66,9 @@ func load(t *testing.T) generated {
 	t.Helper()
 	files := generate(t)
 	var g generated
-	decode(t, files, maltagen.PartiesFile, &g.parties)
-	decode(t, files, maltagen.DistrictsFile, &g.districts)
-	decode(t, files, maltagen.CandidatesFile, &g.candidates)
+	decode(t, files, dataset.PartiesFile, &g.parties)
+	decode(t, files, dataset.DistrictsFile, &g.districts)
+	decode(t, files, dataset.CandidatesFile, &g.candidates)
 	return g
 }
 
@@ -75,7 +85,7 @@ func (g generated) candidate(t *testing.T, name string) dataset.Candidate {
 
 func TestCommittedJSONMatchesGenerator(t *testing.T) {
 	files := generate(t)
-	want := []string{maltagen.CandidatesFile, maltagen.DistrictsFile, maltagen.PartiesFile}
+	want := []string{dataset.CandidatesFile, dataset.ManifestFile, dataset.DistrictsFile, dataset.PartiesFile}
 	if got := slices.Sorted(maps.Keys(files)); !slices.Equal(got, want) {
 		t.Fatalf("Generate returned files %q, want %q", got, want)
 	}
@@ -103,6 +113,9 @@ func TestGenerateIsDeterministic(t *testing.T) {
 
 func TestOutputFormat(t *testing.T) {
 	for name, b := range generate(t) {
+		if name == dataset.ManifestFile {
+			continue // the manifest is passed through as it is
+		}
 		t.Run(name, func(t *testing.T) {
 			if !bytes.HasPrefix(b, []byte("[\n  {\n    \"id\": ")) {
 				t.Errorf("does not start as a 2-space indented array of records: %.40q", b)
@@ -119,10 +132,10 @@ func TestOutputFormat(t *testing.T) {
 	}
 	files := generate(t)
 	for _, literal := range []struct{ file, text string }{
-		{maltagen.DistrictsFile, `"name": "Ħamrun"`},
-		{maltagen.DistrictsFile, `"name_en": "St Julian's"`},
-		{maltagen.PartiesFile, `"name": "ADPD – The Green Party"`},
-		{maltagen.CandidatesFile, `"name": "José Herrera"`},
+		{dataset.DistrictsFile, `"name": "Ħamrun"`},
+		{dataset.DistrictsFile, `"name_en": "St Julian's"`},
+		{dataset.PartiesFile, `"name": "ADPD – The Green Party"`},
+		{dataset.CandidatesFile, `"name": "José Herrera"`},
 	} {
 		if !bytes.Contains(files[literal.file], []byte(literal.text)) {
 			t.Errorf("%s does not contain %s literally", literal.file, literal.text)
@@ -552,7 +565,7 @@ func TestGenerateRejectsBadSources(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := maltagen.Generate(sources(t, tt.edits))
+			_, err := maltagen.Generate(sources(t, tt.edits), manifest(t))
 			if err == nil {
 				t.Fatalf("Generate succeeded, want an error containing %q", tt.wantErr)
 			}
