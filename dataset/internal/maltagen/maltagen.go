@@ -278,7 +278,7 @@ func buildCandidates(src fs.FS, partySlugs map[string]string) ([][]string, error
 		left[without.get(r, "name")] = r
 	}
 
-	rows := [][]string{{"name", "given_name", "family_name", "party", "districts", "elected"}}
+	rows := [][]string{{"name", "given_name", "family_name", "party", "districts", "elected", "is_incumbent"}}
 	names := map[string]bool{}
 	slugs := map[string]string{}
 	for _, r := range t.rows {
@@ -339,7 +339,11 @@ func buildCandidates(src fs.FS, partySlugs map[string]string) ([][]string, error
 			return nil, t.errorf(r, "candidate %q: elected is %q, want yes or no", name, e)
 		}
 
-		rows = append(rows, []string{name, split.given, split.family, party, districts, e})
+		incumbent := "" // unknown: see incumbents
+		if _, ok := incumbents[name]; ok {
+			incumbent = "yes"
+		}
+		rows = append(rows, []string{name, split.given, split.family, party, districts, e, incumbent})
 	}
 
 	if len(rows) == 1 {
@@ -348,6 +352,11 @@ func buildCandidates(src fs.FS, partySlugs map[string]string) ([][]string, error
 	for _, r := range prov.rows {
 		if name := prov.get(r, "name"); !names[name] {
 			return nil, prov.errorf(r, "candidate %q is not in %s", name, candidatesCSV)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(incumbents)) {
+		if !names[name] {
+			return nil, fmt.Errorf("incumbents table: %q names no candidate", name)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(nameSplitOverrides)) {

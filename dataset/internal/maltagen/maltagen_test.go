@@ -158,10 +158,16 @@ func TestCounts(t *testing.T) {
 			councils[island+"/"+l.Name] = true
 		}
 	}
-	elected := 0
+	elected, incumbents := 0, 0
 	for _, c := range g.candidates {
 		if c.Elected != nil && *c.Elected {
 			elected++
+		}
+		if c.IsIncumbent != nil {
+			if !*c.IsIncumbent {
+				t.Errorf("%s: is_incumbent is false; no source says so of anyone", c.Name)
+			}
+			incumbents++
 		}
 	}
 	tests := []struct {
@@ -172,8 +178,9 @@ func TestCounts(t *testing.T) {
 		{"districts", len(g.districts), 13},
 		{"locality entries", localities, 73},
 		{"distinct councils", len(councils), 68},
-		{"candidates", len(g.candidates), 139},
+		{"candidates", len(g.candidates), 140},
 		{"elected candidates", elected, 78},
+		{"incumbents", incumbents, 15},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -406,8 +413,11 @@ func TestCandidateDistricts(t *testing.T) {
 		{"Robert Abela", []int{2, 5}},
 		{"Arnold Cassola", []int{10, 11}},
 		{"Nazzareno Bonnici", []int{3, 13}},
-		{"Ivan Bartolo", []int{11, 12}},
-		{"Ivan J. Bartolo", []int{9}},
+		{"Ivan Bartolo", []int{11}},
+		{"Ivan J. Bartolo", []int{9, 12}},
+		{"Bernice Bonello", []int{2, 4}},
+		{"Doris Borg", []int{2, 4}},
+		{"Alessia Psaila Zammit", []int{6, 7}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -425,7 +435,7 @@ func TestCandidateDistricts(t *testing.T) {
 
 func TestLeftOutCandidates(t *testing.T) {
 	g := load(t)
-	for _, name := range []string{"Jane Chircop", "Matthew Grech", "Joseph Ellis"} {
+	for _, name := range []string{"Jane Chircop", "Matthew Grech", "Joseph Ellis", "Romina Magro", "Rebecca Paris", "John Mark Attard"} {
 		for _, c := range g.candidates {
 			if c.Name == name {
 				t.Errorf("%s has no district in the sources and must be left out", name)
