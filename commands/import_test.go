@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -145,7 +146,11 @@ func TestImportMalformed(t *testing.T) {
 		{"missing-column", func(files map[string][]byte) {
 			files[sheet.CandidatesFile] = []byte("given_name,party,districts\nĠorġ,PL,5\n")
 		}},
-		{"unknown-column", replace(sheet.CandidatesFile, ",elected\n", ",electd\n")},
+		{"unknown-column", func(files map[string][]byte) {
+			replace(sheet.CandidatesFile, ",elected\n", ",electd\n")(files)
+			replace(sheet.CandidatesFile, "Marija,Borġ,pn,", "Marija,Borġ,PNN,")(files) // still checked
+		}},
+		{"misspelt-required-column", replace(sheet.CandidatesFile, "given_name,", "given_nmae,")},
 		{"unknown-party", replace(sheet.CandidatesFile, "Marija,Borġ,pn,", "Marija,Borġ,PNN,")},
 		{"district-14", replace(sheet.CandidatesFile, "Arnold,Cassola,,10;11,", "Arnold,Cassola,,10;14,")},
 		{"district-14-in-districts", replace(sheet.DistrictsFile, "13,Victoria,", "14,Victoria,")},
@@ -226,6 +231,45 @@ func TestImportOut(t *testing.T) {
 	for _, args := range [][]string{{"import", importExample}, {"import", filepath.Join(dir, "nope"), filepath.Join(dir, "out")}} {
 		if code, _, _ := run(t, args...); code != commands.ExitUsage {
 			t.Errorf("%q: exit %d, want 2", args, code)
+		}
+	}
+}
+
+// TestImportSpreadsheetExport: the example as Excel's "CSV UTF-8" writes
+// it on Windows (a byte-order mark, CRLF line ends, header names in
+// another case, columns in another order, empty rows below the data) gives
+// the same dataset byte for byte.
+func TestImportSpreadsheetExport(t *testing.T) {
+	files := readExample(t)
+	for _, name := range []string{sheet.PartiesFile, sheet.DistrictsFile, sheet.CandidatesFile} {
+		lines := strings.Split(strings.TrimSuffix(string(files[name]), "\n"), "\n")
+		var rows []string
+		for i, line := range lines {
+			cells := strings.Split(line, ",")
+			slices.Reverse(cells)
+			if i == 0 {
+				for j := range cells {
+					cells[j] = strings.ToUpper(cells[j])
+				}
+			}
+			rows = append(rows, strings.Join(cells, ","))
+		}
+		rows = append(rows, strings.Repeat(",", len(strings.Split(lines[0], ","))-1))
+		files[name] = []byte("\uFEFF" + strings.Join(rows, "\r\n") + "\r\n")
+	}
+	dir := t.TempDir()
+	writeFiles(t, filepath.Join(dir, "src"), files)
+	if code, stdout, stderr := run(t, "import", filepath.Join(dir, "src"), filepath.Join(dir, "out")); code != commands.ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	got := readOutputs(t, filepath.Join(dir, "out"))
+	for _, name := range importOutputs {
+		want, err := os.ReadFile(filepath.Join("testdata", "import", "example-out", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got[name], want) {
+			t.Errorf("%s differs from the import of the example", name)
 		}
 	}
 }

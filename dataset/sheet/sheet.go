@@ -251,30 +251,34 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 	t := &table{file: name, cols: map[string]int{}}
 	known := want.all()
 	usable := true
+	misspelt := map[string]bool{} // columns an unknown header misspells, reported once as such
 	for i, h := range header {
 		h = strings.ToLower(strings.TrimSpace(h))
 		switch {
 		case h == "":
 			im.add(name, 1, "", "column %d has no name", i+1)
-			usable = false
 		case !slices.Contains(known, h):
 			msg := "unknown column"
 			if near := dataset.Nearest(h, known); near != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", near)
+				misspelt[near] = true
 			}
 			im.add(name, 1, h, "%s", msg)
-			usable = false
 		case t.has(h):
 			im.add(name, 1, h, "column appears twice")
-			usable = false
 		default:
 			t.cols[h] = i
 		}
 	}
+	// Rows are still checked past an unknown column, which they do not
+	// use, but not without a required one.
 	for _, w := range want.required {
-		if !t.has(w) {
+		if t.has(w) {
+			continue
+		}
+		usable = false
+		if !misspelt[w] {
 			im.add(name, 1, w, "required column is missing")
-			usable = false
 		}
 	}
 	for {
