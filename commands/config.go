@@ -14,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"ballot/dataset"
 	"ballot/server"
 )
 
@@ -163,7 +164,11 @@ func LoadConfig(path string, required bool) (Config, error) {
 			if i+1 < len(keys) && strings.HasPrefix(keys[i+1].String(), k.String()+".") {
 				continue
 			}
-			names = append(names, k.String())
+			name := k.String()
+			if near := dataset.Nearest(name, configKeys()); near != "" {
+				name += fmt.Sprintf(" (did you mean %q?)", near)
+			}
+			names = append(names, name)
 		}
 		return cfg, fmt.Errorf("config %s: unknown key %s (known keys: %s)", path, strings.Join(names, ", "), strings.Join(configKeys(), ", "))
 	}

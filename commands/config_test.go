@@ -55,6 +55,7 @@ func TestRepositoryConfig(t *testing.T) {
 func TestConfigErrors(t *testing.T) {
 	tests := []struct{ name, file, want string }{
 		{"unknown key", "listen = \":1\"\nrate_limt = 5\n", "unknown key rate_limt"},
+		{"unknown key suggests the nearest", "rate_limt = 5\n", `unknown key rate_limt (did you mean "rate_limit"?) (known keys: `},
 		{"wrong type", "rate_limit = \"sixty\"\n", "rate_limit"},
 		{"invalid value", "rate_limit = 0\n", "rate_limit must be a number of requests per minute, 1 or more"},
 		{"negative max-age", "cache_max_age = -1\n", "cache_max_age must be a number of seconds"},

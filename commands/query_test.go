@@ -136,7 +136,7 @@ func TestQueryFormats(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{"id", "slug", "name", "given_name", "family_name", "party_id", "primary_district_id", "district_ids", "elected"}
+		want := []string{"id", "slug", "name", "given_name", "family_name", "party_id", "primary_district_id", "district_ids", "elected", "is_incumbent", "website", "photo_url"}
 		if strings.Join(rows[0], ",") != strings.Join(want, ",") {
 			t.Errorf("header %v, want %v", rows[0], want)
 		}

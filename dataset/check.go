@@ -31,9 +31,14 @@ type records struct {
 // not reported again as the many problems it causes.
 func (d *records) check(r *Report) {
 	ids := map[string]string{} // id -> pointer of its first use, across files
-	claimID := func(file, ptr, id string) {
+	// claimID checks an id's form and, for a record that decoded whole
+	// (compare), that no other record has it.
+	claimID := func(file, ptr, id string, compare bool) {
 		if !uuidPattern.MatchString(id) {
 			r.errorf(file, ptr, "uuid", "%q is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)", id)
+			return
+		}
+		if !compare {
 			return
 		}
 		if first, dup := ids[id]; dup {
@@ -48,6 +53,9 @@ func (d *records) check(r *Report) {
 			r.errorf(file, ptr, "slug", "%q is not a slug (lower-case ASCII letters and digits joined by single hyphens)", slug)
 			return
 		}
+		if seen == nil {
+			return
+		}
 		if first, dup := seen[slug]; dup {
 			r.errorf(file, ptr, "slug-unique", "slug %q is already used at %s", slug, first)
 			return
@@ -55,7 +63,7 @@ func (d *records) check(r *Report) {
 		seen[slug] = ref
 	}
 	checkURL := func(file, ptr string, u *string) {
-		if u != nil && !absoluteHTTP(*u) {
+		if u != nil && !AbsoluteHTTP(*u) {
 			r.errorf(file, ptr, "url", "%q is not an absolute http or https URL", *u)
 		}
 	}
@@ -64,6 +72,19 @@ func (d *records) check(r *Report) {
 			r.errorf(file, ptr, "required", "must not be empty")
 		}
 	}
+	checkOptionalText := func(file, ptr string, s *string) {
+		if s != nil && strings.TrimSpace(*s) == "" {
+			r.errorf(file, ptr, "required", "must not be empty (use null, or leave the field out, when it is unknown)")
+		}
+	}
+	// unless returns seen for a record that decoded whole and nil for a
+	// defective one, which the rules comparing records leave out.
+	unless := func(defective bool, seen map[string]string) map[string]string {
+		if defective {
+			return nil
+		}
+		return seen
+	}
 
 	if d.manifestOK {
 		d.checkManifest(r)
@@ -71,16 +92,42 @@ func (d *records) check(r *Report) {
 
 	partyIDs := map[string]bool{}
 	partySlugs := map[string]string{}
-	for i, p := range d.parties.each {
-		claimID(PartiesFile, pointer(i, "id"), p.ID)
-		partyIDs[p.ID] = true
-		checkSlug(PartiesFile, pointer(i, "slug"), p.Slug, partySlugs)
-		checkText(PartiesFile, pointer(i, "name"), p.Name)
-		checkText(PartiesFile, pointer(i, "short_name"), p.ShortName)
-		if p.Color != nil && !colorPattern.MatchString(*p.Color) {
-			r.errorf(PartiesFile, pointer(i, "color"), "color", "%q is not a colour of the form #rrggbb (lower-case hex)", *p.Color)
+	for i, p := range d.parties.objects {
+		whole := d.parties.valid[i]
+		has := func(ptr string) bool { return d.parties.has(i, ptr) }
+		ptr := func(field string) string { return pointer(i, field) }
+		if has(ptr("id")) {
+			claimID(PartiesFile, ptr("id"), p.ID, whole)
+			partyIDs[p.ID] = true
 		}
-		checkURL(PartiesFile, pointer(i, "website"), p.Website)
+		if has(ptr("slug")) {
+			checkSlug(PartiesFile, ptr("slug"), p.Slug, unless(!whole, partySlugs))
+		}
+		if has(ptr("name")) {
+			checkText(PartiesFile, ptr("name"), p.Name)
+		}
+		if has(ptr("short_name")) {
+			checkText(PartiesFile, ptr("short_name"), p.ShortName)
+		}
+		if p.Color != nil && has(ptr("color")) && !colorPattern.MatchString(*p.Color) {
+			r.errorf(PartiesFile, ptr("color"), "color", "%q is not a colour of the form #rrggbb (lower-case hex)", *p.Color)
+		}
+		for _, f := range []struct {
+			name string
+			text *string
+		}{{"name_en", p.NameEN}, {"leader_name", p.LeaderName}} {
+			if has(ptr(f.name)) {
+				checkOptionalText(PartiesFile, ptr(f.name), f.text)
+			}
+		}
+		for _, f := range []struct {
+			name string
+			url  *string
+		}{{"website", p.Website}, {"logo_url", p.LogoURL}, {"wikipedia_url", p.WikipediaURL}} {
+			if has(ptr(f.name)) {
+				checkURL(PartiesFile, ptr(f.name), f.url)
+			}
+		}
 	}
 
 	if d.districts.complete && len(d.districts.recs) != DistrictCount {
@@ -88,31 +135,50 @@ func (d *records) check(r *Report) {
 	}
 	districtIDs := map[string]bool{}
 	numbers := map[int]string{}
-	for i, dist := range d.districts.each {
-		claimID(DistrictsFile, pointer(i, "id"), dist.ID)
-		districtIDs[dist.ID] = true
-		switch first, dup := numbers[dist.Number]; {
-		case dist.Number < 1 || dist.Number > DistrictCount:
-			r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is outside 1 to %d", dist.Number, DistrictCount)
-		case dup:
-			r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is already used at %s", dist.Number, first)
-		default:
-			numbers[dist.Number] = DistrictsFile + "#" + pointer(i, "number")
+	for i, dist := range d.districts.objects {
+		whole := d.districts.valid[i]
+		has := func(ptr string) bool { return d.districts.has(i, ptr) }
+		if has(pointer(i, "id")) {
+			claimID(DistrictsFile, pointer(i, "id"), dist.ID, whole)
+			districtIDs[dist.ID] = true
 		}
-		checkText(DistrictsFile, pointer(i, "name"), dist.Name)
+		if has(pointer(i, "number")) {
+			switch first, dup := numbers[dist.Number]; {
+			case dist.Number < 1 || dist.Number > DistrictCount:
+				r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is outside 1 to %d", dist.Number, DistrictCount)
+			case !whole:
+			case dup:
+				r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is already used at %s", dist.Number, first)
+			default:
+				numbers[dist.Number] = DistrictsFile + "#" + pointer(i, "number")
+			}
+		}
+		if has(pointer(i, "name")) {
+			checkText(DistrictsFile, pointer(i, "name"), dist.Name)
+		}
+		if has(pointer(i, "source_url")) {
+			checkURL(DistrictsFile, pointer(i, "source_url"), dist.SourceURL)
+		}
 		localitySlugs := map[string]string{}
 		localityNames := map[string]string{}
 		for j, loc := range dist.Localities {
 			ptr := pointer(i, "localities", j)
-			checkText(DistrictsFile, ptr+"/name", loc.Name)
-			if first, dup := localityNames[Fold(loc.Name)]; dup {
+			if has(ptr + "/name") {
+				checkText(DistrictsFile, ptr+"/name", loc.Name)
+			}
+			switch first, dup := localityNames[Fold(loc.Name)]; {
+			case !whole:
+				if has(ptr + "/slug") {
+					checkSlug(DistrictsFile, ptr+"/slug", loc.Slug, nil)
+				}
+			case dup:
 				r.errorf(DistrictsFile, ptr+"/name", "locality-repeated", "locality %q is already listed in this district at %s", loc.Name, first)
-			} else {
+			default:
 				localityNames[Fold(loc.Name)] = DistrictsFile + "#" + ptr + "/name"
 				checkSlug(DistrictsFile, ptr+"/slug", loc.Slug, localitySlugs)
 			}
-			if loc.NameEN != nil && strings.TrimSpace(*loc.NameEN) == "" {
-				r.errorf(DistrictsFile, ptr+"/name_en", "required", "must not be empty (use null when there is no English name)")
+			if loc.NameEN != nil && has(ptr+"/name_en") && strings.TrimSpace(*loc.NameEN) == "" {
+				r.errorf(DistrictsFile, ptr+"/name_en", "required", "must not be empty (use null, or leave the field out, when there is no English name)")
 			}
 		}
 	}
@@ -125,22 +191,44 @@ func (d *records) check(r *Report) {
 	}
 
 	candidateSlugs := map[string]string{}
-	for i, c := range d.candidates.each {
-		claimID(CandidatesFile, pointer(i, "id"), c.ID)
-		checkSlug(CandidatesFile, pointer(i, "slug"), c.Slug, candidateSlugs)
-		checkText(CandidatesFile, pointer(i, "name"), c.Name)
-		checkText(CandidatesFile, pointer(i, "given_name"), c.GivenName)
-		checkText(CandidatesFile, pointer(i, "family_name"), c.FamilyName)
+	for i, c := range d.candidates.objects {
+		whole := d.candidates.valid[i]
+		has := func(ptr string) bool { return d.candidates.has(i, ptr) }
+		ptr := func(field string) string { return pointer(i, field) }
+		if has(ptr("id")) {
+			claimID(CandidatesFile, ptr("id"), c.ID, whole)
+		}
+		if has(ptr("slug")) {
+			checkSlug(CandidatesFile, ptr("slug"), c.Slug, unless(!whole, candidateSlugs))
+		}
+		for _, f := range []struct{ name, text string }{{"name", c.Name}, {"given_name", c.GivenName}, {"family_name", c.FamilyName}} {
+			if has(ptr(f.name)) {
+				checkText(CandidatesFile, ptr(f.name), f.text)
+			}
+		}
+		for _, f := range []struct {
+			name string
+			url  *string
+		}{{"website", c.Website}, {"photo_url", c.PhotoURL}} {
+			if has(ptr(f.name)) {
+				checkURL(CandidatesFile, ptr(f.name), f.url)
+			}
+		}
+		if has(ptr("primary_district_id")) && has(ptr("district_ids")) {
+			if len(c.DistrictIDs) == 0 {
+				r.errorf(CandidatesFile, ptr("district_ids"), "primary-first", "must list at least the primary district")
+			} else if c.DistrictIDs[0] != c.PrimaryDistrictID {
+				r.errorf(CandidatesFile, pointer(i, "district_ids", 0), "primary-first", "must be the primary district %s", c.PrimaryDistrictID)
+			}
+		}
+		if !whole {
+			continue // references and repeats are checked on whole records
+		}
 		if c.PartyID != nil && d.parties.complete && !partyIDs[*c.PartyID] {
-			r.errorf(CandidatesFile, pointer(i, "party_id"), "reference", "no party has id %s", *c.PartyID)
+			r.errorf(CandidatesFile, ptr("party_id"), "reference", "no party has id %s", *c.PartyID)
 		}
 		if d.districts.complete && !districtIDs[c.PrimaryDistrictID] {
-			r.errorf(CandidatesFile, pointer(i, "primary_district_id"), "reference", "no district has id %s", c.PrimaryDistrictID)
-		}
-		if len(c.DistrictIDs) == 0 {
-			r.errorf(CandidatesFile, pointer(i, "district_ids"), "primary-first", "must list at least the primary district")
-		} else if c.DistrictIDs[0] != c.PrimaryDistrictID {
-			r.errorf(CandidatesFile, pointer(i, "district_ids", 0), "primary-first", "must be the primary district %s", c.PrimaryDistrictID)
+			r.errorf(CandidatesFile, ptr("primary_district_id"), "reference", "no district has id %s", c.PrimaryDistrictID)
 		}
 		seen := map[string]bool{}
 		for j, id := range c.DistrictIDs {
@@ -238,13 +326,18 @@ func (d *records) checkManifest(r *Report) {
 		{"publisher.url", m.Publisher.URL},
 		{"publisher.about_url", m.Publisher.AboutURL},
 	} {
-		if f.value != "" && !absoluteHTTP(f.value) {
+		if f.value != "" && !AbsoluteHTTP(f.value) {
 			r.errorf(ManifestFile, f.key, "url", "%q is not an absolute http or https URL", f.value)
 		}
 	}
+	if ns := m.IDs.Namespace; ns != "" && !uuidPattern.MatchString(ns) {
+		r.errorf(ManifestFile, "ids.namespace", "uuid", "%q is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)", ns)
+	}
 }
 
-func absoluteHTTP(s string) bool {
+// AbsoluteHTTP reports whether s is an absolute http or https URL, the
+// form every URL of a dataset must have.
+func AbsoluteHTTP(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }

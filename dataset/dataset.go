@@ -138,6 +138,32 @@ func Load(fsys fs.FS) (*Dataset, error) {
 	return ds, nil
 }
 
+// LoadFiles loads a dataset held in memory, keyed by file name (ManifestFile
+// and the three JSON files), as Load does: the importer checks what it is
+// about to write with exactly the rules serve applies.
+func LoadFiles(files map[string][]byte) (*Dataset, error) {
+	return Load(Files(files))
+}
+
+// Files is a flat directory of files held in memory, keyed by name. It is
+// an fs.FS for fs.ReadFile, which is all Load and the importer ask of one:
+// files built in memory are checked or imported without touching a disk.
+type Files map[string][]byte
+
+// Open is not supported: Files is read with fs.ReadFile only.
+func (m Files) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+}
+
+// ReadFile returns a copy of the named file.
+func (m Files) ReadFile(name string) ([]byte, error) {
+	b, ok := m[name]
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return slices.Clone(b), nil
+}
+
 // Parties returns the parties in published order. The slice is shared:
 // callers must not modify it.
 func (d *Dataset) Parties() []Party { return d.parties }

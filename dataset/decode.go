@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -51,19 +52,56 @@ func decodeManifest(b []byte, r *Report) (Manifest, bool) {
 		}
 		return m, false
 	}
+	known := tomlKeys(reflect.TypeFor[Manifest](), "")
 	for _, key := range md.Undecoded() {
-		r.errorf(ManifestFile, key.String(), "unknown-field", "unknown key %q", key.String())
+		msg := fmt.Sprintf("unknown key %q", key.String())
+		if near := Nearest(key.String(), known); near != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		r.errorf(ManifestFile, key.String(), "unknown-field", "%s", msg)
 	}
 	return m, true
 }
 
+// CheckManifest decodes and checks a dataset.toml on its own, with the
+// rules Load applies to it, and returns every problem found.
+func CheckManifest(b []byte) (Manifest, []Problem) {
+	r := &Report{}
+	var d records
+	d.manifest, d.manifestOK = decodeManifest(b, r)
+	if d.manifestOK {
+		d.checkManifest(r)
+	}
+	return d.manifest, r.Errors
+}
+
+// tomlKeys lists the dotted keys a TOML document decoded into typ may
+// have, tables and their keys alike.
+func tomlKeys(typ reflect.Type, prefix string) []string {
+	var keys []string
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("toml"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		keys = append(keys, prefix+name)
+		if ft := typ.Field(i).Type; ft.Kind() == reflect.Struct && ft != reflect.TypeFor[time.Time]() {
+			keys = append(keys, tomlKeys(ft, prefix+name+".")...)
+		}
+	}
+	return keys
+}
+
 // file holds the records decoded from one JSON file. A record with a
 // defect is left out of the rules that span records, so each defect is
-// reported once, by the rule it breaks.
+// reported once, by the rule it breaks; its fields that decoded are still
+// checked on their own, so every problem is reported in one run.
 type file[T any] struct {
 	recs     []T
-	valid    []bool // valid[i]: record i decoded
-	complete bool   // the file was read and every record decoded
+	valid    []bool          // valid[i]: record i decoded whole
+	object   []bool          // object[i]: record i is an object, so some fields may have decoded
+	good     map[string]bool // pointers of the fields of defective records that decoded
+	complete bool            // the file was read and every record decoded
 }
 
 // each yields the index and value of every record that decoded.
@@ -74,6 +112,20 @@ func (f *file[T]) each(yield func(int, T) bool) {
 		}
 	}
 }
+
+// objects yields every record that is an object, defective or not: the
+// rules that look at one record alone run on each of its fields that
+// decoded (see has).
+func (f *file[T]) objects(yield func(int, T) bool) {
+	for i, rec := range f.recs {
+		if f.object[i] && !yield(i, rec) {
+			return
+		}
+	}
+}
+
+// has reports whether the field at ptr of record i decoded.
+func (f *file[T]) has(i int, ptr string) bool { return f.valid[i] || f.good[ptr] }
 
 // decodeArray decodes a JSON file that must hold an array of records of
 // type T. Each record is checked for unknown, missing and null fields and
@@ -100,26 +152,43 @@ func decodeArray[T any](name string, b []byte, r *Report) file[T] {
 		r.errorf(name, "", "type", "must be a JSON array of records, not null")
 		return file[T]{}
 	}
-	f := file[T]{recs: make([]T, len(raws)), valid: make([]bool, len(raws)), complete: true}
+	f := file[T]{recs: make([]T, len(raws)), valid: make([]bool, len(raws)), object: make([]bool, len(raws)), good: map[string]bool{}, complete: true}
 	typ := reflect.TypeFor[T]()
 	for i, raw := range raws {
-		if checkFields(name, pointer(i), raw, typ, r) && json.Unmarshal(raw, &f.recs[i]) == nil {
+		c := fieldCheck{file: name, r: r, good: map[string]bool{}}
+		ok := c.fields(pointer(i), raw, typ)
+		// A value of the wrong type is skipped and the rest decoded, so
+		// the fields that are right can still be checked.
+		err := json.Unmarshal(raw, &f.recs[i])
+		f.object[i] = jsonKind(raw) == "object"
+		if ok && err == nil {
 			f.valid[i] = true
-		} else {
-			f.complete = false
+			continue
+		}
+		f.complete = false
+		for ptr := range c.good {
+			f.good[ptr] = true
 		}
 	}
 	return f
 }
 
-// checkFields compares a JSON object with the fields of a record type:
-// unknown keys, missing keys, null where null is not allowed, and values of
+// fieldCheck compares JSON values with the record types, reporting every
+// defect to r and noting in good the pointer of every field that is right.
+type fieldCheck struct {
+	file string
+	r    *Report
+	good map[string]bool
+}
+
+// fields compares a JSON object with the fields of a record type: unknown
+// keys, missing required keys, null where null is not allowed, and values of
 // the wrong type, each at the pointer of the field, down into arrays and
 // nested records. It returns whether the object decodes into the type.
-func checkFields(file, ptr string, raw json.RawMessage, typ reflect.Type, r *Report) bool {
+func (c *fieldCheck) fields(ptr string, raw json.RawMessage, typ reflect.Type) bool {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-		r.errorf(file, ptr, "type", "must be an object, not %s", jsonKind(raw))
+		c.r.errorf(c.file, ptr, "type", "must be an object, not %s", jsonKind(raw))
 		return false
 	}
 	ok := true
@@ -134,19 +203,32 @@ func checkFields(file, ptr string, raw json.RawMessage, typ reflect.Type, r *Rep
 		}
 		ok = false
 		msg := fmt.Sprintf("unknown field %q", key)
-		if near := nearest(key, names); near != "" {
+		if near := Nearest(key, names); near != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", near)
 			misspelt[near] = true
 		}
-		r.errorf(file, ptr+pointer(key), "unknown-field", "%s", msg)
+		c.r.errorf(c.file, ptr+pointer(key), "unknown-field", "%s", msg)
 	}
 	for i, name := range names {
+		field := typ.Field(i)
 		v, present := obj[name]
 		switch {
 		case present:
-			ok = checkValue(file, ptr+pointer(name), v, typ.Field(i).Type, r) && ok
-		case !misspelt[name]: // a misspelling is reported once, as such
-			r.errorf(file, ptr+pointer(name), "required", "required field %q is missing (use null if the value is unknown)", name)
+			if c.value(ptr+pointer(name), v, field.Type) {
+				c.good[ptr+pointer(name)] = true
+			} else {
+				ok = false
+			}
+		case field.Tag.Get("dataset") == "optional":
+			c.good[ptr+pointer(name)] = true // absent means null, or false
+		case misspelt[name]: // a misspelling is reported once, as such
+			ok = false
+		default:
+			msg := fmt.Sprintf("required field %q is missing", name)
+			if meaning := field.Tag.Get("null"); meaning != "" {
+				msg += fmt.Sprintf(" (use null %s)", meaning)
+			}
+			c.r.errorf(c.file, ptr+pointer(name), "required", "%s", msg)
 			ok = false
 		}
 	}
@@ -154,32 +236,32 @@ func checkFields(file, ptr string, raw json.RawMessage, typ reflect.Type, r *Rep
 }
 
 // checkValue checks that one JSON value decodes into typ.
-func checkValue(file, ptr string, v json.RawMessage, typ reflect.Type, r *Report) bool {
+func (c *fieldCheck) value(ptr string, v json.RawMessage, typ reflect.Type) bool {
 	isNull := bytes.Equal(bytes.TrimSpace(v), []byte("null"))
 	switch {
 	case isNull && typ.Kind() == reflect.Pointer:
 		return true
 	case isNull:
-		r.errorf(file, ptr, "type", "must be %s, not null", describeType(typ))
+		c.r.errorf(c.file, ptr, "type", "must be %s, not null", describeType(typ))
 		return false
 	case typ.Kind() == reflect.Pointer:
-		return checkValue(file, ptr, v, typ.Elem(), r)
+		return c.value(ptr, v, typ.Elem())
 	case typ.Kind() == reflect.Struct:
-		return checkFields(file, ptr, v, typ, r)
+		return c.fields(ptr, v, typ)
 	case typ.Kind() == reflect.Slice:
 		var items []json.RawMessage
 		if err := json.Unmarshal(v, &items); err != nil {
-			r.errorf(file, ptr, "type", "must be an array, not %s", jsonKind(v))
+			c.r.errorf(c.file, ptr, "type", "must be an array, not %s", jsonKind(v))
 			return false
 		}
 		ok := true
 		for i, item := range items {
-			ok = checkValue(file, ptr+pointer(i), item, typ.Elem(), r) && ok
+			ok = c.value(ptr+pointer(i), item, typ.Elem()) && ok
 		}
 		return ok
 	}
 	if !scalarFits(bytes.TrimSpace(v), typ.Kind()) {
-		r.errorf(file, ptr, "type", "must be %s, not %s", describeType(typ), jsonKind(v))
+		c.r.errorf(c.file, ptr, "type", "must be %s, not %s", describeType(typ), jsonKind(v))
 		return false
 	}
 	return true
@@ -255,9 +337,11 @@ func position(b []byte, offset int64) (line, col int) {
 	return line, col
 }
 
-// nearest returns the candidate one edit away from s (an insertion, a
-// deletion, a substitution or a swap of neighbours), or "".
-func nearest(s string, candidates []string) string {
+// Nearest returns the candidate one edit away from s (an insertion, a
+// deletion, a substitution or a swap of neighbours), or "": the name that s
+// probably misspells, for a "did you mean" in a message. JSON fields, TOML
+// keys and CSV columns are all suggested by it.
+func Nearest(s string, candidates []string) string {
 	for _, c := range candidates {
 		if oneEdit(s, c) {
 			return c

@@ -50,8 +50,8 @@ func TestDefaultDatasetLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := [3]int{len(ds.Parties()), len(ds.Districts()), len(ds.Candidates())}; got != [3]int{6, 13, 139} {
-		t.Errorf("parties, districts, candidates = %v, want [6 13 139]", got)
+	if got := [3]int{len(ds.Parties()), len(ds.Districts()), len(ds.Candidates())}; got != [3]int{6, 13, 140} {
+		t.Errorf("parties, districts, candidates = %v, want [6 13 140]", got)
 	}
 	if len(ds.Version) != 64 {
 		t.Errorf("Version = %q, want a SHA-256 in hex", ds.Version)
@@ -59,7 +59,7 @@ func TestDefaultDatasetLoads(t *testing.T) {
 	if ds.Manifest.Publisher.Name == "" || ds.Manifest.Coverage.Summary == "" || ds.Manifest.License == "" {
 		t.Errorf("manifest lacks attribution or coverage: %+v", ds.Manifest)
 	}
-	if !strings.Contains(ds.Manifest.Coverage.Summary, "139 of the 173–178") || !strings.Contains(ds.Manifest.Coverage.Summary, "all 78") {
+	if !strings.Contains(ds.Manifest.Coverage.Summary, "140 of the 173–178") || !strings.Contains(ds.Manifest.Coverage.Summary, "all 78") {
 		t.Errorf("coverage summary = %q", ds.Manifest.Coverage.Summary)
 	}
 }
@@ -92,8 +92,14 @@ func TestLoadRefusesBrokenData(t *testing.T) {
 			})
 		}, dataset.Problem{File: "candidates.json", Pointer: "/5/primary_distrct_id", Rule: "unknown-field"}},
 		{"missing field", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.PartiesFile, first(func(r map[string]any) { delete(r, "color") }))
-		}, dataset.Problem{File: "parties.json", Pointer: "/0/color", Rule: "required"}},
+			edit(t, m, dataset.PartiesFile, first(func(r map[string]any) { delete(r, "short_name") }))
+		}, dataset.Problem{File: "parties.json", Pointer: "/0/short_name", Rule: "required"}},
+		{"missing party_id", func(t *testing.T, m fstest.MapFS) {
+			edit(t, m, dataset.CandidatesFile, first(func(r map[string]any) { delete(r, "party_id") }))
+		}, dataset.Problem{File: "candidates.json", Pointer: "/0/party_id", Rule: "required"}},
+		{"new optional URL not http", func(t *testing.T, m fstest.MapFS) {
+			edit(t, m, dataset.PartiesFile, first(func(r map[string]any) { r["wikipedia_url"] = "en.wikipedia.org/wiki/Malta" }))
+		}, dataset.Problem{File: "parties.json", Pointer: "/0/wikipedia_url", Rule: "url"}},
 		{"null where a value is required", func(t *testing.T, m fstest.MapFS) {
 			edit(t, m, dataset.PartiesFile, first(func(r map[string]any) { r["name"] = nil }))
 		}, dataset.Problem{File: "parties.json", Pointer: "/0/name", Rule: "type"}},

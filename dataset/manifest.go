@@ -13,6 +13,21 @@ type Manifest struct {
 	PublishedAt time.Time `toml:"published_at" json:"published_at"`
 	Publisher   Publisher `toml:"publisher" json:"publisher"`
 	Coverage    Coverage  `toml:"coverage" json:"coverage"`
+	// IDs is how ballot import derives the ids a sheet does not give. It
+	// is not published: the ids themselves are.
+	IDs IDs `toml:"ids" json:"-"`
+}
+
+// IDs fixes the ids that ballot import derives: each is the name-based
+// SHA-1 UUID (version 5) in Namespace of KeyPrefix followed by the record's
+// natural key ("party/<slug>", "district/<number>", "candidate/<slug>"), so
+// importing the same sheet again gives the same ids.
+type IDs struct {
+	// Namespace is a UUID of the publisher's own choosing.
+	Namespace string `toml:"namespace" json:"-"`
+	// KeyPrefix lets one namespace serve several elections
+	// ("malta-2022/").
+	KeyPrefix string `toml:"key_prefix" json:"-"`
 }
 
 // Publisher names whom to credit for the data.

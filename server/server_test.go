@@ -310,8 +310,8 @@ func TestCandidateOrder(t *testing.T) {
 	if err := json.Unmarshal(do(t, s, request{target: "/api/public/v1/candidates?limit=500"}).Body.Bytes(), &all); err != nil {
 		t.Fatal(err)
 	}
-	if len(all.Data) != 139 {
-		t.Fatalf("got %d candidates, want all 139", len(all.Data))
+	if len(all.Data) != 140 {
+		t.Fatalf("got %d candidates, want all 140", len(all.Data))
 	}
 	for i := 1; i < len(all.Data); i++ {
 		a, b := all.Data[i-1], all.Data[i]

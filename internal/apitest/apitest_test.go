@@ -42,7 +42,7 @@ func with(h http.Header, kv ...string) http.Header {
 }
 
 const (
-	party   = `{"id":"2acf0508-f838-57a5-918a-affa0a1b1d89","slug":"pn","name":"Partit Nazzjonalista","short_name":"PN","name_en":"Nationalist Party","color":null,"website":"https://pn.org.mt"}`
+	party   = `{"id":"2acf0508-f838-57a5-918a-affa0a1b1d89","slug":"pn","name":"Partit Nazzjonalista","short_name":"PN","name_en":"Nationalist Party","color":null,"website":"https://pn.org.mt","leader_name":null,"logo_url":null,"wikipedia_url":null}`
 	parties = `{"data":[` + party + `],"meta":{"count":1,"generatedAt":"2026-11-21T04:15:00.123Z"}}` + "\n"
 	p500    = `{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"the server could not answer this request"}` + "\n"
 	p404    = `{"type":"about:blank","title":"Not Found","status":404,"detail":"there is no endpoint at this path"}` + "\n"

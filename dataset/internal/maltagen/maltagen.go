@@ -1,18 +1,20 @@
-// Package maltagen turns the sourced CSV facts about the Malta general
-// election of 26 March 2022 (dataset/malta-2022/source) into the JSON files of
-// ballot's embedded default dataset (parties.json, districts.json and
-// candidates.json in dataset/malta-2022).
+// Package maltagen builds the JSON files of ballot's embedded default
+// dataset (parties.json, districts.json and candidates.json in
+// dataset/malta-2022) from the sourced CSV facts about the Malta general
+// election of 26 March 2022 (dataset/malta-2022/source).
 //
-// The derivation rules are documented in dataset/malta-2022/SOURCES.md,
-// section "How the JSON files are derived". Generate checks the sources as it
-// reads them and fails, naming the file and line, on anything it cannot
-// derive without guessing.
+// It holds only what is Malta-specific: it checks the sources against each
+// other and against its small hand-written tables, and turns their shape
+// into the CSV sheets of `ballot import` (package dataset/sheet), which
+// builds the files exactly as it does for any publisher. The derivation
+// rules are documented in dataset/malta-2022/SOURCES.md, section "How the
+// JSON files are derived". Generate fails, naming the file and line, on
+// anything it cannot derive without guessing.
 package maltagen
 
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,24 +25,7 @@ import (
 	"strings"
 
 	"ballot/dataset"
-
-	"github.com/google/uuid"
-)
-
-// Namespace is the UUID namespace of every id in the Malta 2022 dataset. An
-// id is the name-based SHA-1 UUID (version 5) of a natural key in this
-// namespace: "malta-2022/party/<party slug>", "malta-2022/district/<number>"
-// or "malta-2022/candidate/<candidate slug>". It must never change: published
-// ids would change with it.
-const Namespace = "813b69c7-cf6a-402e-aa77-01673dae86ce"
-
-var namespace = uuid.MustParse(Namespace)
-
-// The output files, as named in the map that Generate returns.
-const (
-	PartiesFile    = "parties.json"
-	DistrictsFile  = "districts.json"
-	CandidatesFile = "candidates.json"
+	"ballot/dataset/sheet"
 )
 
 // The source files that Generate reads.
@@ -55,11 +40,13 @@ const (
 // districtCount is the number of electoral districts, numbered from 1.
 const districtCount = 13
 
-// Generate reads the CSV files in src and returns the bytes of
-// parties.json, districts.json and candidates.json, keyed by file name. The
-// output depends only on the input: running it twice gives the same bytes.
-func Generate(src fs.FS) (map[string][]byte, error) {
-	parties, partyIDs, err := buildParties(src)
+// Generate reads the CSV files in src, turns them into the sheets of
+// `ballot import` and imports them with manifest (the dataset's
+// dataset.toml, whose [ids] table fixes the ids: see SOURCES.md,
+// "Identifiers"). It returns the dataset's four files keyed by name, the
+// manifest unchanged. The output depends only on the input.
+func Generate(src fs.FS, manifest []byte) (map[string][]byte, error) {
+	parties, abbrs, err := buildParties(src)
 	if err != nil {
 		return nil, err
 	}
@@ -67,58 +54,34 @@ func Generate(src fs.FS) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	candidates, err := buildCandidates(src, partyIDs)
+	candidates, err := buildCandidates(src, abbrs)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string][]byte, 3)
-	for _, f := range []struct {
-		name string
-		v    any
-	}{
-		{PartiesFile, parties},
-		{DistrictsFile, districts},
-		{CandidatesFile, candidates},
-	} {
-		b, err := encode(f.v)
-		if err != nil {
-			return nil, fmt.Errorf("encode %s: %w", f.name, err)
+	sheets := dataset.Files{dataset.ManifestFile: manifest}
+	for name, rows := range map[string][][]string{sheet.PartiesFile: parties, sheet.DistrictsFile: districts, sheet.CandidatesFile: candidates} {
+		var b bytes.Buffer
+		w := csv.NewWriter(&b)
+		if err := w.WriteAll(rows); err != nil {
+			return nil, fmt.Errorf("writing the %s sheet: %w", name, err)
 		}
-		out[f.name] = b
+		sheets[name] = b.Bytes()
 	}
-	return out, nil
-}
-
-// encode writes v as indented JSON with a trailing newline, leaving "&", "<",
-// ">" and non-ASCII letters as they are.
-func encode(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+	files, err := sheet.Import(sheets)
+	if err != nil {
+		return nil, fmt.Errorf("importing the sheets made from the sources:\n%w", err)
 	}
-	return buf.Bytes(), nil
+	return files, nil
 }
 
-// newID returns the id of a natural key (see Namespace).
-func newID(key string) string {
-	return uuid.NewSHA1(namespace, []byte(key)).String()
-}
-
-func partyID(slug string) string     { return newID("malta-2022/party/" + slug) }
-func districtID(number int) string   { return newID("malta-2022/district/" + strconv.Itoa(number)) }
-func candidateID(slug string) string { return newID("malta-2022/candidate/" + slug) }
-
-// buildParties returns the parties in parties.csv order and a map from the
-// CSV abbreviation to the party's id.
-func buildParties(src fs.FS) ([]dataset.Party, map[string]string, error) {
+// buildParties returns the parties sheet, in parties.csv order, and a map
+// from the CSV abbreviation to the party's slug.
+func buildParties(src fs.FS) ([][]string, map[string]string, error) {
 	t, err := readCSV(src, partiesCSV, "abbreviation", "name", "website")
 	if err != nil {
 		return nil, nil, err
 	}
-	var parties []dataset.Party
+	rows := [][]string{{"slug", "name", "short_name", "name_en", "website"}}
 	ids := map[string]string{}
 	seenIND := false
 	for _, r := range t.rows {
@@ -151,20 +114,12 @@ func buildParties(src fs.FS) ([]dataset.Party, map[string]string, error) {
 		if dataset.Slugify(slug) != slug {
 			return nil, nil, t.errorf(r, "party %q: abbreviation does not make a valid slug", abbr)
 		}
-		p := dataset.Party{
-			ID:        partyID(slug),
-			Slug:      slug,
-			Name:      name,
-			ShortName: fact.shortName,
-			NameEN:    nil,
-			Color:     nil, // no source gives party colours
-			Website:   optional(t.get(r, "website")),
-		}
+		nameEN := "" // no colour either: no source gives party colours
 		if fact.paren == englishParen {
-			p.NameEN = &paren
+			nameEN = paren
 		}
-		parties = append(parties, p)
-		ids[abbr] = p.ID
+		rows = append(rows, []string{slug, name, fact.shortName, nameEN, t.get(r, "website")})
+		ids[abbr] = slug
 	}
 	if !seenIND {
 		return nil, nil, fmt.Errorf("%s: no %q row for independent candidates", partiesCSV, independent)
@@ -174,7 +129,7 @@ func buildParties(src fs.FS) ([]dataset.Party, map[string]string, error) {
 			return nil, nil, fmt.Errorf("%s: party %q of the generator's party table is missing", partiesCSV, abbr)
 		}
 	}
-	return parties, ids, nil
+	return rows, ids, nil
 }
 
 // splitParenthetical splits "Name (Other)" into "Name" and "Other". A name
@@ -190,14 +145,15 @@ func splitParenthetical(s string) (name, paren string, ok bool) {
 	return strings.TrimSpace(s[:i]), s[i+2 : len(s)-1], true
 }
 
-// buildDistricts returns the 13 districts in number order, each with its
-// localities in districts.csv order.
-func buildDistricts(src fs.FS) ([]dataset.District, error) {
+// buildDistricts returns the districts sheet: one row per locality, in
+// districts.csv order.
+func buildDistricts(src fs.FS) ([][]string, error) {
 	t, err := readCSV(src, districtsCSV, "number", "locality", "note")
 	if err != nil {
 		return nil, err
 	}
-	localities := make([][]dataset.Locality, districtCount+1)
+	rows := [][]string{{"number", "locality", "locality_slug", "locality_name_en", "split", "note"}}
+	localities := make([]int, districtCount+1)
 	slugs := make([]map[string]bool, districtCount+1)
 	splitCount := map[string]int{}
 	usedEnglish := map[string]bool{}
@@ -242,7 +198,18 @@ func buildDistricts(src fs.FS) ([]dataset.District, error) {
 		if loc.Split {
 			splitCount[name]++
 		}
-		localities[n] = append(localities[n], loc)
+		split := ""
+		if loc.Split {
+			split = "yes"
+		}
+		// The slug is written only where the table gives one; the import
+		// derives every other from the name, as the rule is the same.
+		slug := ""
+		if loc.Slug != dataset.Slugify(name) {
+			slug = loc.Slug
+		}
+		rows = append(rows, []string{strconv.Itoa(n), name, slug, deref(loc.NameEN), split, note})
+		localities[n]++
 	}
 	for _, name := range slices.Sorted(maps.Keys(splitCount)) {
 		if splitCount[name] < 2 {
@@ -259,19 +226,19 @@ func buildDistricts(src fs.FS) ([]dataset.District, error) {
 			return nil, fmt.Errorf("%s: locality %q of district %d in the generator's slug table is missing", districtsCSV, key.name, key.district)
 		}
 	}
-	districts := make([]dataset.District, 0, districtCount)
 	for n := 1; n <= districtCount; n++ {
-		if len(localities[n]) == 0 {
+		if localities[n] == 0 {
 			return nil, fmt.Errorf("%s: district %d has no localities", districtsCSV, n)
 		}
-		districts = append(districts, dataset.District{
-			ID:         districtID(n),
-			Number:     n,
-			Name:       fmt.Sprintf("District %d", n),
-			Localities: localities[n],
-		})
 	}
-	return districts, nil
+	return rows, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // parseDistrict parses a district number 1..13 written in plain decimal.
@@ -283,8 +250,8 @@ func parseDistrict(s string) (int, error) {
 	return n, nil
 }
 
-// buildCandidates returns the candidates in candidates.csv order.
-func buildCandidates(src fs.FS, partyIDs map[string]string) ([]dataset.Candidate, error) {
+// buildCandidates returns the candidates sheet, in candidates.csv order.
+func buildCandidates(src fs.FS, partySlugs map[string]string) ([][]string, error) {
 	t, err := readCSV(src, candidatesCSV, "name", "party_abbreviation", "districts", "elected")
 	if err != nil {
 		return nil, err
@@ -311,7 +278,7 @@ func buildCandidates(src fs.FS, partyIDs map[string]string) ([]dataset.Candidate
 		left[without.get(r, "name")] = r
 	}
 
-	var candidates []dataset.Candidate
+	rows := [][]string{{"name", "given_name", "family_name", "party", "districts", "elected", "is_incumbent"}}
 	names := map[string]bool{}
 	slugs := map[string]string{}
 	for _, r := range t.rows {
@@ -353,44 +320,33 @@ func buildCandidates(src fs.FS, partyIDs map[string]string) ([]dataset.Candidate
 			return nil, prov.errorf(pr, "candidate %q: given name %q and family name %q do not make up the name", name, split.given, split.family)
 		}
 
-		var party *string
+		party := "" // an independent
 		if abbr := t.get(r, "party_abbreviation"); abbr != independent {
-			pid, ok := partyIDs[abbr]
+			slug, ok := partySlugs[abbr]
 			if !ok {
 				return nil, t.errorf(r, "candidate %q: unknown party %q", name, abbr)
 			}
-			party = &pid
+			party = slug
 		}
 
-		districtIDs, err := parseDistricts(t.get(r, "districts"))
+		districts, err := parseDistricts(t.get(r, "districts"))
 		if err != nil {
 			return nil, t.errorf(r, "candidate %q: %v", name, err)
 		}
 
-		var elected bool
-		switch e := t.get(r, "elected"); e {
-		case "yes":
-			elected = true
-		case "no":
-			elected = false
-		default:
+		e := t.get(r, "elected")
+		if e != "yes" && e != "no" {
 			return nil, t.errorf(r, "candidate %q: elected is %q, want yes or no", name, e)
 		}
 
-		candidates = append(candidates, dataset.Candidate{
-			ID:                candidateID(slug),
-			Slug:              slug,
-			Name:              name,
-			GivenName:         split.given,
-			FamilyName:        split.family,
-			PartyID:           party,
-			PrimaryDistrictID: districtIDs[0],
-			DistrictIDs:       districtIDs,
-			Elected:           &elected,
-		})
+		incumbent := "" // unknown: see incumbents
+		if _, ok := incumbents[name]; ok {
+			incumbent = "yes"
+		}
+		rows = append(rows, []string{name, split.given, split.family, party, districts, e, incumbent})
 	}
 
-	if len(candidates) == 0 {
+	if len(rows) == 1 {
 		return nil, fmt.Errorf("%s: no candidates", candidatesCSV)
 	}
 	for _, r := range prov.rows {
@@ -398,35 +354,40 @@ func buildCandidates(src fs.FS, partyIDs map[string]string) ([]dataset.Candidate
 			return nil, prov.errorf(r, "candidate %q is not in %s", name, candidatesCSV)
 		}
 	}
+	for _, name := range slices.Sorted(maps.Keys(incumbents)) {
+		if !names[name] {
+			return nil, fmt.Errorf("incumbents table: %q names no candidate", name)
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(nameSplitOverrides)) {
 		if !names[name] {
 			return nil, fmt.Errorf("name-split override for %q names no candidate", name)
 		}
 	}
-	return candidates, nil
+	return rows, nil
 }
 
-// parseDistricts turns "10;1" into the ids of districts 1 and 10, in
-// ascending district number. The first is the primary district: the sources
-// mark none, and list a candidate's districts in ascending order.
-func parseDistricts(s string) ([]string, error) {
+// parseDistricts turns "10;1" into "1;10": ascending district number. The
+// first is the primary district: the sources mark none, and list a
+// candidate's districts in ascending order.
+func parseDistricts(s string) (string, error) {
 	var numbers []int
 	for _, part := range strings.Split(s, ";") {
 		n, err := parseDistrict(part)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		if slices.Contains(numbers, n) {
-			return nil, fmt.Errorf("district %d is listed twice", n)
+			return "", fmt.Errorf("district %d is listed twice", n)
 		}
 		numbers = append(numbers, n)
 	}
 	slices.Sort(numbers)
-	ids := make([]string, len(numbers))
+	parts := make([]string, len(numbers))
 	for i, n := range numbers {
-		ids[i] = districtID(n)
+		parts[i] = strconv.Itoa(n)
 	}
-	return ids, nil
+	return strings.Join(parts, ";"), nil
 }
 
 // optional returns nil for an empty CSV field.

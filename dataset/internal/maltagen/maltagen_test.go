@@ -22,10 +22,20 @@ const (
 	outDir    = "../../malta-2022"
 )
 
+// manifest returns the committed manifest, which the generator reads.
+func manifest(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(outDir, dataset.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // generate runs the generator on the committed sources.
 func generate(t *testing.T) map[string][]byte {
 	t.Helper()
-	files, err := maltagen.Generate(os.DirFS(sourceDir))
+	files, err := maltagen.Generate(os.DirFS(sourceDir), manifest(t))
 	if err != nil {
 		t.Fatalf("Generate: %v", err)
 	}
@@ -56,9 +66,9 @@ func load(t *testing.T) generated {
 	t.Helper()
 	files := generate(t)
 	var g generated
-	decode(t, files, maltagen.PartiesFile, &g.parties)
-	decode(t, files, maltagen.DistrictsFile, &g.districts)
-	decode(t, files, maltagen.CandidatesFile, &g.candidates)
+	decode(t, files, dataset.PartiesFile, &g.parties)
+	decode(t, files, dataset.DistrictsFile, &g.districts)
+	decode(t, files, dataset.CandidatesFile, &g.candidates)
 	return g
 }
 
@@ -75,7 +85,7 @@ func (g generated) candidate(t *testing.T, name string) dataset.Candidate {
 
 func TestCommittedJSONMatchesGenerator(t *testing.T) {
 	files := generate(t)
-	want := []string{maltagen.CandidatesFile, maltagen.DistrictsFile, maltagen.PartiesFile}
+	want := []string{dataset.CandidatesFile, dataset.ManifestFile, dataset.DistrictsFile, dataset.PartiesFile}
 	if got := slices.Sorted(maps.Keys(files)); !slices.Equal(got, want) {
 		t.Fatalf("Generate returned files %q, want %q", got, want)
 	}
@@ -103,6 +113,9 @@ func TestGenerateIsDeterministic(t *testing.T) {
 
 func TestOutputFormat(t *testing.T) {
 	for name, b := range generate(t) {
+		if name == dataset.ManifestFile {
+			continue // the manifest is passed through as it is
+		}
 		t.Run(name, func(t *testing.T) {
 			if !bytes.HasPrefix(b, []byte("[\n  {\n    \"id\": ")) {
 				t.Errorf("does not start as a 2-space indented array of records: %.40q", b)
@@ -119,10 +132,10 @@ func TestOutputFormat(t *testing.T) {
 	}
 	files := generate(t)
 	for _, literal := range []struct{ file, text string }{
-		{maltagen.DistrictsFile, `"name": "Ħamrun"`},
-		{maltagen.DistrictsFile, `"name_en": "St Julian's"`},
-		{maltagen.PartiesFile, `"name": "ADPD – The Green Party"`},
-		{maltagen.CandidatesFile, `"name": "José Herrera"`},
+		{dataset.DistrictsFile, `"name": "Ħamrun"`},
+		{dataset.DistrictsFile, `"name_en": "St Julian's"`},
+		{dataset.PartiesFile, `"name": "ADPD – The Green Party"`},
+		{dataset.CandidatesFile, `"name": "José Herrera"`},
 	} {
 		if !bytes.Contains(files[literal.file], []byte(literal.text)) {
 			t.Errorf("%s does not contain %s literally", literal.file, literal.text)
@@ -145,10 +158,16 @@ func TestCounts(t *testing.T) {
 			councils[island+"/"+l.Name] = true
 		}
 	}
-	elected := 0
+	elected, incumbents := 0, 0
 	for _, c := range g.candidates {
 		if c.Elected != nil && *c.Elected {
 			elected++
+		}
+		if c.IsIncumbent != nil {
+			if !*c.IsIncumbent {
+				t.Errorf("%s: is_incumbent is false; no source says so of anyone", c.Name)
+			}
+			incumbents++
 		}
 	}
 	tests := []struct {
@@ -159,8 +178,9 @@ func TestCounts(t *testing.T) {
 		{"districts", len(g.districts), 13},
 		{"locality entries", localities, 73},
 		{"distinct councils", len(councils), 68},
-		{"candidates", len(g.candidates), 139},
+		{"candidates", len(g.candidates), 140},
 		{"elected candidates", elected, 78},
+		{"incumbents", incumbents, 15},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -393,8 +413,11 @@ func TestCandidateDistricts(t *testing.T) {
 		{"Robert Abela", []int{2, 5}},
 		{"Arnold Cassola", []int{10, 11}},
 		{"Nazzareno Bonnici", []int{3, 13}},
-		{"Ivan Bartolo", []int{11, 12}},
-		{"Ivan J. Bartolo", []int{9}},
+		{"Ivan Bartolo", []int{11}},
+		{"Ivan J. Bartolo", []int{9, 12}},
+		{"Bernice Bonello", []int{2, 4}},
+		{"Doris Borg", []int{2, 4}},
+		{"Alessia Psaila Zammit", []int{6, 7}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -412,7 +435,7 @@ func TestCandidateDistricts(t *testing.T) {
 
 func TestLeftOutCandidates(t *testing.T) {
 	g := load(t)
-	for _, name := range []string{"Jane Chircop", "Matthew Grech", "Joseph Ellis"} {
+	for _, name := range []string{"Jane Chircop", "Matthew Grech", "Joseph Ellis", "Romina Magro", "Rebecca Paris", "John Mark Attard"} {
 		for _, c := range g.candidates {
 			if c.Name == name {
 				t.Errorf("%s has no district in the sources and must be left out", name)
@@ -552,7 +575,7 @@ func TestGenerateRejectsBadSources(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := maltagen.Generate(sources(t, tt.edits))
+			_, err := maltagen.Generate(sources(t, tt.edits), manifest(t))
 			if err == nil {
 				t.Fatalf("Generate succeeded, want an error containing %q", tt.wantErr)
 			}

@@ -80,3 +80,29 @@ var localitySlugs = map[localityKey]string{
 	// and 7 on Malta.
 	{13, "Żebbuġ"}: "zebbug-gozo",
 }
+
+// incumbents are the candidates a source names as sitting MPs when the
+// election was called, keyed by their name in candidates.csv, with the
+// source. TALK-17 lists the outgoing MPs who stood and were not re-elected
+// at the count (it writes "Maria Deguara" for Maria Fatima Deguara; its
+// "Karol Azzopardi" is left out, as it cannot be told apart with certainty);
+// MT-GOZO-BORG also calls Kevin Cutajar the incumbent. No source lists the
+// outgoing MPs who were re-elected, so every other candidate's
+// is_incumbent is null (unknown), never false.
+var incumbents = map[string]string{
+	"Evarist Bartolo":        "TALK-17",
+	"Rosianne Cutajar":       "TALK-17",
+	"José Herrera":           "TALK-17",
+	"Jean Claude Micallef":   "TALK-17",
+	"Oliver Scicluna":        "TALK-17",
+	"Joe Mizzi":              "TALK-17",
+	"Glenn Bedingfield":      "TALK-17",
+	"Anthony Agius Decelis":  "TALK-17",
+	"Jason Azzopardi":        "TALK-17",
+	"Claudette Buttigieg":    "TALK-17",
+	"Kevin Cutajar":          "TALK-17; MT-GOZO-BORG",
+	"Maria Fatima Deguara":   "TALK-17",
+	"Karl Gouder":            "TALK-17",
+	"Carmelo Mifsud Bonnici": "TALK-17",
+	"Edwin Vassallo":         "TALK-17",
+}

@@ -1,0 +1,275 @@
+package commands_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"ballot/commands"
+	"ballot/dataset"
+	"ballot/dataset/sheet"
+)
+
+var (
+	importExample = filepath.Join("testdata", "import", "example")
+	importInputs  = []string{dataset.ManifestFile, sheet.PartiesFile, sheet.DistrictsFile, sheet.CandidatesFile}
+	importOutputs = []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile}
+)
+
+// readExample returns the README's example sheets, to be changed by a test.
+func readExample(t *testing.T) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	for _, name := range importInputs {
+		b, err := os.ReadFile(filepath.Join(importExample, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = b
+	}
+	return files
+}
+
+func writeFiles(t *testing.T, dir string, files map[string][]byte) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func readOutputs(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, name := range importOutputs {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = b
+	}
+	return out
+}
+
+// TestImportExample imports the README's example: the output is the golden
+// dataset, passes validate, and a second import gives the same bytes. The
+// README shows each example file whole, so it cannot drift from what is
+// tested.
+func TestImportExample(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range readExample(t) {
+		if !bytes.Contains(readme, append([]byte("```\n"), b...)) && !bytes.Contains(readme, append([]byte("```toml\n"), b...)) && !bytes.Contains(readme, append([]byte("```csv\n"), b...)) {
+			t.Errorf("README.md does not show %s as it is in %s", name, importExample)
+		}
+	}
+
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "first"), filepath.Join(dir, "second")
+	for _, out := range []string{first, second} {
+		code, stdout, stderr := run(t, "import", importExample, out)
+		if code != commands.ExitOK || stdout != "" || stderr != "ballot: imported "+importExample+" into "+out+"\n" {
+			t.Fatalf("import: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+	}
+	a, b := readOutputs(t, first), readOutputs(t, second)
+	for _, name := range importOutputs {
+		golden(t, filepath.Join("testdata", "import", "example-out", name), a[name])
+		if !bytes.Equal(a[name], b[name]) {
+			t.Errorf("%s differs between two imports of the same sheets", name)
+		}
+	}
+	if code, _, stderr := run(t, "validate", first); code != commands.ExitOK {
+		t.Errorf("validate of the import: exit %d, %s", code, stderr)
+	}
+}
+
+// TestImportOneRowEdited: editing one row changes that record's bytes and
+// nothing else.
+func TestImportOneRowEdited(t *testing.T) {
+	dir := t.TempDir()
+	files := readExample(t)
+	writeFiles(t, filepath.Join(dir, "before"), files)
+	files[sheet.CandidatesFile] = bytes.Replace(files[sheet.CandidatesFile], []byte("Marija,Borġ,pn,6,no"), []byte("Marija,Borġ,pn,6,yes"), 1)
+	writeFiles(t, filepath.Join(dir, "after"), files)
+	for _, name := range []string{"before", "after"} {
+		if code, _, stderr := run(t, "import", filepath.Join(dir, name), filepath.Join(dir, name+"-out")); code != commands.ExitOK {
+			t.Fatalf("import %s: exit %d, %s", name, code, stderr)
+		}
+	}
+	before, after := readOutputs(t, filepath.Join(dir, "before-out")), readOutputs(t, filepath.Join(dir, "after-out"))
+	for _, name := range importOutputs {
+		if name != dataset.CandidatesFile && !bytes.Equal(before[name], after[name]) {
+			t.Errorf("%s changed", name)
+		}
+	}
+	var b, a []json.RawMessage
+	if json.Unmarshal(before[dataset.CandidatesFile], &b) != nil || json.Unmarshal(after[dataset.CandidatesFile], &a) != nil || len(a) != len(b) {
+		t.Fatalf("candidates: %d records before, %d after", len(b), len(a))
+	}
+	for i := range a {
+		changed := !bytes.Equal(a[i], b[i])
+		if changed != (i == 1) {
+			t.Errorf("record %d changed: %v, want only record 1 (Marija Borġ) changed", i, changed)
+		}
+	}
+	if want := bytes.Replace(b[1], []byte(`"elected": false`), []byte(`"elected": true`), 1); !bytes.Equal(a[1], want) {
+		t.Errorf("record 1 is\n%s\nwant\n%s", a[1], want)
+	}
+}
+
+// TestImportMalformed: each malformed sheet gives its FILE:LINE report
+// (golden), exit 1, and writes nothing.
+func TestImportMalformed(t *testing.T) {
+	replace := func(file, old, new string) func(map[string][]byte) {
+		return func(files map[string][]byte) {
+			if !bytes.Contains(files[file], []byte(old)) {
+				panic(file + " has no " + old)
+			}
+			files[file] = bytes.Replace(files[file], []byte(old), []byte(new), 1)
+		}
+	}
+	tests := []struct {
+		name   string
+		change func(map[string][]byte)
+	}{
+		{"missing-column", func(files map[string][]byte) {
+			files[sheet.CandidatesFile] = []byte("given_name,party,districts\nĠorġ,PL,5\n")
+		}},
+		{"unknown-column", func(files map[string][]byte) {
+			replace(sheet.CandidatesFile, ",elected\n", ",electd\n")(files)
+			replace(sheet.CandidatesFile, "Marija,Borġ,pn,", "Marija,Borġ,PNN,")(files) // still checked
+		}},
+		{"misspelt-required-column", replace(sheet.CandidatesFile, "given_name,", "given_nmae,")},
+		{"unknown-party", replace(sheet.CandidatesFile, "Marija,Borġ,pn,", "Marija,Borġ,PNN,")},
+		{"district-14", replace(sheet.CandidatesFile, "Arnold,Cassola,,10;11,", "Arnold,Cassola,,10;14,")},
+		{"district-14-in-districts", replace(sheet.DistrictsFile, "13,Victoria,", "14,Victoria,")},
+		{"duplicate-slug", func(files map[string][]byte) {
+			replace(sheet.CandidatesFile, "given_name,", "slug,given_name,")(files)
+			replace(sheet.CandidatesFile, "\nĠorġ,Borġ,PL", "\ngorg-borg,Ġorġ,Borġ,PL")(files)
+			replace(sheet.CandidatesFile, "\nMarija,", "\n,Marija,")(files)
+			replace(sheet.CandidatesFile, "\nĠorġ,Borġ,pn", "\ngorg-borg,Ġorġ,Borġ,pn")(files)
+			replace(sheet.CandidatesFile, "\nArnold,", "\n,Arnold,")(files)
+		}},
+		{"duplicate-party-slug", replace(sheet.PartiesFile, "pn,Partit Nazzjonalista,PN,", "pl,Partit Nazzjonalista,PN,")},
+		{"bad-utf8", replace(sheet.CandidatesFile, "Marija", "Mar\xefja")},
+		{"ragged-row", replace(sheet.CandidatesFile, "Arnold,Cassola,,10;11,no", "Arnold,Cassola,,10;11")},
+		{"bad-quote", replace(sheet.DistrictsFile, "7,Rabat,", "7,\"Rabat\"x,")},
+		{"missing-file", func(files map[string][]byte) { delete(files, sheet.PartiesFile) }},
+		{"manifest-unknown-key", replace(dataset.ManifestFile, "[ids]\nnamespace", "[ids]\nnamespac")},
+		{"no-namespace", replace(dataset.ManifestFile, "\n[ids]\nnamespace = \"6f1c2a4e-8d3b-4c5a-9e7f-1a2b3c4d5e6f\"\n", "")},
+		{"several", func(files map[string][]byte) {
+			replace(sheet.PartiesFile, "#0054a6,https://pn.org.mt", "#0054A6,pn.org.mt")(files)
+			replace(sheet.DistrictsFile, "5,Luqa,,yes,", "5,Luqa,,perhaps,")(files)
+			replace(sheet.CandidatesFile, "Ġorġ,Borġ,PL,5;6,yes", "Ġorġ,,PL,5;5,yes")(files)
+			replace(sheet.CandidatesFile, "Arnold,Cassola,,10;11,no", "Arnold,Cassola,,,no")(files)
+			replace(dataset.ManifestFile, "url = \"https://news.example/\"", "url = \"news.example\"")(files)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := readExample(t)
+			tt.change(files)
+			src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
+			writeFiles(t, src, files)
+			code, stdout, stderr := run(t, "import", src, out)
+			if code != commands.ExitFailure {
+				t.Errorf("exit %d, want 1", code)
+			}
+			n := strings.Count(stdout, "\n")
+			if want := "ballot: import failed: "; !strings.HasPrefix(stderr, want) || !strings.HasSuffix(stderr, ", nothing written\n") || n == 0 {
+				t.Errorf("stderr %q, want %q… with the count of the %d problems", stderr, want, n)
+			}
+			golden(t, filepath.Join("testdata", "import", "reports", tt.name+".txt"), []byte(strings.ReplaceAll(stdout, src, "SRC")))
+			entries, err := os.ReadDir(dir)
+			if err != nil || len(entries) != 1 {
+				t.Errorf("the import left %d entries beside its source (%v), want none", len(entries)-1, err)
+			}
+		})
+	}
+}
+
+// TestImportOut: OUT must not exist or be empty, unless --force replaces it.
+func TestImportOut(t *testing.T) {
+	dir := t.TempDir()
+	empty, full := filepath.Join(dir, "empty"), filepath.Join(dir, "full")
+	writeFiles(t, empty, nil)
+	writeFiles(t, full, map[string][]byte{"old.txt": []byte("old")})
+
+	if code, _, stderr := run(t, "import", importExample, empty); code != commands.ExitOK {
+		t.Errorf("into an empty directory: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr := run(t, "import", importExample, full)
+	if want := "ballot: " + full + " is not empty: give --force to replace it whole\n"; code != commands.ExitUsage || stdout != "" || stderr != want {
+		t.Errorf("into a full directory: exit %d, stdout %q, stderr %q; want 2 and %q", code, stdout, stderr, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(full, "old.txt")); err != nil || string(b) != "old" {
+		t.Errorf("the refused import changed OUT: %q, %v", b, err)
+	}
+	if code, _, stderr := run(t, "import", "--force", importExample, full); code != commands.ExitOK {
+		t.Errorf("--force: exit %d, %s", code, stderr)
+	}
+	entries, _ := os.ReadDir(full)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "candidates.json dataset.toml districts.json parties.json" {
+		t.Errorf("after --force OUT holds %v, want the four dataset files", names)
+	}
+	for _, args := range [][]string{{"import", importExample}, {"import", filepath.Join(dir, "nope"), filepath.Join(dir, "out")}} {
+		if code, _, _ := run(t, args...); code != commands.ExitUsage {
+			t.Errorf("%q: exit %d, want 2", args, code)
+		}
+	}
+}
+
+// TestImportSpreadsheetExport: the example as Excel's "CSV UTF-8" writes
+// it on Windows (a byte-order mark, CRLF line ends, header names in
+// another case, columns in another order, empty rows below the data) gives
+// the same dataset byte for byte.
+func TestImportSpreadsheetExport(t *testing.T) {
+	files := readExample(t)
+	for _, name := range []string{sheet.PartiesFile, sheet.DistrictsFile, sheet.CandidatesFile} {
+		lines := strings.Split(strings.TrimSuffix(string(files[name]), "\n"), "\n")
+		var rows []string
+		for i, line := range lines {
+			cells := strings.Split(line, ",")
+			slices.Reverse(cells)
+			if i == 0 {
+				for j := range cells {
+					cells[j] = strings.ToUpper(cells[j])
+				}
+			}
+			rows = append(rows, strings.Join(cells, ","))
+		}
+		rows = append(rows, strings.Repeat(",", len(strings.Split(lines[0], ","))-1))
+		files[name] = []byte("\uFEFF" + strings.Join(rows, "\r\n") + "\r\n")
+	}
+	dir := t.TempDir()
+	writeFiles(t, filepath.Join(dir, "src"), files)
+	if code, stdout, stderr := run(t, "import", filepath.Join(dir, "src"), filepath.Join(dir, "out")); code != commands.ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	got := readOutputs(t, filepath.Join(dir, "out"))
+	for _, name := range importOutputs {
+		want, err := os.ReadFile(filepath.Join("testdata", "import", "example-out", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got[name], want) {
+			t.Errorf("%s differs from the import of the example", name)
+		}
+	}
+}

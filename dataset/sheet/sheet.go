@@ -1,0 +1,661 @@
+// Package sheet turns a folder of CSV files, as a spreadsheet exports them,
+// into the files of a dataset directory: what `ballot import` does. The
+// format is described in the README ("Import from a spreadsheet").
+//
+// Import reports every problem it finds in one run, each as
+// FILE:LINE: column: message, and returns files only when the dataset they
+// make passes every rule `ballot validate` applies.
+package sheet
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"ballot/dataset"
+)
+
+// The CSV files Import reads, beside dataset.ManifestFile.
+const (
+	PartiesFile    = "parties.csv"
+	DistrictsFile  = "districts.csv"
+	CandidatesFile = "candidates.csv"
+)
+
+// Problem is one defect of the CSV folder: the file, the line (0 for the
+// file as a whole), the column (or the manifest key) and what is wrong.
+type Problem struct {
+	File    string
+	Line    int
+	Column  string
+	Message string
+}
+
+// String formats the problem as FILE:LINE: column: message, leaving out
+// what it does not have.
+func (p Problem) String() string {
+	var b strings.Builder
+	b.WriteString(p.File)
+	if p.Line > 0 {
+		b.WriteString(":" + strconv.Itoa(p.Line))
+	}
+	if p.Column != "" {
+		b.WriteString(": " + p.Column)
+	}
+	b.WriteString(": " + p.Message)
+	return b.String()
+}
+
+// Problems is the error Import returns: every problem found, in file and
+// line order.
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// columns of each file: the required ones, then the optional ones.
+var (
+	partyColumns     = columns{required: []string{"slug", "name", "short_name"}, optional: []string{"id", "name_en", "color", "website", "leader_name", "logo_url", "wikipedia_url"}}
+	districtColumns  = columns{required: []string{"number", "locality"}, optional: []string{"id", "district_name", "locality_slug", "locality_name_en", "split", "note", "source_url"}}
+	candidateColumns = columns{required: []string{"given_name", "family_name", "party", "districts"}, optional: []string{"id", "name", "slug", "elected", "is_incumbent", "website", "photo_url"}}
+)
+
+type columns struct{ required, optional []string }
+
+func (c columns) all() []string { return append(slices.Clone(c.required), c.optional...) }
+
+// Import reads dataset.toml, parties.csv, districts.csv and candidates.csv
+// from src and returns the files of the dataset they describe, keyed by
+// name: the manifest as it is, and the three JSON files, indented, records
+// in the order of the sheets (districts by number). The same input always
+// gives the same bytes. When anything is wrong, the error is Problems.
+func Import(src fs.FS) (map[string][]byte, error) {
+	im := importer{}
+	manifest := im.manifest(src)
+	parties := im.parties(src)
+	districts := im.districts(src)
+	candidates := im.candidates(src, parties, districts)
+	if len(im.problems) > 0 {
+		return nil, im.problems
+	}
+	out := map[string][]byte{dataset.ManifestFile: manifest}
+	out[dataset.PartiesFile] = encode(parties.records)
+	out[dataset.DistrictsFile] = encode(districts.records())
+	out[dataset.CandidatesFile] = encode(candidates)
+	// What is written must be what serve accepts: check it with the very
+	// rules it applies. Only the manifest can fail here (a missing title,
+	// a URL that is not http), as every record was checked above.
+	if _, err := dataset.LoadFiles(out); err != nil {
+		var report *dataset.Report
+		if !errors.As(err, &report) {
+			return nil, err
+		}
+		for _, p := range report.Errors {
+			im.problems = append(im.problems, Problem{File: p.File, Column: p.Pointer, Message: p.Message})
+		}
+		return nil, im.problems
+	}
+	return out, nil
+}
+
+// encode writes records as JSON indented by two spaces, with a final
+// newline, leaving "&", "<", ">" and non-ASCII letters as they are.
+func encode(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		// Records hold only strings, numbers, booleans and slices of them.
+		panic("sheet: encoding JSON: " + err.Error())
+	}
+	return b.Bytes()
+}
+
+// importer gathers the problems of one import.
+type importer struct {
+	problems  Problems
+	namespace uuid.UUID
+	keyPrefix string
+	hasNS     bool
+}
+
+func (im *importer) add(file string, line int, column, format string, args ...any) {
+	im.problems = append(im.problems, Problem{File: file, Line: line, Column: column, Message: fmt.Sprintf(format, args...)})
+}
+
+// id returns the id a row gives, or the one derived from its natural key.
+func (im *importer) id(t *table, r row, key string) string {
+	if given := t.get(r, "id"); given != "" {
+		u, err := uuid.Parse(given)
+		if err != nil || len(given) != 36 {
+			im.add(t.file, r.line, "id", "%q is not a UUID (8-4-4-4-12 hex digits)", given)
+			return ""
+		}
+		return u.String()
+	}
+	if !im.hasNS {
+		return "" // reported once, by manifest
+	}
+	return uuid.NewSHA1(im.namespace, []byte(im.keyPrefix+key)).String()
+}
+
+// manifest reads dataset.toml for the id namespace; the rest of it is
+// checked with the dataset's own rules once the records are built.
+func (im *importer) manifest(src fs.FS) []byte {
+	b, ok := im.read(src, dataset.ManifestFile)
+	if !ok {
+		return nil
+	}
+	m, problems := dataset.CheckManifest(b)
+	for _, p := range problems {
+		im.add(p.File, p.Line, p.Pointer, "%s", p.Message)
+	}
+	if len(problems) > 0 {
+		return b
+	}
+	switch ns, err := uuid.Parse(m.IDs.Namespace); {
+	case m.IDs.Namespace == "":
+		im.add(dataset.ManifestFile, 0, "ids.namespace", "missing: ids are derived from it; add [ids] with namespace = a UUID of your own (uuidgen makes one) and never change it")
+	case err == nil:
+		im.namespace, im.keyPrefix, im.hasNS = ns, m.IDs.KeyPrefix, true
+	}
+	return b
+}
+
+// read reads a file whole, without the byte-order mark a spreadsheet may
+// write, and checks that it is UTF-8, naming the first line that is not.
+func (im *importer) read(src fs.FS, name string) ([]byte, bool) {
+	b, err := fs.ReadFile(src, name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			im.add(name, 0, "", "file is missing")
+		} else {
+			im.add(name, 0, "", "cannot be read: %v", errors.Unwrap(err))
+		}
+		return nil, false
+	}
+	b = bytes.TrimPrefix(b, []byte("\uFEFF"))
+	if !utf8.Valid(b) {
+		for i, line := range bytes.SplitAfter(b, []byte("\n")) {
+			if !utf8.Valid(line) {
+				im.add(name, i+1, "", "is not UTF-8 text: export the sheet as \"CSV UTF-8\"")
+				break
+			}
+		}
+		return nil, false
+	}
+	return b, true
+}
+
+// table is a CSV file read whole, its columns found by header name.
+type table struct {
+	file string
+	cols map[string]int
+	rows []row
+}
+
+type row struct {
+	line   int
+	fields []string
+}
+
+// get returns a cell with the white space around it removed, or "" when
+// the file has no such column.
+func (t *table) get(r row, col string) string {
+	i, ok := t.cols[col]
+	if !ok || i >= len(r.fields) {
+		return ""
+	}
+	return strings.TrimSpace(r.fields[i])
+}
+
+func (t *table) has(col string) bool { _, ok := t.cols[col]; return ok }
+
+// readCSV reads one CSV file with a header row. Header names are matched
+// without regard to case or surrounding space; unknown, repeated and
+// missing columns, rows of the wrong length and malformed quoting are
+// problems. Rows whose cells are all empty, as spreadsheets export below
+// the data, are skipped. It returns nil when the file cannot be used.
+func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
+	b, ok := im.read(src, name)
+	if !ok {
+		return nil
+	}
+	cr := csv.NewReader(bytes.NewReader(b))
+	cr.FieldsPerRecord = -1 // lengths are checked here, to name the line
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		im.add(name, 0, "", "is empty: it needs a header row")
+		return nil
+	}
+	if err != nil {
+		im.csvError(name, err)
+		return nil
+	}
+	t := &table{file: name, cols: map[string]int{}}
+	known := want.all()
+	usable := true
+	misspelt := map[string]bool{} // columns an unknown header misspells, reported once as such
+	for i, h := range header {
+		h = strings.ToLower(strings.TrimSpace(h))
+		switch {
+		case h == "":
+			im.add(name, 1, "", "column %d has no name", i+1)
+		case !slices.Contains(known, h):
+			msg := "unknown column"
+			if near := dataset.Nearest(h, known); near != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", near)
+				misspelt[near] = true
+			}
+			im.add(name, 1, h, "%s", msg)
+		case t.has(h):
+			im.add(name, 1, h, "column appears twice")
+		default:
+			t.cols[h] = i
+		}
+	}
+	// Rows are still checked past an unknown column, which they do not
+	// use, but not without a required one.
+	for _, w := range want.required {
+		if t.has(w) {
+			continue
+		}
+		usable = false
+		if !misspelt[w] {
+			im.add(name, 1, w, "required column is missing")
+		}
+	}
+	for {
+		fields, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			im.csvError(name, err)
+			return nil
+		}
+		line, _ := cr.FieldPos(0)
+		if strings.TrimSpace(strings.Join(fields, "")) == "" {
+			continue
+		}
+		if len(fields) != len(header) {
+			im.add(name, line, "", "has %d cells, but the header has %d columns", len(fields), len(header))
+			usable = false
+			continue
+		}
+		t.rows = append(t.rows, row{line: line, fields: fields})
+	}
+	if !usable {
+		return nil
+	}
+	return t
+}
+
+func (im *importer) csvError(name string, err error) {
+	var perr *csv.ParseError
+	if errors.As(err, &perr) {
+		im.add(name, perr.Line, "", "%v", perr.Err)
+		return
+	}
+	im.add(name, 0, "", "%v", err)
+}
+
+// optional returns nil for an empty cell.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// boolean reads a yes/no cell; an empty cell is null.
+func (im *importer) boolean(t *table, r row, col string) *bool {
+	var v bool
+	switch strings.ToLower(t.get(r, col)) {
+	case "":
+		return nil
+	case "yes", "y", "true", "1", "x":
+		v = true
+	case "no", "n", "false", "0":
+		v = false
+	default:
+		im.add(t.file, r.line, col, "%q is not yes or no (or empty for unknown)", t.get(r, col))
+		return nil
+	}
+	return &v
+}
+
+// url reads a cell that must be empty or an absolute http(s) URL.
+func (im *importer) url(t *table, r row, col string) *string {
+	s := optional(t.get(r, col))
+	if s != nil && !dataset.AbsoluteHTTP(*s) {
+		im.add(t.file, r.line, col, "%q is not an absolute http or https URL", *s)
+	}
+	return s
+}
+
+// required reads a cell that must not be empty.
+func (im *importer) required(t *table, r row, col string) string {
+	s := t.get(r, col)
+	if s == "" {
+		im.add(t.file, r.line, col, "must not be empty")
+	}
+	return s
+}
+
+// slug reads a cell that must be a slug, or derives one from a name when
+// the cell is empty (or the file has no such column).
+func (im *importer) slug(t *table, r row, col, name string) (slug string, derived bool) {
+	if s := t.get(r, col); s != "" {
+		if dataset.Slugify(s) != s {
+			im.add(t.file, r.line, col, "%q is not a slug (lower-case ASCII letters and digits joined by single hyphens; %q would do)", s, dataset.Slugify(s))
+		}
+		return s, false
+	}
+	return dataset.Slugify(name), true
+}
+
+// parties is what parties.csv gives: the records and how candidates.csv
+// may name each party.
+type parties struct {
+	records []dataset.Party
+	byName  map[string]string // folded slug or short name -> id
+	names   []string          // every accepted name, for suggestions
+	read    bool              // parties.csv was read, so a party it lacks is an error
+}
+
+func (im *importer) parties(src fs.FS) parties {
+	ps := parties{records: []dataset.Party{}, byName: map[string]string{}}
+	t := im.readCSV(src, PartiesFile, partyColumns)
+	if t == nil {
+		return ps
+	}
+	ps.read = true
+	seen := map[string]int{} // slug -> line
+	for _, r := range t.rows {
+		p := dataset.Party{
+			Name:         im.required(t, r, "name"),
+			ShortName:    im.required(t, r, "short_name"),
+			NameEN:       optional(t.get(r, "name_en")),
+			Color:        optional(strings.ToLower(t.get(r, "color"))),
+			Website:      im.url(t, r, "website"),
+			LeaderName:   optional(t.get(r, "leader_name")),
+			LogoURL:      im.url(t, r, "logo_url"),
+			WikipediaURL: im.url(t, r, "wikipedia_url"),
+		}
+		if p.Color != nil && !validColor(*p.Color) {
+			im.add(t.file, r.line, "color", "%q is not a colour of the form #rrggbb", t.get(r, "color"))
+		}
+		p.Slug = im.required(t, r, "slug")
+		if p.Slug != "" {
+			if dataset.Slugify(p.Slug) != p.Slug {
+				im.add(t.file, r.line, "slug", "%q is not a slug (lower-case ASCII letters and digits joined by single hyphens; %q would do)", p.Slug, dataset.Slugify(p.Slug))
+			}
+			if first, dup := seen[p.Slug]; dup {
+				im.add(t.file, r.line, "slug", "%q is already used on line %d", p.Slug, first)
+			}
+			seen[p.Slug] = r.line
+		}
+		p.ID = im.id(t, r, "party/"+p.Slug)
+		for _, n := range []string{p.Slug, p.ShortName} {
+			if n == "" {
+				continue
+			}
+			if other, dup := ps.byName[dataset.Fold(n)]; dup && other != p.ID {
+				im.add(t.file, r.line, "short_name", "%q also names the party on an earlier line, so candidates.csv could not tell them apart", n)
+			}
+			ps.byName[dataset.Fold(n)] = p.ID
+			ps.names = append(ps.names, dataset.Fold(n))
+		}
+		ps.records = append(ps.records, p)
+	}
+	return ps
+}
+
+func validColor(s string) bool {
+	if len(s) != 7 || s[0] != '#' {
+		return false
+	}
+	for _, c := range s[1:] {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
+}
+
+// districts is what districts.csv gives, indexed by number.
+type districts struct {
+	byNumber [dataset.DistrictCount + 1]*dataset.District
+}
+
+func (ds *districts) records() []dataset.District {
+	out := []dataset.District{}
+	for _, d := range ds.byNumber[1:] {
+		if d != nil {
+			out = append(out, *d)
+		}
+	}
+	return out
+}
+
+func (im *importer) districts(src fs.FS) *districts {
+	ds := &districts{}
+	t := im.readCSV(src, DistrictsFile, districtColumns)
+	if t == nil {
+		return ds
+	}
+	type given struct {
+		value string
+		line  int
+	}
+	type perDistrict struct {
+		names, slugs map[string]int   // folded name, slug -> line
+		own          map[string]given // district_name, source_url, id
+	}
+	seen := [dataset.DistrictCount + 1]perDistrict{}
+	for _, r := range t.rows {
+		n, ok := im.districtNumber(t, r, "number", t.get(r, "number"))
+		if !ok {
+			continue
+		}
+		d := ds.byNumber[n]
+		if d == nil {
+			d = &dataset.District{Number: n, Name: fmt.Sprintf("District %d", n), Localities: []dataset.Locality{}}
+			d.ID = im.id(t, r, "district/"+strconv.Itoa(n))
+			ds.byNumber[n] = d
+			seen[n] = perDistrict{names: map[string]int{}, slugs: map[string]int{}, own: map[string]given{}}
+		}
+		s := &seen[n]
+		// A district's own columns may be given on any one of its rows,
+		// or repeated alike on several.
+		for _, col := range []string{"district_name", "source_url", "id"} {
+			v := t.get(r, col)
+			if v == "" {
+				continue
+			}
+			if g, ok := s.own[col]; ok {
+				if g.value != v {
+					im.add(t.file, r.line, col, "district %d is given %q here but %q on line %d", n, v, g.value, g.line)
+				}
+				continue
+			}
+			s.own[col] = given{v, r.line}
+			switch col {
+			case "district_name":
+				d.Name = v
+			case "source_url":
+				d.SourceURL = im.url(t, r, col)
+			case "id":
+				d.ID = im.id(t, r, "")
+			}
+		}
+
+		name := im.required(t, r, "locality")
+		if name == "" {
+			continue
+		}
+		loc := dataset.Locality{Name: name, NameEN: optional(t.get(r, "locality_name_en")), Note: optional(t.get(r, "note"))}
+		if split := im.boolean(t, r, "split"); split != nil {
+			loc.Split = *split
+		}
+		if first, dup := s.names[dataset.Fold(name)]; dup {
+			im.add(t.file, r.line, "locality", "%q is already listed in district %d on line %d", name, n, first)
+			continue
+		}
+		s.names[dataset.Fold(name)] = r.line
+		slug, derived := im.slug(t, r, "locality_slug", name)
+		if derived {
+			slug = numbered(slug, s.slugs)
+		} else if first, dup := s.slugs[slug]; dup {
+			im.add(t.file, r.line, "locality_slug", "%q is already used in district %d on line %d", slug, n, first)
+		}
+		if slug == "" {
+			im.add(t.file, r.line, "locality", "%q makes no slug: give one in locality_slug", name)
+		}
+		s.slugs[slug] = r.line
+		loc.Slug = slug
+		d.Localities = append(d.Localities, loc)
+	}
+	for n := 1; n <= dataset.DistrictCount; n++ {
+		if ds.byNumber[n] == nil {
+			im.add(t.file, 0, "number", "district %d has no rows: each of the %d districts needs at least one locality", n, dataset.DistrictCount)
+		}
+	}
+	return ds
+}
+
+// numbered returns slug, or slug-2, slug-3, … : the first not yet in
+// used. Rows are taken in file order, so the first row keeps the plain
+// slug and a later namesake gets the next free number.
+func numbered(slug string, used map[string]int) string {
+	if _, dup := used[slug]; !dup || slug == "" {
+		return slug
+	}
+	for i := 2; ; i++ {
+		s := slug + "-" + strconv.Itoa(i)
+		if _, dup := used[s]; !dup {
+			return s
+		}
+	}
+}
+
+// districtNumber reads a district number from 1 to 13.
+func (im *importer) districtNumber(t *table, r row, col, s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > dataset.DistrictCount {
+		if s == "" {
+			im.add(t.file, r.line, col, "must not be empty")
+		} else {
+			im.add(t.file, r.line, col, "district %q is not a number from 1 to %d", s, dataset.DistrictCount)
+		}
+		return 0, false
+	}
+	return n, true
+}
+
+func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.Candidate {
+	out := []dataset.Candidate{}
+	t := im.readCSV(src, CandidatesFile, candidateColumns)
+	if t == nil {
+		return out
+	}
+	// Slugs written in the sheet are reserved first, so a derived slug
+	// never takes one a later row gives.
+	used := map[string]int{}
+	for _, r := range t.rows {
+		s := t.get(r, "slug")
+		if s == "" {
+			continue
+		}
+		if first, dup := used[s]; dup {
+			im.add(t.file, r.line, "slug", "%q is already used on line %d", s, first)
+			continue
+		}
+		used[s] = r.line
+	}
+	for _, r := range t.rows {
+		c := dataset.Candidate{
+			GivenName:   im.required(t, r, "given_name"),
+			FamilyName:  im.required(t, r, "family_name"),
+			Name:        t.get(r, "name"),
+			Elected:     im.boolean(t, r, "elected"),
+			IsIncumbent: im.boolean(t, r, "is_incumbent"),
+			Website:     im.url(t, r, "website"),
+			PhotoURL:    im.url(t, r, "photo_url"),
+		}
+		if c.Name == "" {
+			c.Name = strings.TrimSpace(c.GivenName + " " + c.FamilyName)
+		}
+		slug, derived := im.slug(t, r, "slug", c.Name)
+		if derived {
+			slug = numbered(slug, used)
+			if slug == "" {
+				im.add(t.file, r.line, "name", "%q makes no slug: give one in a slug column", c.Name)
+			}
+			used[slug] = r.line
+		}
+		c.Slug = slug
+		c.ID = im.id(t, r, "candidate/"+slug)
+
+		if p := t.get(r, "party"); p != "" {
+			id, ok := ps.byName[dataset.Fold(p)]
+			switch {
+			case !ps.read: // parties.csv is reported
+			case !ok:
+				msg := fmt.Sprintf("no party in %s has the slug or short name %q", PartiesFile, p)
+				if near := dataset.Nearest(dataset.Fold(p), ps.names); near != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", near)
+				}
+				im.add(t.file, r.line, "party", "%s; leave it empty for an independent", msg)
+			default:
+				c.PartyID = &id
+			}
+		}
+
+		list := t.get(r, "districts")
+		if list == "" {
+			im.add(t.file, r.line, "districts", "must not be empty: give the district numbers separated by ;, the primary first")
+		}
+		c.DistrictIDs = []string{}
+		var numbers []int
+		for part := range strings.SplitSeq(list, ";") {
+			if list == "" {
+				break
+			}
+			n, ok := im.districtNumber(t, r, "districts", strings.TrimSpace(part))
+			if !ok {
+				continue
+			}
+			if slices.Contains(numbers, n) {
+				im.add(t.file, r.line, "districts", "district %d is listed twice", n)
+				continue
+			}
+			numbers = append(numbers, n)
+			if d := ds.byNumber[n]; d != nil { // else reported by districts.csv
+				c.DistrictIDs = append(c.DistrictIDs, d.ID)
+			}
+		}
+		if len(c.DistrictIDs) > 0 {
+			c.PrimaryDistrictID = c.DistrictIDs[0]
+		}
+		out = append(out, c)
+	}
+	return out
+}
