@@ -153,6 +153,7 @@ func serve(c *cli.Context) error {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	go reloadOnHangup(ctx, hup, srv, load)
+	limitMemory(logger, srv.CounterBytes())
 
 	if cfg.LogFormat == "text" {
 		// A line for the person who started it (and for tests that start
