@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"ballot/commands/logbuffer"
 	"ballot/dataset"
 	"ballot/server"
 )
@@ -98,7 +99,11 @@ func serve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	stderr := c.App.ErrWriter
+	// Every log line, access log or not, goes out through one buffer, in
+	// order: within 100 ms, when 64 KiB have gathered, once serve is
+	// listening, and when it returns.
+	stderr := logbuffer.New(c.App.ErrWriter, 64<<10, 100*time.Millisecond)
+	defer stderr.Close()
 	logger := newLogger(stderr, cfg.LogFormat)
 	ds, err := openDataset(c, cfg.Data)
 	if err != nil {
@@ -165,6 +170,7 @@ func serve(c *cli.Context) error {
 		attrs = append(attrs, slog.String("admin", "http://"+adminLn.Addr().String()+"/"))
 	}
 	logger.Info("serving", attrs...)
+	_ = stderr.Flush()
 
 	t := server.Timeouts{
 		ReadHeader:     time.Duration(cfg.ReadHeaderTimeout),
