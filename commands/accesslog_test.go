@@ -11,10 +11,10 @@ func TestAccessLogKeepsTheLastLinesOnSIGTERM(t *testing.T) {
 	// The access log is buffered; SIGTERM right after the last answer
 	// must still bring out every line, before "ballot: stopped".
 	p := startServer(t)
-	c := p.client(t, "127.0.0.1")
+	hc := prodHTTP(t)
 	const n = 50
 	for i := range n {
-		r := c.get(t, fmt.Sprintf("%s/parties?n=%d", e2eBase, i))
+		r := prodDo(t, hc, http.MethodGet, p.url(fmt.Sprintf("%s/parties?n=%d", e2eBase, i)), nil)
 		if r.status != http.StatusOK {
 			t.Fatalf("request %d: status %d", i, r.status)
 		}

@@ -158,7 +158,6 @@ func serve(c *cli.Context) error {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	go reloadOnHangup(ctx, hup, srv, load)
-	limitMemory(logger, srv.CounterBytes())
 
 	if cfg.LogFormat == "text" {
 		// A line for the person who started it (and for tests that start
@@ -171,6 +170,8 @@ func serve(c *cli.Context) error {
 	}
 	logger.Info("serving", attrs...)
 	_ = stderr.Flush()
+	// After the serving lines, which people and scripts look for first.
+	limitMemory(logger, srv.CounterBytes())
 
 	t := server.Timeouts{
 		ReadHeader:     time.Duration(cfg.ReadHeaderTimeout),
