@@ -3,7 +3,9 @@
 # same response bytes, with wrk, in alternation; prints medians and ratios.
 # A second Go handler ("go+hdr") also sends the header fields saved from
 # ballot's answers, with ballot's server timeouts: what net/http alone costs
-# for the header fields the contract requires.
+# for the header fields the contract requires. On the Malta data a second
+# ballot ("ballot-log") runs with the access log on, as configured by
+# default, beside the first with it off.
 #
 #   bench/run.sh                 5 rounds x 10 s per server and endpoint (~15 min)
 #   QUICK=1 bench/run.sh         3 rounds x 3 s (~3 min)
@@ -25,10 +27,11 @@ PORT_BASE=${PORT_BASE:-18080}
 SYNTH_N=${SYNTH_N:-20000}
 
 # Ports: ballot, nginx, Go handler on the Malta data; then on the synthetic;
-# then the Go handler with ballot's header fields on both.
+# then the Go handler with ballot's header fields on both; then ballot with
+# its access log on, on the Malta data.
 P_BALLOT=$((PORT_BASE + 1)) P_NGINX=$((PORT_BASE + 2)) P_GO=$((PORT_BASE + 3))
 P_BALLOT_S=$((PORT_BASE + 4)) P_NGINX_S=$((PORT_BASE + 5)) P_GO_S=$((PORT_BASE + 6))
-P_GOH=$((PORT_BASE + 7)) P_GOH_S=$((PORT_BASE + 8))
+P_GOH=$((PORT_BASE + 7)) P_GOH_S=$((PORT_BASE + 8)) P_BALLOT_L=$((PORT_BASE + 9))
 
 # The endpoints: name, site (malta or synth), request URI.
 ENDPOINTS=(
@@ -39,11 +42,13 @@ ENDPOINTS=(
 	"synth-district5 synth /api/public/v1/candidates?district=5"
 )
 # Servers per endpoint; "ballot-gzip" is ballot with Accept-Encoding: gzip,
-# on the first endpoint only.
+# on the first endpoint only; "ballot-log" is ballot with its access log on,
+# on the Malta endpoints.
 SERVERS=(ballot nginx go gohdr)
 GZIP_ENDPOINT=candidates
+MALTA_ENDPOINTS=3
 
-runs=$((${#ENDPOINTS[@]} * ${#SERVERS[@]} + 1))
+runs=$((${#ENDPOINTS[@]} * ${#SERVERS[@]} + 1 + MALTA_ENDPOINTS))
 # The time limit leaves room for waits on a busy machine; past it, the
 # remaining runs are skipped and the table shows what was measured.
 MAX_SECONDS=${MAX_SECONDS:-$((ROUNDS * runs * (DURATION + 8) + 120))}
@@ -54,7 +59,7 @@ install_tools wrk nginx curl
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 build
 SOURCE_STATE=$(source_state)
-for p in "$P_BALLOT" "$P_NGINX" "$P_GO" "$P_BALLOT_S" "$P_NGINX_S" "$P_GO_S" "$P_GOH" "$P_GOH_S"; do port_free "$p"; done
+for p in "$P_BALLOT" "$P_NGINX" "$P_GO" "$P_BALLOT_S" "$P_NGINX_S" "$P_GO_S" "$P_GOH" "$P_GOH_S" "$P_BALLOT_L"; do port_free "$p"; done
 
 # --- the synthetic dataset, and its load time ----------------------------
 SYNTH=$OUT/synth-$SYNTH_N
@@ -68,7 +73,7 @@ done
 VALIDATE_MS=$(printf '%s\n' "${validate_ms[@]}" | median)
 
 # --- ballot, on both datasets ---------------------------------------------
-ballot_flags=(--rate-limit 1000000000 --access-log=false --admin-listen "")
+ballot_flags=(--rate-limit 1000000000 --admin-listen "")
 # start_ballot PORT LOG [FLAG...]: runs ballot in bench/out (so no config.toml
 # is read), leaving its PID in BG_PID and the ms from start to its "serving"
 # line in START_MS.
@@ -82,10 +87,14 @@ start_ballot() {
 	wait_line "$log" "ballot: serving"
 	START_MS=$(($(now_ms) - t0))
 }
-start_ballot "$P_BALLOT" "$OUT/ballot-malta.log"
+start_ballot "$P_BALLOT" "$OUT/ballot-malta.log" --access-log=false
 PID_BALLOT=$BG_PID START_MALTA_MS=$START_MS
-start_ballot "$P_BALLOT_S" "$OUT/ballot-synth.log" --data "$SYNTH"
+start_ballot "$P_BALLOT_S" "$OUT/ballot-synth.log" --access-log=false --data "$SYNTH"
 PID_BALLOT_S=$BG_PID START_SYNTH_MS=$START_MS
+# The access log goes to a file, as it would to a journal: each line is
+# written out, not thrown away.
+start_ballot "$P_BALLOT_L" "$OUT/ballot-malta-log.log" --access-log=true
+PID_BALLOT_L=$BG_PID
 RSS_MALTA_KB=$(rss_kb "$PID_BALLOT")
 RSS_SYNTH_KB=$(rss_kb "$PID_BALLOT_S")
 
@@ -171,7 +180,7 @@ for e in "${ENDPOINTS[@]}"; do
 	read -r name site uri <<<"$e"
 	file=$STATIC/$site/${name#synth-}.json
 	want=$(mask <"$file")
-	ports=("$P_BALLOT" "$P_NGINX" "$P_GO" "$P_GOH")
+	ports=("$P_BALLOT" "$P_NGINX" "$P_GO" "$P_GOH" "$P_BALLOT_L")
 	[[ $site == synth ]] && ports=("$P_BALLOT_S" "$P_NGINX_S" "$P_GO_S" "$P_GOH_S")
 	for p in "${ports[@]}"; do
 		[[ $(curl -sS --fail "http://127.0.0.1:$p$uri" | mask) == "$want" ]] ||
@@ -236,6 +245,7 @@ bench_server() {
 	local round=$1 name=$2 site=$3 uri=$4 server=$5 base pids args=()
 	case $site/$server in
 	malta/ballot | malta/ballot-gzip) base=$P_BALLOT pids=$PID_BALLOT ;;
+	malta/ballot-log) base=$P_BALLOT_L pids=$PID_BALLOT_L ;;
 	malta/nginx) base=$P_NGINX pids=$(nginx_pids) ;;
 	malta/go) base=$P_GO pids=$PID_GO ;;
 	malta/gohdr) base=$P_GOH pids=$PID_GOH ;;
@@ -249,7 +259,7 @@ bench_server() {
 }
 
 # A short warm-up of each server, not recorded.
-for p in "$P_BALLOT" "$P_NGINX" "$P_GO" "$P_BALLOT_S" "$P_NGINX_S" "$P_GO_S" "$P_GOH" "$P_GOH_S"; do
+for p in "$P_BALLOT" "$P_NGINX" "$P_GO" "$P_BALLOT_S" "$P_NGINX_S" "$P_GO_S" "$P_GOH" "$P_GOH_S" "$P_BALLOT_L"; do
 	timeout 10 wrk -t1 -c"$CONNS" -d1s "http://127.0.0.1:$p/api/public/v1/candidates" >/dev/null
 done
 
@@ -258,6 +268,7 @@ for ((round = 1; round <= ROUNDS && !TIMED_OUT; round++)); do
 	for e in "${ENDPOINTS[@]}"; do
 		read -r name site uri <<<"$e"
 		servers=("${SERVERS[@]}")
+		[[ $site == malta ]] && servers+=(ballot-log)
 		[[ $name == "$GZIP_ENDPOINT" ]] && servers+=(ballot-gzip)
 		# Rotate the order each round, so no server is always first.
 		n=${#servers[@]}
@@ -288,6 +299,17 @@ med() { # ENDPOINT SERVER COLUMN
 			"$name" "${BYTES[$name]}" "$rb" "$rn" "$rg" "$rh" "$(ratio "$rb" "$rn")" "$(ratio "$rb" "$rg")" \
 			"$(ratio "$rb" "$rh")" "$(ratio "$rh" "$rg")" \
 			"$cb" "$(med "$name" nginx 7)" "$cg" "$ch" "$(ratio "$cb" "$cg")" "$(ratio "$cb" "$ch")"
+	done
+	echo
+	echo "the access log: ballot with it on (the default configuration) beside ballot with it off, Malta data"
+	printf '%-17s | %8s %8s %7s | %9s %9s | %6s %6s %7s\n' \
+		endpoint "log on" "log off" on/off "on/go+hdr" "off/go+hdr" "cpu on" "cpu off" "cpu o/o"
+	for e in "${ENDPOINTS[@]:0:MALTA_ENDPOINTS}"; do
+		read -r name _ _ <<<"$e"
+		rl=$(med "$name" ballot-log 4) rb=$(med "$name" ballot 4) rh=$(med "$name" gohdr 4)
+		cl=$(med "$name" ballot-log 7) cb=$(med "$name" ballot 7)
+		printf '%-17s | %8.0f %8.0f %7s | %9s %9s | %6.1f %6.1f %7s\n' "$name" "$rl" "$rb" "$(ratio "$rl" "$rb")" \
+			"$(ratio "$rl" "$rh")" "$(ratio "$rb" "$rh")" "$cl" "$cb" "$(ratio "$cl" "$cb")"
 	done
 	echo
 	echo "latency (us) as wrk reports it"

@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"ballot/commands/logbuffer"
 	"ballot/dataset"
 	"ballot/server"
 )
@@ -103,7 +104,11 @@ func serve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	stderr := c.App.ErrWriter
+	// Every log line, access log or not, goes out through one buffer, in
+	// order: within 100 ms, when 64 KiB have gathered, once serve is
+	// listening, and when it returns.
+	stderr := logbuffer.New(c.App.ErrWriter, 64<<10, 100*time.Millisecond)
+	defer stderr.Close()
 	logger := newLogger(stderr, cfg.LogFormat)
 	ds, err := openDataset(c, cfg.Data)
 	if err != nil {
@@ -179,6 +184,9 @@ func serve(c *cli.Context) error {
 		attrs = append(attrs, slog.String("admin", "http://"+adminLn.Addr().String()+"/"))
 	}
 	logger.Info("serving", attrs...)
+	_ = stderr.Flush()
+	// After the serving lines, which people and scripts look for first.
+	limitMemory(logger, srv.CounterBytes())
 
 	t := cfg.timeouts()
 	errorLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)

@@ -9,14 +9,16 @@
 // started first in its shard (a random sample of all keys), so the oldest
 // windows go first.
 //
-// With a cap, each shard's arrays are allocated once, at their full size, the
-// first time the shard is used, and never move, so growing them makes no
-// garbage. A shard holds its share of the cap rounded up to a power of two,
-// so the reservation is 48 bytes per key of the cap at one million (48 MiB),
-// and up to about twice that for caps whose shares round up far. On Unix the
-// arrays are mapped outside the Go heap (see mappings): pages are backed as
-// counters are written (the index's soon, since it is written at random; the
-// ring's as it fills, and all of it once clients churn) and stay so.
+// Each shard's arrays are allocated on the Go heap once, at their full size,
+// the first time the shard is used, and never grow, shrink or move, so
+// counting makes no garbage. A shard holds its share of the cap rounded up to
+// a power of two, so the arrays take 48 bytes per key of the cap at one
+// million (48 MiB), and up to about twice that for caps whose shares round up
+// far (Reservation gives the figure). They hold no pointers, so the collector
+// never scans them; but they count as live heap, so with the default GOGC the
+// collector would let garbage grow as large as they are: the program that
+// owns the Limiter should set a soft memory limit from Reservation (see
+// debug.SetMemoryLimit).
 package ratelimit
 
 import (
@@ -130,10 +132,6 @@ const (
 	// the oldest" becomes "evict an arbitrary one": below it, fewer shards
 	// are used.
 	minPerShard = 64
-	// minRing and minTable are the smallest allocations, so a shard with
-	// little traffic does not reallocate on every few requests.
-	minRing  = 8
-	minTable = 16
 	// slackSDs is how far above its fair share of the cap a shard's ring
 	// reaches, in standard deviations of a shard's share of random keys:
 	// with 64 shards, one fills up before the whole Limiter reaches its
@@ -163,23 +161,16 @@ type item struct {
 // An index slot is 0 when empty, otherwise tag<<32 | seq: tag is the top 32
 // bits of the key's hash with the lowest bit set (so a slot is never 0), and
 // seq is the item's sequence number, whose low bits are its ring position.
-// Storing the sequence number rather than the position lets the ring be
-// resized without touching the index; storing the tag lets the index be
-// resized and compacted without rehashing keys, and skips most ring reads
-// when probing.
+// Storing the tag lets an entry be moved during deletion without rehashing
+// its key, and skips most ring reads when probing.
 type shard struct {
 	mu    sync.Mutex
-	ring  []item   // power-of-two length, or nil
+	ring  []item   // size items, or nil until the shard's first key
 	head  uint32   // sequence number of the oldest item; wraps
 	n     int      // items in the ring, i.e. tracked keys
-	index []uint64 // power-of-two length
+	index []uint64 // 2*size slots, so it is at most half full
 	bits  uint     // log2(len(index))
-	// size is the fixed length of ring when the Limiter has a cap (0
-	// without one, or when the system refused the memory: the arrays
-	// then grow and shrink as needed): the arrays are allocated at that
-	// size on first use and never grow or shrink.
-	size int
-	_    [64]byte // keep neighbouring shards' locks off one cache line
+	_     [64]byte // keep neighbouring shards' locks off one cache line
 }
 
 // Limiter is a set of fixed-window counters. It is safe for concurrent use.
@@ -191,26 +182,54 @@ type Limiter struct {
 	seed      [3]uint64
 	mask      uint64
 	shards    []shard
-	cap       int64        // max tracked keys; 0 means no cap
+	size      int          // ring length of every shard: a power of two
+	cap       int64        // max tracked keys
 	tracked   atomic.Int64 // keys in all rings
 	evictions atomic.Uint64
-	mem       *mappings // where the fixed arrays live
+}
+
+// itemBytes and slotBytes are the sizes of a ring item and an index slot;
+// a shard has twice as many slots as items.
+const itemBytes, slotBytes = 32, 8
+
+// layout returns how many shards a Limiter with a cap of maxClients uses and
+// the ring length of each.
+func layout(maxClients int) (shards, size int) {
+	shards = maxShards
+	for shards > 1 && maxClients/shards < minPerShard {
+		shards /= 2
+	}
+	// The cap holds for the whole Limiter; a shard's ring is sized for its
+	// share of the keys, with room for the luck of hashing.
+	share := (maxClients + shards - 1) / shards
+	size = share
+	if shards > 1 {
+		size += slackSDs*int(math.Sqrt(float64(share))) + 8
+	}
+	return shards, 1 << bits.Len(uint(size-1))
+}
+
+// Reservation returns the bytes of Go heap the counters of a Limiter with a
+// cap of maxClients (1 to MaxClients) take once every shard has been used:
+// 48 bytes per key of the cap at one million, up to about twice that for
+// caps that round up far. A program sizes its memory limit by it.
+func Reservation(maxClients int) int64 {
+	shards, size := layout(maxClients)
+	return int64(shards) * int64(size) * (itemBytes + 2*slotBytes)
 }
 
 // New returns a Limiter that allows limit requests per window for each key,
-// and tracks at most maxClients keys (maxClients <= 0 means no cap). With a
-// cap, the counters reserve about 50 bytes per key of the cap (48 MiB for one
-// million, from 40 to 80 bytes depending on how the cap rounds to powers of
-// two), touched only as keys arrive. Without one, the arrays grow by doubling
-// and shrink after a burst, at 50 to 85 bytes per tracked key.
+// and tracks at most maxClients keys, the oldest windows dropped first. The
+// counters take Reservation(maxClients) bytes of heap, a shard's share
+// allocated when its first key arrives.
 //
 // now is the clock, injectable for tests; nil means time.Now. Times are
 // measured as offsets from the first reading, so with time.Now the monotonic
 // clock is used and a wall-clock step does not stretch or cut windows.
 //
 // New panics if limit is negative, window is not positive or maxClients is
-// above MaxClients, as those are configuration errors the caller must catch
-// first. A limit of 0 denies every request.
+// not from 1 to MaxClients, as those are configuration errors the caller must
+// catch first. A limit of 0 denies every request.
 func New(limit int, window time.Duration, maxClients int, now func() time.Time) *Limiter {
 	if limit < 0 {
 		panic("ratelimit: negative limit")
@@ -218,19 +237,14 @@ func New(limit int, window time.Duration, maxClients int, now func() time.Time) 
 	if window <= 0 {
 		panic("ratelimit: non-positive window")
 	}
-	if maxClients > MaxClients {
-		panic("ratelimit: cap above MaxClients")
+	if maxClients < 1 || maxClients > MaxClients {
+		panic("ratelimit: cap not from 1 to MaxClients")
 	}
 	if now == nil {
 		now = time.Now
 	}
-	n := maxShards
-	if maxClients > 0 {
-		for n > 1 && maxClients/n < minPerShard {
-			n /= 2
-		}
-	}
-	l := &Limiter{
+	n, size := layout(maxClients)
+	return &Limiter{
 		limit:  limit,
 		window: int64(window),
 		now:    now,
@@ -238,28 +252,9 @@ func New(limit int, window time.Duration, maxClients int, now func() time.Time) 
 		seed:   [3]uint64{rand.Uint64() | 1, rand.Uint64() | 1, rand.Uint64() | 1},
 		mask:   uint64(n - 1),
 		shards: make([]shard, n),
+		size:   size,
+		cap:    int64(maxClients),
 	}
-	size := 0
-	if maxClients > 0 {
-		l.mem = newMappings(l)
-		l.cap = int64(maxClients)
-		// The cap holds for the whole Limiter; a shard's ring is sized
-		// for its share of the keys, with room for the luck of hashing.
-		share := (maxClients + n - 1) / n
-		size = share
-		if n > 1 {
-			size += slackSDs*int(math.Sqrt(float64(share))) + 8
-		}
-		size = 1 << bits.Len(uint(size-1))
-	}
-	for i := range l.shards {
-		s := &l.shards[i]
-		s.size = size
-		if size == 0 {
-			s.setIndex(minTable)
-		}
-	}
-	return l
 }
 
 // mix is the wyhash mixing step: a 128-bit multiply folded to 64 bits.
@@ -307,20 +302,17 @@ func (l *Limiter) TakeAt(k Key, nowT time.Time) Decision {
 		}
 		e = *it
 	} else {
-		if s.ring == nil && s.size > 0 {
-			// The index is at most half full.
-			s.ring, s.index = l.fixedArrays(s.size, 2*s.size)
-			if s.ring == nil { // refused: grow as needed instead
-				s.size = 0
-				s.setIndex(minTable)
-			} else {
-				s.bits = uint(bits.TrailingZeros(uint(len(s.index))))
-			}
+		if s.ring == nil {
+			// Allocated here rather than in New, so that a shard no
+			// key reaches (a small server, a test) costs nothing.
+			s.ring = make([]item, l.size)
+			s.index = make([]uint64, 2*l.size)
+			s.bits = uint(bits.TrailingZeros(uint(len(s.index))))
 		}
 		// Counted first, so concurrent inserts in other shards cannot
 		// both take the last place under the cap.
 		total := l.tracked.Add(1)
-		if l.cap > 0 && (total > l.cap || (s.size > 0 && s.n == len(s.ring))) {
+		if total > l.cap || s.n == len(s.ring) {
 			// Over the cap: this shard's oldest window goes. Whichever
 			// shard the new key lands in, the evicted window is among
 			// the oldest (every shard holds a random sample of the
@@ -431,18 +423,6 @@ func (l *Limiter) popHead(s *shard) {
 	s.head++
 	s.n--
 	l.tracked.Add(-1)
-	if s.size > 0 {
-		return // fixed arrays
-	}
-	// Halve at a quarter full, not half, so a shard hovering at a power
-	// of two does not reallocate on every push and pop. Both arrays
-	// follow the traffic down after a burst of clients.
-	if len(s.ring) > minRing && s.n <= len(s.ring)/4 {
-		s.setRing(len(s.ring) / 2)
-	}
-	if len(s.index) > minTable && s.n < len(s.index)/8 {
-		s.setIndex(len(s.index) / 2)
-	}
 }
 
 // home is the first index slot probed for tag.
@@ -468,16 +448,10 @@ func (s *shard) find(k Key, tag uint32) *item {
 	}
 }
 
-// insert appends it, a key not yet tracked, as the newest window. A shard
-// of fixed size must have room.
+// insert appends it, a key not yet tracked, as the newest window. The ring
+// must have room; the index, twice its length, then has more than half its
+// slots free, so probe sequences stay short.
 func (s *shard) insert(it item, tag uint32) {
-	if s.n == len(s.ring) {
-		s.setRing(max(minRing, 2*len(s.ring)))
-	}
-	// Keep the index at most 3/4 full so probe sequences stay short.
-	if 4*(s.n+1) > 3*len(s.index) {
-		s.setIndex(2 * len(s.index))
-	}
 	seq := s.head + uint32(s.n)
 	s.ring[seq&uint32(len(s.ring)-1)] = it
 	s.n++
@@ -523,28 +497,4 @@ func (s *shard) unindex(tag uint32, seq uint32) {
 		}
 	}
 	s.index[i] = 0
-}
-
-// setRing reallocates the ring. Items keep their sequence numbers, and so
-// their index slots; only their positions change.
-func (s *shard) setRing(size int) {
-	r := make([]item, size)
-	oldMask, newMask := uint32(len(s.ring)-1), uint32(size-1)
-	for i := range uint32(s.n) {
-		seq := s.head + i
-		r[seq&newMask] = s.ring[seq&oldMask]
-	}
-	s.ring = r
-}
-
-// setIndex reallocates the index and re-places its entries from their tags.
-func (s *shard) setIndex(size int) {
-	old := s.index
-	s.index = make([]uint64, size)
-	s.bits = uint(bits.TrailingZeros(uint(size)))
-	for _, e := range old {
-		if e != 0 {
-			s.place(e)
-		}
-	}
 }

@@ -268,7 +268,7 @@ func TestResetUnixRoundsUp(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			clk := newClock(tc.start)
-			l := ratelimit.New(limit, window, 0, clk.Now)
+			l := ratelimit.New(limit, window, 1000, clk.Now)
 			k := key("192.0.2.1", 0)
 			if got := l.Take(k).ResetUnix(); got != tc.want {
 				t.Errorf("Take: ResetUnix = %d, want %d", got, tc.want)
@@ -344,7 +344,7 @@ func addrN(i int) netip.Addr {
 
 func TestExpiredKeysAreSwept(t *testing.T) {
 	clk := newClock(t0)
-	l := ratelimit.New(limit, window, 0, clk.Now)
+	l := ratelimit.New(limit, window, 100_000, clk.Now)
 	const n = 10000
 	for i := range n {
 		l.Take(ratelimit.KeyFor(addrN(i), 64, 0))
@@ -464,7 +464,7 @@ func TestShardedCapIsExact(t *testing.T) {
 func TestConcurrentTakeCountsExactly(t *testing.T) {
 	const goroutines, each = 8, 1000
 	clk := newClock(t0)
-	l := ratelimit.New(1_000_000, window, 0, clk.Now)
+	l := ratelimit.New(1_000_000, window, 1000, clk.Now)
 	shared := key("192.0.2.1", 0)
 	var wg sync.WaitGroup
 	for g := range goroutines {
@@ -523,9 +523,11 @@ func TestNewPanicsOnBadConfig(t *testing.T) {
 		window     time.Duration
 		maxClients int
 	}{
-		{"negative limit", -1, time.Minute, 0},
-		{"zero window", 60, 0, 0},
-		{"negative window", 60, -time.Second, 0},
+		{"negative limit", -1, time.Minute, 1000},
+		{"zero window", 60, 0, 1000},
+		{"negative window", 60, -time.Second, 1000},
+		{"no cap", 60, time.Minute, 0},
+		{"a negative cap", 60, time.Minute, -1},
 		{"a cap above MaxClients", 60, time.Minute, ratelimit.MaxClients + 1},
 		{"the largest int as a cap", 60, time.Minute, math.MaxInt},
 	}
@@ -543,7 +545,7 @@ func TestNewPanicsOnBadConfig(t *testing.T) {
 
 func TestZeroLimitDeniesEverything(t *testing.T) {
 	clk := newClock(t0)
-	l := ratelimit.New(0, window, 0, clk.Now)
+	l := ratelimit.New(0, window, 1000, clk.Now)
 	k := key("192.0.2.1", 0)
 	for _, d := range []ratelimit.Decision{l.Peek(k), l.Take(k)} {
 		if d.Allowed || d.Remaining != 0 || d.RetryAfterSeconds() != 60 {
@@ -608,43 +610,33 @@ func BenchmarkPeek(b *testing.B) {
 	}
 }
 
-// BenchmarkMemoryPerClient reports the memory per tracked key: with a cap
-// equal to the number of clients, the resident memory the process gained
-// (on Unix the fixed arrays are mapped outside the Go heap; Linux only), and
-// without a cap, the Go heap (the arrays grow by doubling). These are the
-// figures to size maxClients by.
+// BenchmarkMemoryPerClient reports the memory per tracked key with a cap
+// equal to the number of clients: the Go heap the Limiter holds, as
+// Reservation predicts, and the resident memory the process gained (Linux
+// only), which is lower while some pages of the arrays are still untouched.
+// These are the figures to size maxClients by.
 func BenchmarkMemoryPerClient(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
-		for _, capped := range []bool{true, false} {
-			name := fmt.Sprintf("%d/no-cap", n)
-			if capped {
-				name = fmt.Sprintf("%d/cap", n)
-				if _, err := os.Stat("/proc/self/statm"); err != nil {
-					b.Logf("%s: no /proc/self/statm to read resident memory from", name)
-					continue
-				}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			var heap, rss float64
+			for b.Loop() {
+				heap, rss = memoryPerClient(n)
 			}
-			b.Run(name, func(b *testing.B) {
-				var perClient float64
-				for b.Loop() {
-					perClient = memoryPerClient(n, capped)
-				}
-				b.ReportMetric(perClient, "B/client")
-			})
-		}
+			b.ReportMetric(heap, "heap-B/client")
+			b.ReportMetric(float64(ratelimit.Reservation(n))/float64(n), "reserved-B/client")
+			if rss > 0 {
+				b.ReportMetric(rss, "RSS-B/client")
+			}
+		})
 	}
 }
 
-func memoryPerClient(n int, capped bool) float64 {
+func memoryPerClient(n int) (heap, rss float64) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	rss0 := residentBytes()
-	capacity := 0
-	if capped {
-		capacity = n
-	}
-	l := ratelimit.New(limit, window, capacity, time.Now)
+	l := ratelimit.New(limit, window, n, time.Now)
 	for i := range n {
 		l.Take(ratelimit.KeyFor(addrN(i), 64, 0))
 	}
@@ -655,21 +647,44 @@ func memoryPerClient(n int, capped bool) float64 {
 		panic(fmt.Sprintf("Len = %d, evictions %d, want %d and 0", l.Len(), l.Evictions(), n))
 	}
 	runtime.KeepAlive(l)
-	if capped {
-		return float64(rss1-rss0) / float64(n)
+	heap = float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+	if rss0 >= 0 {
+		rss = float64(rss1-rss0) / float64(n)
 	}
-	return float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+	return heap, rss
 }
 
-// residentBytes reads the process's resident memory from /proc/self/statm.
+// residentBytes reads the process's resident memory from /proc/self/statm,
+// or returns -1 where there is none.
 func residentBytes() int64 {
 	b, err := os.ReadFile("/proc/self/statm")
 	if err != nil {
-		panic(err)
+		return -1
 	}
 	var size, resident int64
 	if _, err := fmt.Sscan(string(b), &size, &resident); err != nil {
-		panic(err)
+		return -1
 	}
 	return resident * int64(os.Getpagesize())
+}
+
+func TestReservation(t *testing.T) {
+	// What the counters take on the heap: 48 bytes per ring item (the
+	// item and two index slots), rings sized for each shard's share of
+	// the cap with slack, rounded up to a power of two.
+	cases := []struct {
+		maxClients int
+		want       int64
+	}{
+		{1, 48},                    // one shard of one item
+		{64, 64 * 48},              // one shard of 64
+		{100, 128 * 48},            // one shard, rounded up
+		{1_000_000, 64 << 14 * 48}, // 64 shards of 16,384: 48 MiB
+		{100_000, 64 << 11 * 48},   // 64 shards of 2,048: 6 MiB
+	}
+	for _, tc := range cases {
+		if got := ratelimit.Reservation(tc.maxClients); got != tc.want {
+			t.Errorf("Reservation(%d) = %d, want %d", tc.maxClients, got, tc.want)
+		}
+	}
 }
