@@ -6,11 +6,11 @@ package dataset
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,30 +41,42 @@ type Dataset struct {
 	emptyList      *list
 }
 
-// LoadDir loads the dataset in directory dir.
+// LoadDir loads the dataset in directory dir with the default limits.
 func LoadDir(dir string) (*Dataset, error) {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, &Report{Errors: []Problem{{File: dir, Rule: "file-missing", Message: "is not a dataset directory"}}}
-	}
-	return Load(os.DirFS(dir))
+	return LoadDirContext(context.Background(), dir, Options{})
 }
 
 // Load reads, checks and indexes the dataset held in fsys. When the dataset
 // has errors, the error returned is a *Report listing every one of them.
 func Load(fsys fs.FS) (*Dataset, error) {
+	return LoadContext(context.Background(), fsys, Options{})
+}
+
+// LoadContext is Load within opts' limits, stopping with ctx's error when
+// ctx ends before the dataset is read and checked.
+func LoadContext(ctx context.Context, fsys fs.FS, opts Options) (*Dataset, error) {
 	r := &Report{}
 	var d records
 	files := [...]string{ManifestFile, PartiesFile, DistrictsFile, CandidatesFile}
 	var contents [len(files)][]byte
 	for i, name := range files {
-		b, ok := readFile(fsys, name, r)
+		b, ok := readFile(ctx, fsys, name, opts.maxFileBytes(), r)
 		contents[i] = b
+		if ok && name != ManifestFile {
+			ok = scanJSON(ctx, name, b, r)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if !ok {
 			continue
 		}
 		switch name {
 		case ManifestFile:
 			d.manifest, d.manifestOK = decodeManifest(b, r)
+			if d.manifestOK {
+				checkManifestText(d.manifest, r)
+			}
 		case PartiesFile:
 			d.parties = decodeArray[Party](name, b, r)
 		case DistrictsFile:
