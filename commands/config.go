@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io/fs"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
+	"ballot/dataset"
 	"ballot/server/ratelimit"
 )
 
@@ -25,6 +25,8 @@ type Config struct {
 	AdminListen string `toml:"admin_listen"`
 	// Data is a dataset directory; empty means the embedded dataset.
 	Data string `toml:"data"`
+	// MaxDatasetBytes is the largest a dataset file may be, in bytes.
+	MaxDatasetBytes int `toml:"max_dataset_bytes"`
 	// CacheMaxAge is the max-age, in seconds, of Cache-Control on answers.
 	CacheMaxAge int `toml:"cache_max_age"`
 	// RateLimit is the number of requests per minute a client may make to
@@ -74,6 +76,7 @@ func DefaultConfig() Config {
 	return Config{
 		Listen:            ":8080",
 		AdminListen:       "127.0.0.1:9090",
+		MaxDatasetBytes:   dataset.DefaultMaxFileBytes,
 		CacheMaxAge:       60,
 		RateLimit:         60,
 		TrustedProxies:    []string{},
@@ -91,6 +94,10 @@ func DefaultConfig() Config {
 	}
 }
 
+// maxDatasetBytes bounds max_dataset_bytes: loading a 1 GiB file already
+// takes many gigabytes of memory.
+const maxDatasetBytes = 1 << 30
+
 // maxCacheMaxAge is a year, the longest max-age that makes sense.
 const maxCacheMaxAge = 365 * 24 * 60 * 60
 
@@ -102,7 +109,7 @@ const DefaultConfigFile = "config.toml"
 // naming the key. A relative data directory is taken relative to the file.
 func LoadConfig(path string, required bool) (Config, error) {
 	cfg := DefaultConfig()
-	b, err := os.ReadFile(path)
+	b, err := readConfigFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !required {
 			return cfg, nil
@@ -143,6 +150,8 @@ func (c Config) check() error {
 	switch {
 	case strings.TrimSpace(c.Listen) == "":
 		return errors.New(`listen must be an address such as ":8080" or "127.0.0.1:8080"`)
+	case c.MaxDatasetBytes < 1024 || c.MaxDatasetBytes > maxDatasetBytes:
+		return fmt.Errorf("max_dataset_bytes must be a number of bytes from 1024 to %d (1 GiB)", maxDatasetBytes)
 	case c.CacheMaxAge < 0 || c.CacheMaxAge > maxCacheMaxAge:
 		return fmt.Errorf("cache_max_age must be a number of seconds from 0 to %d (a year)", maxCacheMaxAge)
 	case c.RateLimit < 1:

@@ -58,10 +58,15 @@ func LoadContext(ctx context.Context, fsys fs.FS, opts Options) (*Dataset, error
 	r := &Report{}
 	var d records
 	files := [...]string{ManifestFile, PartiesFile, DistrictsFile, CandidatesFile}
-	var contents [len(files)][]byte
-	for i, name := range files {
+	// The version hashes the files as they are read, so that no file's
+	// bytes are held once decoded: they would add the files' size to the
+	// peak memory of the load.
+	h := sha256.New()
+	for _, name := range files {
 		b, ok := readFile(ctx, fsys, name, opts.maxFileBytes(), r)
-		contents[i] = b
+		h.Write([]byte(name))
+		h.Write([]byte(strconv.Itoa(len(b))))
+		h.Write(b)
 		if ok && name != ManifestFile {
 			ok = scanJSON(ctx, name, b, r)
 		}
@@ -90,12 +95,6 @@ func LoadContext(ctx context.Context, fsys fs.FS, opts Options) (*Dataset, error
 		return nil, r
 	}
 	d.warn(r)
-	h := sha256.New()
-	for i, b := range contents {
-		h.Write([]byte(files[i]))
-		h.Write([]byte(strconv.Itoa(len(b))))
-		h.Write(b)
-	}
 	ds := &Dataset{
 		Manifest:   d.manifest,
 		Version:    hex.EncodeToString(h.Sum(nil)),

@@ -61,6 +61,11 @@ func scanJSON(ctx context.Context, name string, b []byte, r *Report) bool {
 					r.errorf(name, ptr, rule, "%s", msg)
 				}
 			case json.Delim:
+				if len(stack) == maxDepth {
+					line, col := position(b, before)
+					r.Errors = append(r.Errors, Problem{File: name, Line: line, Column: col, Rule: "json-syntax", Message: fmt.Sprintf("arrays and objects nested deeper than %d levels", maxDepth)})
+					return false
+				}
 				stack = append(stack, &scanFrame{ptr: ptr, object: v == '{', wantKey: v == '{'})
 			}
 		}
@@ -74,6 +79,11 @@ func scanJSON(ctx context.Context, name string, b []byte, r *Report) bool {
 	}
 	return true
 }
+
+// maxDepth is how deep arrays and objects may nest: records nest four deep
+// (a file's array, a district, its localities, a locality), and the bound
+// keeps the scan's memory, pointers included, small whatever the file.
+const maxDepth = 64
 
 // freeText names the fields whose text may run over lines: a tab, a line
 // feed or a carriage return is allowed there and nowhere else.
