@@ -83,10 +83,12 @@ func loadDataset(ctx context.Context, dir string, maxBytes int) (*dataset.Datase
 	}()
 	select {
 	case r := <-done:
-		return r.ds, r.err
+		if ctx.Err() == nil {
+			return r.ds, r.err
+		}
 	case <-ctx.Done():
-		return nil, fmt.Errorf("stopped while loading the dataset: %w", context.Cause(ctx))
 	}
+	return nil, fmt.Errorf("stopped while loading the dataset: %w", context.Cause(ctx))
 }
 
 // openDataset loads the dataset for serve and query. An invalid dataset is
@@ -95,6 +97,7 @@ func openDataset(c *cli.Context, dir string) (*dataset.Dataset, error) {
 	return openDatasetWithin(c, dir, 0)
 }
 
+// openDatasetWithin is openDataset with files of at most maxBytes.
 func openDatasetWithin(c *cli.Context, dir string, maxBytes int) (*dataset.Dataset, error) {
 	ds, err := loadDataset(c.Context, dir, maxBytes)
 	var report *dataset.Report
@@ -165,8 +168,12 @@ func serve(c *cli.Context) error {
 		}
 	}
 
+	// A reload reads only regular files of bounded size, so it ends by
+	// itself: one under way when SIGTERM comes is finished, not cancelled.
+	load := func() (*dataset.Dataset, error) {
+		return loadDataset(context.WithoutCancel(c.Context), cfg.Data, cfg.MaxDatasetBytes)
+	}
 	ctx, cancel := context.WithCancel(c.Context)
-	load := func() (*dataset.Dataset, error) { return loadDataset(ctx, cfg.Data, cfg.MaxDatasetBytes) }
 	defer cancel()
 	// SIGHUP is caught from here on: a publisher may send it as soon as the
 	// "serving" line appears, and by default it would end the process.
