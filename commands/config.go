@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/netip"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -35,6 +34,8 @@ type Config struct {
 	// Watch reloads the dataset when its directory, or the symbolic link
 	// naming it, changes.
 	Watch bool `toml:"watch"`
+	// MaxDatasetBytes is the largest a dataset file may be, in bytes.
+	MaxDatasetBytes int `toml:"max_dataset_bytes"`
 	// CacheMaxAge is the max-age, in seconds, of Cache-Control on answers.
 	CacheMaxAge int `toml:"cache_max_age"`
 	// RateLimit is the number of requests per minute a client may make to
@@ -87,6 +88,7 @@ func DefaultConfig() Config {
 	return Config{
 		Listen:            ":8080",
 		AdminListen:       "127.0.0.1:9090",
+		MaxDatasetBytes:   dataset.DefaultMaxFileBytes,
 		CacheMaxAge:       int(o.CacheMaxAge / time.Second),
 		RateLimit:         o.RateLimit,
 		TrustedProxies:    []string{},
@@ -131,6 +133,10 @@ func (c Config) timeouts() server.Timeouts {
 	}
 }
 
+// maxDatasetBytes bounds max_dataset_bytes: loading a 1 GiB file already
+// takes many gigabytes of memory.
+const maxDatasetBytes = 1 << 30
+
 // maxCacheMaxAge is a year, the longest max-age that makes sense.
 const maxCacheMaxAge = 365 * 24 * 60 * 60
 
@@ -142,7 +148,7 @@ const DefaultConfigFile = "config.toml"
 // naming the key. A relative data directory is taken relative to the file.
 func LoadConfig(path string, required bool) (Config, error) {
 	cfg := DefaultConfig()
-	b, err := os.ReadFile(path)
+	b, err := readConfigFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !required {
 			return cfg, nil
@@ -189,6 +195,8 @@ func (c Config) check() error {
 		return errors.New(`listen must be an address such as ":8080" or "127.0.0.1:8080"`)
 	case c.PublicURL != "" && !isBaseURL(c.PublicURL):
 		return fmt.Errorf(`public_url must be an absolute http or https URL with no query or fragment, such as "https://elections.example.org", not %q`, c.PublicURL)
+	case c.MaxDatasetBytes < 1024 || c.MaxDatasetBytes > maxDatasetBytes:
+		return fmt.Errorf("max_dataset_bytes must be a number of bytes from 1024 to %d (1 GiB)", maxDatasetBytes)
 	case c.CacheMaxAge < 0 || c.CacheMaxAge > maxCacheMaxAge:
 		return fmt.Errorf("cache_max_age must be a number of seconds from 0 to %d (a year)", maxCacheMaxAge)
 	case c.RateLimit < 1:

@@ -85,7 +85,7 @@ func diff(c *cli.Context) error {
 		if arg == embeddedArg {
 			dir = ""
 		}
-		ds, err := loadDataset(dir)
+		ds, err := loadDataset(c.Context, dir, 0)
 		var report *dataset.Report
 		switch {
 		case errors.As(err, &report):

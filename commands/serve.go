@@ -70,18 +70,42 @@ func configFrom(c *cli.Context) (Config, error) {
 	return cfg, nil
 }
 
-// loadDataset loads the dataset in dir, or the embedded one.
-func loadDataset(dir string) (*dataset.Dataset, error) {
+// loadDataset loads the dataset in dir, or the embedded one, with files of
+// at most maxBytes (0: the default). It returns ctx's error as soon as ctx
+// ends: a SIGTERM during a long load stops serve at once, and the load left
+// behind stops at its next check.
+func loadDataset(ctx context.Context, dir string, maxBytes int) (*dataset.Dataset, error) {
 	if dir == "" {
 		return dataset.Default()
 	}
-	return dataset.LoadDir(dir)
+	type result struct {
+		ds  *dataset.Dataset
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		ds, err := dataset.LoadDirContext(ctx, dir, dataset.Options{MaxFileBytes: int64(maxBytes)})
+		done <- result{ds, err}
+	}()
+	select {
+	case r := <-done:
+		if ctx.Err() == nil {
+			return r.ds, r.err
+		}
+	case <-ctx.Done():
+	}
+	return nil, fmt.Errorf("stopped while loading the dataset: %w", context.Cause(ctx))
 }
 
 // openDataset loads the dataset for serve and query. An invalid dataset is
 // reported on stderr exactly as validate reports it, and fails the command.
 func openDataset(c *cli.Context, dir string) (*dataset.Dataset, error) {
-	ds, err := loadDataset(dir)
+	return openDatasetWithin(c, dir, 0)
+}
+
+// openDatasetWithin is openDataset with files of at most maxBytes.
+func openDatasetWithin(c *cli.Context, dir string, maxBytes int) (*dataset.Dataset, error) {
+	ds, err := loadDataset(c.Context, dir, maxBytes)
 	var report *dataset.Report
 	if errors.As(err, &report) {
 		if werr := writeReport(c.App.ErrWriter, c.App.ErrWriter, "text", report, false); werr != nil {
@@ -110,7 +134,7 @@ func serve(c *cli.Context) error {
 	stderr := logbuffer.New(c.App.ErrWriter, 64<<10, 100*time.Millisecond)
 	defer stderr.Close()
 	logger := newLogger(stderr, cfg.LogFormat)
-	ds, err := openDataset(c, cfg.Data)
+	ds, err := openDatasetWithin(c, cfg.Data, cfg.MaxDatasetBytes)
 	if err != nil {
 		return err
 	}
@@ -141,7 +165,11 @@ func serve(c *cli.Context) error {
 		}
 	}
 
-	load := func() (*dataset.Dataset, error) { return loadDataset(cfg.Data) }
+	// A reload reads only regular files of bounded size, so it ends by
+	// itself: one under way when SIGTERM comes is finished, not cancelled.
+	load := func() (*dataset.Dataset, error) {
+		return loadDataset(context.WithoutCancel(c.Context), cfg.Data, cfg.MaxDatasetBytes)
+	}
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
 	// SIGHUP is caught from here on: a publisher may send it as soon as the

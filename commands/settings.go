@@ -122,6 +122,7 @@ var settings = []setting{
 	stringSetting("admin_listen", "address of the admin listener (health, metrics, reload); empty turns it off", func(c *Config) *string { return &c.AdminListen }),
 	stringSetting("data", "dataset `DIR`; empty means the embedded dataset", func(c *Config) *string { return &c.Data }),
 	boolSetting("watch", "reload the dataset when its directory or symbolic link changes", func(c *Config) *bool { return &c.Watch }),
+	intSetting("max_dataset_bytes", "largest dataset file, in bytes; a larger one is refused", func(c *Config) *int { return &c.MaxDatasetBytes }),
 	intSetting("cache_max_age", "Cache-Control max-age of answers, in seconds", func(c *Config) *int { return &c.CacheMaxAge }),
 	intSetting("rate_limit", "requests per minute per client and endpoint", func(c *Config) *int { return &c.RateLimit }),
 	listSetting("trusted_proxies", "`CIDR` ranges of proxies whose forwarding header is believed", func(c *Config) *[]string { return &c.TrustedProxies }),

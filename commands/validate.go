@@ -73,7 +73,7 @@ func validate(c *cli.Context) error {
 		}
 	}
 	report := &dataset.Report{}
-	ds, err := loadDataset(dir)
+	ds, err := loadDataset(c.Context, dir, 0)
 	switch {
 	case err == nil:
 		report.Warnings = ds.Warnings

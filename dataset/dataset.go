@@ -15,6 +15,7 @@ package dataset
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -52,16 +53,13 @@ type Dataset struct {
 	emptyList      *list
 }
 
-// LoadDir loads the dataset in directory dir. The path is resolved once
+// LoadDir loads the dataset in directory dir with the default limits
+// (see LoadDirContext). The path is resolved once
 // (see ResolveDir) and every file is read from the directory it resolves
 // to, so a publisher who replaces a symbolic link to the dataset while it
 // loads gets the old dataset or the new one, never files of both.
 func LoadDir(dir string) (*Dataset, error) {
-	resolved, err := ResolveDir(dir)
-	if err != nil {
-		return nil, &Report{Errors: []Problem{{File: dir, Rule: "file-missing", Message: "is not a dataset directory"}}}
-	}
-	return Load(os.DirFS(resolved))
+	return LoadDirContext(context.Background(), dir, Options{})
 }
 
 // ConfigMapLink is the symbolic link through which a Kubernetes ConfigMap
@@ -94,19 +92,39 @@ func ResolveDir(dir string) (string, error) {
 // Load reads, checks and indexes the dataset held in fsys. When the dataset
 // has errors, the error returned is a *Report listing every one of them.
 func Load(fsys fs.FS) (*Dataset, error) {
+	return LoadContext(context.Background(), fsys, Options{})
+}
+
+// LoadContext is Load within opts' limits, stopping with ctx's error when
+// ctx ends before the dataset is read and checked.
+func LoadContext(ctx context.Context, fsys fs.FS, opts Options) (*Dataset, error) {
 	r := &Report{}
 	var d records
 	files := [...]string{ManifestFile, PartiesFile, DistrictsFile, CandidatesFile}
-	var contents [len(files)][]byte
-	for i, name := range files {
-		b, ok := readFile(fsys, name, r)
-		contents[i] = b
+	// The version hashes the files as they are read, so that no file's
+	// bytes are held once decoded: they would add the files' size to the
+	// peak memory of the load.
+	h := sha256.New()
+	for _, name := range files {
+		b, ok := readFile(ctx, fsys, name, opts.maxFileBytes(), r)
+		h.Write([]byte(name))
+		h.Write([]byte(strconv.Itoa(len(b))))
+		h.Write(b)
+		if ok && name != ManifestFile {
+			ok = scanJSON(ctx, name, b, r)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if !ok {
 			continue
 		}
 		switch name {
 		case ManifestFile:
 			d.manifest, d.manifestOK = decodeManifest(b, r)
+			if d.manifestOK {
+				checkManifestText(d.manifest, r)
+			}
 		case PartiesFile:
 			d.parties = decodeArray[Party](name, b, r)
 		case DistrictsFile:
@@ -120,12 +138,6 @@ func Load(fsys fs.FS) (*Dataset, error) {
 		return nil, r
 	}
 	d.warn(r)
-	h := sha256.New()
-	for i, b := range contents {
-		h.Write([]byte(files[i]))
-		h.Write([]byte(strconv.Itoa(len(b))))
-		h.Write(b)
-	}
 	ds := &Dataset{
 		Manifest:   d.manifest,
 		Version:    hex.EncodeToString(h.Sum(nil)),

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"reflect"
 	"slices"
 	"strconv"
@@ -22,21 +21,6 @@ const (
 	DistrictsFile  = "districts.json"
 	CandidatesFile = "candidates.json"
 )
-
-// readFile reads one file of the dataset, reporting a missing or unreadable
-// file as a problem of that file.
-func readFile(fsys fs.FS, name string, r *Report) ([]byte, bool) {
-	b, err := fs.ReadFile(fsys, name)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			r.errorf(name, "", "file-missing", "file is missing")
-		} else {
-			r.errorf(name, "", "file-unreadable", "file cannot be read: %v", errors.Unwrap(err))
-		}
-		return nil, false
-	}
-	return b, true
-}
 
 // decodeManifest decodes dataset.toml strictly: unknown keys are errors that
 // name the key.

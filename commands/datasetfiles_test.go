@@ -1,0 +1,254 @@
+package commands_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// What a dataset file or a start-up can do to serve: files that block,
+// grow or lead out of the dataset directory, a configuration file that
+// blocks, and a signal while the dataset loads.
+
+// filesRun runs the built binary with args in a fresh directory and returns
+// its exit code and stderr. A run that has not ended within a minute (the
+// defect some of these tests look for is a process that never ends) is
+// killed and fails the test.
+func filesRun(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e2eBuild(t), args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = filesEnv()
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("ballot %q did not end within a minute; killed. stderr:\n%s", args, stderr.String())
+	}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, stderr.String()
+	case errors.As(err, &exit):
+		return exit.ExitCode(), stderr.String()
+	}
+	t.Fatalf("running ballot %q: %v", args, err)
+	return 0, ""
+}
+
+// filesEnv is the environment without BALLOT_* variables.
+func filesEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "BALLOT_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// filesCopyValid copies the valid test dataset into a new directory.
+func filesCopyValid(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{"dataset.toml", "parties.json", "districts.json", "candidates.json"} {
+		b, err := os.ReadFile(filepath.Join(prodValidDataset, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestServeRefusesAnOversizedFile(t *testing.T) {
+	t.Parallel()
+	fi, err := os.Stat(filepath.Join(prodValidDataset, "candidates.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stderr := filesRun(t, "serve", "--listen", "127.0.0.1:0", "--admin-listen", "", "--data", filesCopyValid(t), "--max-dataset-bytes", "2000")
+	want := fmt.Sprintf("candidates.json: is %d bytes, more than the limit of 2000 bytes a file (max_dataset_bytes)\n", fi.Size())
+	if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "serving") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and the line %q", code, stderr, want)
+	}
+	code, stderr = filesRun(t, "serve", "--max-dataset-bytes", "100")
+	if want := "ballot: max_dataset_bytes must be a number of bytes from 1024 to 1073741824 (1 GiB)\n"; code != 2 || stderr != want {
+		t.Errorf("--max-dataset-bytes 100: exit %d, stderr %q; want 2, %q", code, stderr, want)
+	}
+}
+
+// TestServeConfigMustBeARegularFile: --config naming a FIFO held serve
+// before it could see a signal.
+func TestServeConfigMustBeARegularFile(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "config.toml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr := filesRun(t, "serve", "--listen", "127.0.0.1:0", "--config", fifo)
+	if want := "ballot: config " + fifo + ": not a regular file\n"; code != 1 || stderr != want {
+		t.Errorf("exit %d, stderr %q; want 1, %q", code, stderr, want)
+	}
+}
+
+// TestReloadOfAFIFOAnswersAndTheNextReloadWorks: a FIFO in place of
+// candidates.json wedged every reload that followed.
+func TestReloadOfAFIFOAnswersAndTheNextReloadWorks(t *testing.T) {
+	t.Parallel()
+	data := filesCopyValid(t)
+	p := prodStart(t, t.TempDir(), nil, "--data", data, "--admin-listen", "127.0.0.1:0")
+	admin := prodAdmin(t, p)
+
+	candidates := filepath.Join(data, "candidates.json")
+	saved, err := os.ReadFile(candidates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(candidates); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(candidates, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Timeout: time.Minute, Transport: &http.Transport{Proxy: nil}}
+	resp, err := hc.Post("http://"+admin+"/reload", "", nil)
+	if err != nil {
+		t.Fatalf("POST /reload with a FIFO in the dataset: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	want := `"candidates.json: is not a regular file (a FIFO); a FIFO, a device or a directory cannot hold dataset data"`
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(body), want) {
+		t.Errorf("POST /reload: %d %s; want 422 with the error %s", resp.StatusCode, body, want)
+	}
+
+	// The publisher puts the file back and signals: this reload works.
+	if err := os.Remove(candidates); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(candidates, saved, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	prodWaitLog(t, p, regexp.MustCompile(`msg="dataset reloaded"`), "a reload after the FIFO is gone")
+}
+
+// TestServeStopsWhileLoading: SIGTERM while a large dataset loads ends serve
+// without binding its port or serving, instead of after the load.
+func TestServeStopsWhileLoading(t *testing.T) {
+	t.Parallel()
+	data := filesCopyValid(t)
+	size := filesWriteLarge(t, filepath.Join(data, "candidates.json"))
+
+	cmd := exec.Command(e2eBuild(t), "serve", "--listen", "127.0.0.1:0", "--admin-listen", "", "--data", data)
+	cmd.Dir = t.TempDir()
+	cmd.Env = filesEnv()
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+
+	// The event: the process has read the file into memory, so it is
+	// loading (scanning and decoding 40 MB take seconds more).
+	pid := cmd.Process.Pid
+	prodEventually(t, time.Minute, "serve holds the dataset file in memory", func() (bool, string) {
+		rss := filesRSS(pid)
+		return rss > size, fmt.Sprintf("RSS %d bytes, file %d bytes", rss, size)
+	})
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+		var exit *exec.ExitError
+		if !errors.As(waitErr, &exit) || exit.ExitCode() != 1 {
+			t.Errorf("exit %v, want status 1", waitErr)
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("serve did not end within a minute of SIGTERM; stderr:\n%.2000s", stderr.String())
+	}
+	if got, want := stderr.String(), "ballot: stopped while loading the dataset: terminated signal received\n"; got != want {
+		t.Errorf("stderr:\n%.2000s\nwant %q (and no \"serving\" line)", got, want)
+	}
+}
+
+// filesWriteLarge writes a candidates.json of 120,000 candidates (about 40
+// MB, under the default limit) and returns its size.
+func filesWriteLarge(t *testing.T, path string) int64 {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString("[\n")
+	const district = "54eb2986-b9b2-5cff-988a-1bd4d9e1e9f3"
+	for i := range 120_000 {
+		if i > 0 {
+			w.WriteString(",\n")
+		}
+		fmt.Fprintf(w, `  {"id": "00000000-0000-4000-8000-%012d", "slug": "person-%d", "name": "Person Number%d", "given_name": "Person", "family_name": "Number%d", "party_id": null, "primary_district_id": %q, "district_ids": [%q], "elected": null}`, i, i, i, i, district, district)
+	}
+	w.WriteString("\n]\n")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// filesRSS is a process's resident memory in bytes, or 0.
+func filesRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}

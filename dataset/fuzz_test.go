@@ -1,0 +1,59 @@
+package dataset_test
+
+import (
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"ballot/dataset"
+)
+
+// FuzzLoad puts any bytes in place of one of the four files of the default
+// dataset: the load gives a dataset or a report of problems that each name
+// their file, and never panics. The seed corpus in testdata/fuzz/FuzzLoad
+// holds the shapes that broke loaders before: a file that is not JSON,
+// invalid UTF-8, lone surrogates, controls, duplicate keys, deep nesting.
+func FuzzLoad(f *testing.F) {
+	files := []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile}
+	base := fstest.MapFS{}
+	for _, name := range files {
+		data, err := fs.ReadFile(dataset.DefaultFS(), name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		base[name] = &fstest.MapFile{Data: data}
+	}
+	for i, name := range files {
+		f.Add(uint8(i), base[name].Data)
+	}
+	f.Add(uint8(3), []byte(`[{"id":"x","id":"y"}]`))
+	f.Add(uint8(1), []byte("[\"\xff\\ud800\u202e\\u0000\"]"))
+	f.Add(uint8(0), []byte("title = \"\u202e\"\n"))
+	f.Add(uint8(2), []byte(strings.Repeat("[", 20000)))
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		m := fstest.MapFS{}
+		for name, file := range base {
+			m[name] = file
+		}
+		name := files[int(which)%len(files)]
+		m[name] = &fstest.MapFile{Data: data}
+		ds, err := dataset.Load(m)
+		if err == nil {
+			if ds == nil || ds.Version == "" {
+				t.Fatal("no error and no dataset")
+			}
+			return
+		}
+		var report *dataset.Report
+		if !errors.As(err, &report) || len(report.Errors) == 0 {
+			t.Fatalf("error %v (%T), want a report with errors", err, err)
+		}
+		for _, p := range report.Errors {
+			if p.File == "" || p.Rule == "" || p.Message == "" {
+				t.Fatalf("a problem without file, rule or message: %+v", p)
+			}
+		}
+	})
+}
