@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -89,7 +88,7 @@ func isTokenList(s string) bool {
 func (s *Server) limitRate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := s.requestOf(w, r)
-		key := ratelimit.KeyFor(q.client, s.opts.IPv6Prefix, bucket(q.route))
+		key := q.client.key(s.opts.IPv6Prefix, bucket(q.route))
 		var d ratelimit.Decision
 		if r.Method == http.MethodOptions {
 			d = s.limiter.PeekAt(key, q.now)
@@ -156,7 +155,7 @@ type exchange struct {
 
 // request is what the middleware and handlers need to know of a request.
 type request struct {
-	client netip.Addr // the address it is counted under
+	client Client // whom it is counted under
 	// now is when it arrived, read once: the rate limit, the rate-limit
 	// headers and meta.generatedAt all use it.
 	now   time.Time
@@ -190,7 +189,7 @@ func (s *Server) requestOf(w http.ResponseWriter, r *http.Request) request {
 	if e, ok := w.(*exchange); ok {
 		return e.request
 	}
-	return request{client: peerAddr(r.RemoteAddr), now: s.opts.Now(), route: routeOf(r)}
+	return request{client: Client{Addr: peerAddr(r.RemoteAddr)}, now: s.opts.Now(), route: routeOf(r)}
 }
 
 // exchange is the outermost middleware. It resolves the client's address,
