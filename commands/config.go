@@ -178,11 +178,16 @@ func (c Config) check() error {
 }
 
 // trustedPrefixes parses trusted_proxies: CIDR ranges, or single addresses.
+// An IPv4-mapped IPv6 range (::ffff:127.0.0.2/128) is the IPv4 range it
+// maps (127.0.0.2/32): clients are seen by their IPv4 address.
 func (c Config) trustedPrefixes() ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, s := range c.TrustedProxies {
 		s = strings.TrimSpace(s)
 		if p, err := netip.ParsePrefix(s); err == nil {
+			if p.Addr().Is4In6() && p.Bits() >= 96 {
+				p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+			}
 			out = append(out, p.Masked())
 			continue
 		}
