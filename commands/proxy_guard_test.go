@@ -3,7 +3,9 @@ package commands_test
 // The real binary behind a trusted proxy on loopback (127.0.0.2 plays the
 // proxy): what a client writes in front of the proxies' hops never changes
 // its counter, a client the proxy does not name never touches the proxy's
-// own counter, and a proxy written as an IPv4-mapped address is trusted.
+// own counter, a proxy written as an IPv4-mapped address is trusted, and a
+// reload slower than the public write timeout still gets its answer on the
+// admin listener.
 
 import (
 	"fmt"
@@ -123,4 +125,21 @@ func TestGuardMappedTrustedProxy(t *testing.T) {
 	if strings.Contains(p.stderr.String(), "client_ip=::ffff:") {
 		t.Error("the access log shows an IPv4-mapped address")
 	}
+}
+
+// TestGuardAdminReloadAnswer: the admin listener does not share the public
+// write timeout, so a reload that takes longer still gets its answer.
+func TestGuardAdminReloadAnswer(t *testing.T) {
+	t.Parallel()
+	// Loading and preparing the embedded dataset takes far longer than
+	// 1 ms: with the public timeout, the answer would be cut off.
+	p := startServerWith(t, "--write-timeout", "1ms", "--admin-listen", "127.0.0.1:0")
+	admin := prodAdmin(t, p)
+	hc := prodHTTP(t)
+	r := prodDo(t, hc, http.MethodPost, "http://"+admin+"/reload", nil)
+	v := prodJSON(t, r, http.StatusOK)
+	if v["status"] != "reloaded" || !prodVersion.MatchString(fmt.Sprint(v["version"])) {
+		t.Errorf("POST /reload: %s, want status reloaded and a version", r.body)
+	}
+	prodWaitLog(t, p, regexp.MustCompile(`msg="dataset reloaded"`), "the reload's log line")
 }
