@@ -233,7 +233,6 @@ func FuzzForwardingPrepend(f *testing.F) {
 	f.Add(`for="192.0.2.1, for=_x;;`, []byte{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, uint8(1), uint8(1))
 	f.Add(`junk"\`, []byte{198, 51, 100, 1}, uint8(3), uint8(7))
 	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::ffff:172.16.0.0/108")}
-	const peer = "10.1.2.3"
 	f.Fuzz(func(t *testing.T, written string, client []byte, proxies, mode uint8) {
 		forwarded, ownLine, hidden := mode&1 != 0, mode&2 != 0, mode&4 != 0
 		c := server.ClientIP{Trusted: trusted}
