@@ -89,7 +89,7 @@ func TestGuardPrependedHops(t *testing.T) {
 		plain := map[string]string{"Forwarded": "for=203.0.113.7;proto=https"}
 		guardSteps(t, proxy, []guardStep{
 			{"203.0.113.7, 1st", plain, 200, 2},
-			{"a malformed element in front of 203.0.113.7", map[string]string{"Forwarded": "proto=https;;for, for=203.0.113.7"}, 200, 1},
+			{"a malformed element in front of 203.0.113.7", map[string]string{"Forwarded": "proto=https;;, for=203.0.113.7"}, 200, 1},
 			{"an unbalanced quote in front of 203.0.113.7", map[string]string{"Forwarded": `for="192.0.2.1, for=203.0.113.7`}, 200, 0},
 			{"33 elements in front of 203.0.113.7", map[string]string{"Forwarded": guardMadeUp(33, "for=192.0.2.%d") + "for=203.0.113.7"}, 429, 0},
 			// Hidden clients count apart from the proxy and share one
