@@ -24,30 +24,11 @@ func TestAdminReloadOutlastsWriteTimeout(t *testing.T) {
 		time.Sleep(4 * tiny)
 		return ds, nil
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- server.Serve(ctx, ln, s.AdminHandler(load), server.Timeouts{Write: tiny, Read: tiny, ReadHeader: tiny}, nil)
-	}()
-	defer func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Serve: %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Error("Serve did not return within 20 s of its context ending")
-		}
-	}()
+	addr := serveLoopback(t, s.AdminHandler(load), server.Timeouts{Write: tiny, Read: tiny, ReadHeader: tiny})
 	tr := &http.Transport{Proxy: nil}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr, Timeout: 20 * time.Second}
-	resp, err := hc.Post("http://"+ln.Addr().String()+"/reload", "", nil)
+	resp, err := hc.Post("http://"+addr+"/reload", "", nil)
 	if err != nil {
 		t.Fatalf("POST /reload: %v (the answer was lost)", err)
 	}
@@ -57,4 +38,30 @@ func TestAdminReloadOutlastsWriteTimeout(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusOK || string(body) != want {
 		t.Errorf("POST /reload: %d %q (%v), want 200 %q", resp.StatusCode, body, err, want)
 	}
+}
+
+// serveLoopback runs server.Serve with h and timeouts on a loopback port
+// until the test ends, and returns the address. The test's end stops it
+// and checks that it stopped cleanly.
+func serveLoopback(t *testing.T, h http.Handler, timeouts server.Timeouts) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- server.Serve(ctx, ln, h, timeouts, nil) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Error("Serve did not return within 20 s of its context ending")
+		}
+	})
+	return ln.Addr().String()
 }
