@@ -93,11 +93,14 @@ func (c ClientIP) Resolve(r *http.Request) Client {
 		for more := true; more; {
 			var el string
 			el, rest, more = lastElement(rest, forwarded)
-			hop, ok := el, true
+			hop := el
 			if forwarded {
-				hop, ok = forwardedFor(el)
+				var ok bool
+				if hop, ok = forwardedFor(el); !ok {
+					return Client{Addr: proxy, Hidden: "invalid"}
+				}
 			}
-			addr, hidden := parseHop(hop, ok)
+			addr, hidden := parseHop(hop)
 			if hidden != "" {
 				return Client{Addr: proxy, Hidden: hidden}
 			}
@@ -208,12 +211,8 @@ func firstPair(el string) (pair, rest string) {
 // parseHop parses one hop: an IP address, optionally quoted, optionally
 // with a port ("192.0.2.1:8080", "[2001:db8::1]:443"). A hop that is not an
 // address gives what the client is hidden behind instead: "unknown" or an
-// obfuscated identifier (RFC 7239, section 6), else "invalid". ok false
-// means the hop is missing altogether.
-func parseHop(s string, ok bool) (addr netip.Addr, hidden string) {
-	if !ok {
-		return netip.Addr{}, "invalid"
-	}
+// obfuscated identifier (RFC 7239, section 6), else "invalid".
+func parseHop(s string) (addr netip.Addr, hidden string) {
 	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
 		s = s[1 : len(s)-1]
 	}
