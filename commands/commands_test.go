@@ -29,7 +29,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown command", []string{"publish"}, commands.ExitUsage, "ballot: unknown command \"publish\"; run 'ballot help'\n"},
 		{"unknown flag", []string{"serve", "--port", "80"}, commands.ExitUsage, "ballot: flag provided but not defined: -port\n"},
 		{"stray argument", []string{"serve", "now"}, commands.ExitUsage, "ballot: serve takes no arguments, got \"now\"\n"},
-		{"invalid flag value", []string{"serve", "--rate-limit", "0"}, commands.ExitUsage, "ballot: rate_limit must be a number of requests per minute, 1 or more\n"},
+		{"invalid flag value", []string{"serve", "--rate-limit", "0"}, commands.ExitUsage, "ballot: rate_limit must be a number of requests per minute from 1 to 1000000000\n"},
 		{"a flag that is not a number", []string{"serve", "--rate-limit", "abc"}, commands.ExitUsage, "ballot: rate_limit must be a whole number, not \"abc\"\n"},
 		{"invalid duration flag", []string{"serve", "--shutdown-timeout", "soon"}, commands.ExitUsage, "ballot: shutdown_timeout: \"soon\" is not a duration such as \"5s\" or \"2m\"\n"},
 		{"invalid proxy flag", []string{"serve", "--trusted-proxies", "10.0.0.0/8,nope"}, commands.ExitUsage, "ballot: trusted_proxies: \"nope\" is not a CIDR range"},

@@ -140,6 +140,16 @@ const maxDatasetBytes = 1 << 30
 // maxCacheMaxAge is a year, the longest max-age that makes sense.
 const maxCacheMaxAge = 365 * 24 * 60 * 60
 
+// maxRateLimit is far above any real quota and below where a client's
+// counter (32 bits) stops counting, and X-RateLimit-Limit stays a number
+// every client reads exactly.
+const maxRateLimit = 1_000_000_000
+
+// maxHeaderBytes is Go's own default limit, 1 MiB: far more than any real
+// request needs, and far from where net/http's own 4 KiB of slack added to
+// it would overflow and refuse every request.
+const maxHeaderBytes = 1 << 20
+
 // DefaultConfigFile is read when present and no --config is given.
 const DefaultConfigFile = "config.toml"
 
@@ -199,16 +209,16 @@ func (c Config) check() error {
 		return fmt.Errorf("max_dataset_bytes must be a number of bytes from 1024 to %d (1 GiB)", maxDatasetBytes)
 	case c.CacheMaxAge < 0 || c.CacheMaxAge > maxCacheMaxAge:
 		return fmt.Errorf("cache_max_age must be a number of seconds from 0 to %d (a year)", maxCacheMaxAge)
-	case c.RateLimit < 1:
-		return errors.New("rate_limit must be a number of requests per minute, 1 or more")
+	case c.RateLimit < 1 || c.RateLimit > maxRateLimit:
+		return fmt.Errorf("rate_limit must be a number of requests per minute from 1 to %d", maxRateLimit)
 	case c.IPv6Prefix < 1 || c.IPv6Prefix > 128:
 		return errors.New("ipv6_prefix must be a prefix length from 1 to 128 (64 counts each /64 as one client)")
 	case c.MaxTrackedClients < 1 || c.MaxTrackedClients > server.MaxClients:
 		return fmt.Errorf("max_tracked_clients must be from 1 to %d (each reserves about 50 bytes)", server.MaxClients)
 	case c.ShutdownTimeout <= 0:
 		return errors.New(`shutdown_timeout must be a duration above zero, such as "10s"`)
-	case c.MaxHeaderBytes < 1024:
-		return errors.New("max_header_bytes must be 1024 or more")
+	case c.MaxHeaderBytes < 1024 || c.MaxHeaderBytes > maxHeaderBytes:
+		return fmt.Errorf("max_header_bytes must be from 1024 to %d (1 MiB)", maxHeaderBytes)
 	case !strings.EqualFold(c.ForwardedHeader, "X-Forwarded-For") && !strings.EqualFold(c.ForwardedHeader, "Forwarded"):
 		return fmt.Errorf("forwarded_header must be X-Forwarded-For or Forwarded, not %q", c.ForwardedHeader)
 	case c.LogFormat != "text" && c.LogFormat != "json":
@@ -240,11 +250,16 @@ func isBaseURL(s string) bool {
 }
 
 // trustedPrefixes parses trusted_proxies: CIDR ranges, or single addresses.
+// An IPv4-mapped IPv6 range (::ffff:127.0.0.2/128) is the IPv4 range it
+// maps (127.0.0.2/32): clients are seen by their IPv4 address.
 func (c Config) trustedPrefixes() ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, s := range c.TrustedProxies {
 		s = strings.TrimSpace(s)
 		if p, err := netip.ParsePrefix(s); err == nil {
+			if p.Addr().Is4In6() && p.Bits() >= 96 {
+				p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+			}
 			out = append(out, p.Masked())
 			continue
 		}

@@ -58,8 +58,8 @@ func TestProdTrustedProxies(t *testing.T) {
 	// 198.51.100.8 behind the proxy still has its own count (1 used).
 	send(proxy, map[string]string{"X-Forwarded-For": "198.51.100.8"}, http.StatusOK, 3, "198.51.100.8 via the proxy, after the forgeries")
 
-	// Malformed headers from the proxy: all counted under the proxy's own
-	// address, one counter, which a plain request from the proxy shares.
+	// Malformed headers from the proxy: a client it did not name, counted
+	// apart from the proxy's own address, on one counter for them all.
 	malformed := []map[string]string{
 		{"X-Forwarded-For": "not-an-ip"},
 		{"X-Forwarded-For": "198.51.100.9, ,"},
@@ -67,10 +67,10 @@ func TestProdTrustedProxies(t *testing.T) {
 	for i, hdr := range malformed {
 		send(proxy, hdr, http.StatusOK, 4-i, fmt.Sprintf("malformed %v from the proxy", hdr))
 	}
-	send(proxy, nil, http.StatusOK, 2, "a plain request from the proxy after the malformed ones")
+	send(proxy, nil, http.StatusOK, 4, "a plain request from the proxy after the malformed ones")
 	// The proxy writes X-Forwarded-For: a Forwarded header it passed
 	// through is the client's own, and is not read.
-	send(proxy, map[string]string{"Forwarded": "for=198.51.100.11"}, http.StatusOK, 1, "Forwarded: for=198.51.100.11 via a proxy that writes X-Forwarded-For")
+	send(proxy, map[string]string{"Forwarded": "for=198.51.100.11"}, http.StatusOK, 3, "Forwarded: for=198.51.100.11 via a proxy that writes X-Forwarded-For")
 	send(proxy, map[string]string{"X-Forwarded-For": "198.51.100.9"}, http.StatusOK, 4, "198.51.100.9 well-formed: not charged for the malformed header naming it")
 
 	// The access log carries the resolved address.
@@ -82,8 +82,11 @@ func TestProdTrustedProxies(t *testing.T) {
 	if n := strings.Count(log, "client_ip=198.51.100.9 "); n != 1 {
 		t.Errorf("%d access-log lines for 198.51.100.9, want 1: the malformed header naming it must be logged under the proxy", n)
 	}
-	if n := strings.Count(log, "client_ip=127.0.0.1 "); n != 4 {
-		t.Errorf("%d access-log lines for the proxy 127.0.0.1, want 4 (the malformed headers, the plain request and the unread Forwarded)", n)
+	if n := strings.Count(log, "client_ip=127.0.0.1 "); n != 2 {
+		t.Errorf("%d access-log lines for the proxy 127.0.0.1, want 2 (the plain request and the unread Forwarded)", n)
+	}
+	if n := strings.Count(log, "client_ip=invalid@127.0.0.1 "); n != 2 {
+		t.Errorf("%d access-log lines for invalid@127.0.0.1, want 2 (the malformed headers)", n)
 	}
 	if n := strings.Count(log, "client_ip=198.51.100.8 "); n != 2 {
 		t.Errorf("%d access-log lines for 198.51.100.8, want 2 (via the proxy; the forgeries are 127.0.0.2's)", n)
@@ -106,9 +109,10 @@ func TestProdTrustedProxiesForwarded(t *testing.T) {
 		{map[string]string{"Forwarded": `for="198.51.100.7:4711";proto=http`}, 200, 3, "198.51.100.7 quoted, with a port"},
 		{map[string]string{"Forwarded": "for=192.0.2.1, for=198.51.100.7;by=127.0.0.1"}, 200, 2, "198.51.100.7 as the rightmost hop"},
 		{map[string]string{"X-Forwarded-For": "198.51.100.7"}, 200, 4, "X-Forwarded-For is not read: the proxy's own counter"},
-		{map[string]string{"Forwarded": "for=unknown"}, 200, 3, "an obfuscated hop: the proxy's counter"},
+		{map[string]string{"Forwarded": "for=unknown"}, 200, 4, "an obfuscated hop: a counter of its own, not the proxy's"},
 		{map[string]string{"Forwarded": "for=_hidden, for=198.51.100.10"}, 200, 4, "198.51.100.10, read before the hidden hop"},
-		{map[string]string{"Forwarded": "for=198.51.100.10, for=_hidden"}, 200, 2, "the hidden hop nearest: the proxy's counter"},
+		{map[string]string{"Forwarded": "for=198.51.100.10, for=_hidden"}, 200, 4, "the hidden hop nearest: a counter of its own"},
+		{nil, 200, 3, "the proxy's own counter, untouched by the hidden hops"},
 	}
 	for _, st := range steps {
 		r := proxy.send(t, http.MethodGet, e2eBase+"/parties", st.hdr)

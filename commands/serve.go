@@ -223,7 +223,9 @@ func serve(c *cli.Context) error {
 	go func() { errs <- server.Serve(ctx, ln, srv, t, errorLog) }()
 	if adminLn != nil {
 		running++
-		go func() { errs <- server.Serve(ctx, adminLn, srv.AdminHandler(load), t, errorLog) }()
+		go func() {
+			errs <- server.Serve(ctx, adminLn, srv.AdminHandler(load), server.AdminTimeouts(t.Shutdown), errorLog)
+		}()
 	}
 	// Both stop when either fails or the context ends (SIGINT, SIGTERM).
 	var first error

@@ -30,6 +30,9 @@ func (s *Server) AdminHandler(load func() (*dataset.Dataset, error)) http.Handle
 	r.Handle("/metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})).Methods(get...)
 	r.HandleFunc("/reload", func(w http.ResponseWriter, _ *http.Request) {
 		ds, err := s.Reload(load)
+		// The write deadline was set when the request arrived; a reload
+		// may take longer than that, and its answer must not be lost.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(adminWrite))
 		var report *dataset.Report
 		switch {
 		case errors.As(err, &report):

@@ -1,17 +1,24 @@
 package server
 
 import (
+	"crypto/sha256"
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"ballot/server/ratelimit"
 )
 
-// ClientIP resolves the address a request is counted and logged under.
-// It is the TCP peer's address, unless the peer is a trusted proxy: only
-// then is the forwarding header read, right to left, skipping trusted hops,
-// so a client cannot choose its own address by sending a header.
+// ClientIP resolves whom a request is counted and logged under. It is the
+// TCP peer's address, unless the peer is a trusted proxy: only then is the
+// forwarding header read, right to left, and only as far as the hops trusted
+// proxies wrote. Everything left of the first untrusted hop was written by
+// the client or by proxies nobody vouches for, so it is never parsed: a
+// client cannot choose its counter by sending a header.
 type ClientIP struct {
-	// Trusted are the proxies whose forwarding header is believed.
+	// Trusted are the proxies whose forwarding header is believed. An
+	// IPv4-mapped IPv6 range (::ffff:10.0.0.0/104) matches the IPv4
+	// addresses it maps.
 	Trusted []netip.Prefix
 	// Header is the one header the proxies write: "X-Forwarded-For" (the
 	// default) or "Forwarded" (RFC 7239). Only that one is read: a proxy
@@ -20,43 +27,99 @@ type ClientIP struct {
 	Header string
 }
 
-// maxForwardedHops bounds the work a long forwarding header can cause.
-const maxForwardedHops = 32
+// Client is whom a request is counted and logged under: an address, or a
+// client a trusted proxy did not name.
+type Client struct {
+	// Addr is the client's address, IPv4-mapped IPv6 unmapped. For a
+	// client a trusted proxy did not name, it is that proxy's address.
+	Addr netip.Addr
+	// Hidden is empty for a client known by its address. Otherwise the
+	// proxy at Addr wrote a hop that is not an address, and Hidden is what
+	// it wrote instead: "unknown", an RFC 7239 obfuscated identifier such
+	// as "_hidden", or "invalid" for anything else.
+	Hidden string
+}
 
-// Resolve returns the client address of r. A header that is malformed
-// anywhere in the hops read falls back to the peer.
-func (c ClientIP) Resolve(r *http.Request) netip.Addr {
+// String is the client as the access log shows it: the address, or
+// "_hidden@10.0.0.5" for a client the proxy 10.0.0.5 did not name.
+func (c Client) String() string {
+	if c.Hidden == "" {
+		return c.Addr.String()
+	}
+	return c.Hidden + "@" + c.Addr.String()
+}
+
+// hiddenBucket marks the counters of clients a proxy did not name. The
+// route buckets are small numbers, so these keys can never be an
+// address's: such a client neither shares nor uses up its proxy's own
+// counter, nor anyone else's.
+const hiddenBucket = 0x80
+
+// key is the rate-limit counter of c for bucket b. A hidden client's is
+// derived from its proxy and what the proxy wrote, so clients a proxy tells
+// apart by obfuscated identifiers keep apart, and those it calls "unknown"
+// share one counter, as the proxy chose.
+func (c Client) key(ipv6Prefix int, b uint8) ratelimit.Key {
+	if c.Hidden == "" {
+		return ratelimit.KeyFor(c.Addr, ipv6Prefix, b)
+	}
+	proxy := c.Addr.As16()
+	sum := sha256.Sum256(append(proxy[:], c.Hidden...))
+	k := ratelimit.Key{Bucket: b | hiddenBucket}
+	copy(k.Addr[:], sum[:])
+	return k
+}
+
+// Resolve returns the client of r. From the right, each hop a trusted
+// proxy wrote is read: the first address that is not a trusted proxy's is
+// the client; when every hop is trusted, the farthest one is. A hop a
+// trusted proxy wrote that is not an address (for=unknown, for=_hidden, an
+// empty or malformed entry) makes the client a hidden one of that proxy.
+// Nothing further left is looked at, however long the header.
+func (c ClientIP) Resolve(r *http.Request) Client {
 	peer := peerAddr(r.RemoteAddr)
 	if len(c.Trusted) == 0 || !c.trusted(peer) {
-		return peer
+		return Client{Addr: peer}
 	}
-	var hops []string
-	var ok bool
-	if strings.EqualFold(c.Header, "Forwarded") {
-		hops, ok = forwardedFor(r.Header.Values("Forwarded"))
-	} else {
-		hops, ok = splitList(r.Header.Values("X-Forwarded-For"))
+	forwarded := strings.EqualFold(c.Header, "Forwarded")
+	name := "X-Forwarded-For"
+	if forwarded {
+		name = "Forwarded"
 	}
-	if !ok || len(hops) == 0 {
-		return peer
-	}
-	client := peer
-	for i := len(hops) - 1; i >= 0; i-- {
-		addr, ok := parseHop(hops[i])
-		if !ok {
-			return peer
+	values := r.Header.Values(name)
+	proxy := peer // the trusted proxy that wrote the next hop read
+	for i := len(values) - 1; i >= 0; i-- {
+		rest := values[i]
+		for more := true; more; {
+			var el string
+			el, rest, more = lastElement(rest, forwarded)
+			hop := el
+			if forwarded {
+				var ok bool
+				if hop, ok = forwardedFor(el); !ok {
+					return Client{Addr: proxy, Hidden: "invalid"}
+				}
+			}
+			addr, hidden := parseHop(hop)
+			if hidden != "" {
+				return Client{Addr: proxy, Hidden: hidden}
+			}
+			if !c.trusted(addr) {
+				return Client{Addr: addr}
+			}
+			proxy = addr
 		}
-		client = addr
-		if !c.trusted(addr) {
-			return addr
-		}
 	}
-	return client // every hop is trusted: the farthest one is the client
+	return Client{Addr: proxy} // no header, or every hop trusted
 }
 
 func (c ClientIP) trusted(a netip.Addr) bool {
+	var mapped netip.Addr // a as an IPv4-mapped IPv6 address, if IPv4
+	if a.Is4() {
+		mapped = netip.AddrFrom16(a.As16())
+	}
 	for _, p := range c.Trusted {
-		if p.Contains(a) {
+		if p.Contains(a) || mapped.IsValid() && p.Contains(mapped) {
 			return true
 		}
 	}
@@ -73,65 +136,133 @@ func peerAddr(remote string) netip.Addr {
 	return ap.Addr().Unmap()
 }
 
-// splitList splits comma-separated header values into trimmed items.
-func splitList(values []string) ([]string, bool) {
-	var items []string
-	for _, v := range values {
-		for item := range strings.SplitSeq(v, ",") {
-			items = append(items, strings.TrimSpace(item))
-			if len(items) > maxForwardedHops {
-				return nil, false
+// lastElement splits the last element off a comma-separated header value,
+// trimmed, and reports whether s had more before it. In a Forwarded header
+// a comma inside a quoted string does not separate elements; quotes are
+// paired from the right, where the trusted proxies wrote, so an unbalanced
+// quote further left cannot change how their elements are read.
+func lastElement(s string, quoted bool) (el, rest string, more bool) {
+	inQuote := false
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case '"':
+			if !inQuote || !escaped(s, i) {
+				inQuote = !inQuote
+			}
+		case ',':
+			if !quoted || !inQuote {
+				return strings.TrimSpace(s[i+1:]), s[:i], true
 			}
 		}
 	}
-	return items, true
+	return strings.TrimSpace(s), "", false
 }
 
-// forwardedFor returns the for= value of every element of Forwarded
-// headers, in order. An element without for= is malformed for this purpose:
-// it hides a hop.
-func forwardedFor(values []string) ([]string, bool) {
-	elements, ok := splitList(values)
-	if !ok {
-		return nil, false
+// escaped reports whether s[i] is preceded by an odd number of
+// backslashes: inside a quoted string it is then a quoted-pair.
+func escaped(s string, i int) bool {
+	n := 0
+	for i--; i >= 0 && s[i] == '\\'; i-- {
+		n++
 	}
-	hops := make([]string, 0, len(elements))
-	for _, el := range elements {
-		var found bool
-		for pair := range strings.SplitSeq(el, ";") {
-			name, value, _ := strings.Cut(strings.TrimSpace(pair), "=")
-			if strings.EqualFold(name, "for") {
-				if found {
-					return nil, false
-				}
-				hops = append(hops, value)
-				found = true
+	return n%2 == 1
+}
+
+// forwardedFor returns the for= value of one Forwarded element. An element
+// with no for= or with two has no hop that can be believed.
+func forwardedFor(el string) (string, bool) {
+	var value string
+	found := false
+	for el != "" {
+		var pair string
+		pair, el = firstPair(el)
+		name, v, _ := strings.Cut(strings.TrimSpace(pair), "=")
+		if strings.EqualFold(name, "for") {
+			if found {
+				return "", false
+			}
+			value, found = v, true
+		}
+	}
+	return value, found
+}
+
+// firstPair splits a Forwarded element at its first semicolon outside a
+// quoted string.
+func firstPair(el string) (pair, rest string) {
+	inQuote := false
+	for i := 0; i < len(el); i++ {
+		switch el[i] {
+		case '\\':
+			if inQuote {
+				i++
+			}
+		case '"':
+			inQuote = !inQuote
+		case ';':
+			if !inQuote {
+				return el[:i], el[i+1:]
 			}
 		}
-		if !found {
-			return nil, false
-		}
 	}
-	return hops, true
+	return el, ""
 }
 
 // parseHop parses one hop: an IP address, optionally quoted, optionally
-// with a port ("192.0.2.1:8080", "[2001:db8::1]:443"). Obfuscated
-// identifiers ("unknown", "_hidden") are not addresses.
-func parseHop(s string) (netip.Addr, bool) {
+// with a port ("192.0.2.1:8080", "[2001:db8::1]:443"). A hop that is not an
+// address gives what the client is hidden behind instead: "unknown" or an
+// obfuscated identifier (RFC 7239, section 6), else "invalid".
+func parseHop(s string) (addr netip.Addr, hidden string) {
 	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
 		s = s[1 : len(s)-1]
 	}
 	if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
-		return a.Unmap(), true
+		return a.Unmap(), ""
 	}
 	if ap, err := netip.ParseAddrPort(s); err == nil && ap.Addr().Zone() == "" {
-		return ap.Addr().Unmap(), true
+		return ap.Addr().Unmap(), ""
 	}
 	if len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']' { // "[2001:db8::1]"
 		if a, err := netip.ParseAddr(s[1 : len(s)-1]); err == nil && a.Is6() && a.Zone() == "" {
-			return a, true
+			return a.Unmap(), ""
 		}
 	}
-	return netip.Addr{}, false
+	node, port, hasPort := strings.Cut(s, ":")
+	if hasPort && !isNodePort(port) {
+		return netip.Addr{}, "invalid"
+	}
+	switch {
+	case strings.EqualFold(node, "unknown"):
+		return netip.Addr{}, "unknown"
+	case isObfuscated(node):
+		return netip.Addr{}, node
+	}
+	return netip.Addr{}, "invalid"
+}
+
+// isObfuscated reports whether s is an obfuscated identifier: "_" and one
+// or more letters, digits, ".", "_" or "-".
+func isObfuscated(s string) bool {
+	if len(s) < 2 || s[0] != '_' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// isNodePort reports whether s is a port, 1 to 5 digits, or an obfuscated
+// one.
+func isNodePort(s string) bool {
+	if isObfuscated(s) {
+		return true
+	}
+	if len(s) < 1 || len(s) > 5 {
+		return false
+	}
+	return strings.Trim(s, "0123456789") == ""
 }

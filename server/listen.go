@@ -37,6 +37,26 @@ func DefaultTimeouts() Timeouts {
 	}
 }
 
+// adminWrite is how long the admin listener gives an answer to be written:
+// its write timeout, and the fresh window a reload's answer gets once the
+// reload is done.
+const adminWrite = 30 * time.Second
+
+// AdminTimeouts are the admin listener's. Its clients are operators and
+// their tools on a private address, and POST /reload answers only once a
+// whole dataset is loaded, so the public limits, which may be tuned tight
+// against slow clients, are not its own. Shutdown is given: both listeners
+// stop together.
+func AdminTimeouts(shutdown time.Duration) Timeouts {
+	return Timeouts{
+		ReadHeader: 5 * time.Second,
+		Read:       10 * time.Second,
+		Write:      adminWrite,
+		Idle:       120 * time.Second,
+		Shutdown:   shutdown,
+	}
+}
+
 // Serve answers HTTP on ln with h until ctx is done, then stops accepting
 // connections and lets requests in flight finish, up to t.Shutdown. The
 // caller listens first, so a busy port fails before anything is served.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -96,7 +95,7 @@ func isTokenList(s string) bool {
 // preflight is not counted but still carries the headers.
 func (s *Server) limitRate(next stage) stage {
 	return func(w http.ResponseWriter, r *http.Request, q *request) {
-		key := ratelimit.KeyFor(q.client, s.opts.IPv6Prefix, counterOf(q.route))
+		key := q.client.key(s.opts.IPv6Prefix, counterOf(q.route))
 		var d ratelimit.Decision
 		if r.Method == http.MethodOptions {
 			d = s.limiter.PeekAt(key, q.now)
@@ -163,7 +162,7 @@ type exchange struct {
 
 // request is what the middleware and handlers need to know of a request.
 type request struct {
-	client netip.Addr // the address it is counted under
+	client Client // whom it is counted under
 	// now is when it arrived, read once: the rate limit, the rate-limit
 	// headers and meta.generatedAt all use it.
 	now   time.Time
