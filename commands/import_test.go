@@ -126,6 +126,21 @@ func TestImportOneRowEdited(t *testing.T) {
 	if want := bytes.Replace(b[1], []byte(`"elected": false`), []byte(`"elected": true`), 1); !bytes.Equal(a[1], want) {
 		t.Errorf("record 1 is\n%s\nwant\n%s", a[1], want)
 	}
+
+	// What a reviewer reads: ballot diff shows that one change and no other.
+	beforeOut, afterOut := filepath.Join(dir, "before-out"), filepath.Join(dir, "after-out")
+	code, stdout, stderr := run(t, "diff", beforeOut, afterOut)
+	var id struct{ ID string }
+	if err := json.Unmarshal(a[1], &id); err != nil {
+		t.Fatal(err)
+	}
+	want := "candidates: 0 added, 0 removed, 1 changed\n" +
+		"  ~ " + id.ID + " slug marija-borg \"Marija Borġ\"\n" +
+		"      elected: false → true\n"
+	if code != commands.ExitFailure || !strings.Contains(stdout, want) || strings.Count(stdout, "→") != 1 ||
+		!strings.Contains(stderr+stdout, "ballot: datasets differ: 0 added, 0 removed, 1 changed, 0 warnings") {
+		t.Errorf("diff before after: exit %d, stdout\n%s\nstderr %s\nwant exit %d with\n%s", code, stdout, stderr, commands.ExitFailure, want)
+	}
 }
 
 // TestImportMalformed: each malformed sheet gives its FILE:LINE report

@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Dataset is a loaded, checked and indexed dataset. It is immutable: every
@@ -162,10 +163,37 @@ func LoadFiles(files map[string][]byte) (*Dataset, error) {
 // files built in memory are checked or imported without touching a disk.
 type Files map[string][]byte
 
-// Open is not supported: Files is read with fs.ReadFile only.
+// Open opens the named file for reading, as a regular file of its size, so
+// that a load reads it as it reads a file on disk.
 func (m Files) Open(name string) (fs.File, error) {
-	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	b, ok := m[name]
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return &memFile{Reader: bytes.NewReader(b), info: memInfo{name: name, size: int64(len(b))}}, nil
 }
+
+// memFile is an open file of Files.
+type memFile struct {
+	*bytes.Reader
+	info memInfo
+}
+
+func (f *memFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f *memFile) Close() error               { return nil }
+
+// memInfo describes a file of Files: a regular, read-only file.
+type memInfo struct {
+	name string
+	size int64
+}
+
+func (i memInfo) Name() string       { return i.name }
+func (i memInfo) Size() int64        { return i.size }
+func (i memInfo) Mode() fs.FileMode  { return 0o444 }
+func (i memInfo) ModTime() time.Time { return time.Time{} }
+func (i memInfo) IsDir() bool        { return false }
+func (i memInfo) Sys() any           { return nil }
 
 // ReadFile returns a copy of the named file.
 func (m Files) ReadFile(name string) ([]byte, error) {
