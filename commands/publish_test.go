@@ -460,6 +460,12 @@ func publishUnderLoad(t *testing.T, watch bool) {
 	if e, problem := publishCheck(eds, paths[0], resp, body); problem != "" || eds[e].version != last.version {
 		t.Errorf("after the last swap: edition %d served (%s), want version %.12s", e, problem, last.version)
 	}
+	// The log is written out in batches (every 100 ms at most): wait for
+	// a reload line for each swap, then count them.
+	publishEventually(t, "a reload logged for each swap", func() (bool, string) {
+		n := strings.Count(p.log.String(), `msg="dataset reloaded"`)
+		return n >= swaps, fmt.Sprintf("%d reloads logged", n)
+	})
 	log := p.log.String()
 	reloaded := strings.Count(log, `msg="dataset reloaded"`)
 	if n := strings.Count(log, `msg="reload refused`); n != 0 {

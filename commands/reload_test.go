@@ -511,6 +511,13 @@ func (r *reloadRig) checkMetricsAndLog(t *testing.T, ready2 prodReady) {
 			t.Errorf("ballot_http_requests_total by route/status = %v, want %v (every request sent, all 200)", got, want)
 		}
 	}
+	// The log is written out in batches (every 100 ms at most): wait for
+	// the lines, then count them.
+	prodEventually(t, 10*time.Second, "two reloads and two refusals logged", func() (bool, string) {
+		log := r.p.stderr.String()
+		ok, refused := strings.Count(log, `msg="dataset reloaded"`), strings.Count(log, `msg="reload refused: still serving the previous dataset"`)
+		return ok >= 2 && refused >= 2, fmt.Sprintf("%d reloaded, %d refused", ok, refused)
+	})
 	if n := strings.Count(r.p.stderr.String(), `msg="dataset reloaded"`); n != 2 {
 		t.Errorf("%d \"dataset reloaded\" log lines, want 2", n)
 	}

@@ -56,8 +56,8 @@ func TestLoadRefusesHiddenText(t *testing.T) {
 		{"a bidi control in the manifest", dataset.ManifestFile, `title = "Malta`, "title = \"\u202eMalta", "title", "bidi-control", false},
 		{"a NUL in the manifest", dataset.ManifestFile, `title = "Malta`, `title = "\u0000Malta`, "title", "control-character", false},
 		{"a control in a coverage note", dataset.ManifestFile, `notes = [
-  "Candidates`, `notes = [
-  "\u001bCandidates`, "coverage.notes[0]", "control-character", false},
+  "This is`, `notes = [
+  "\u001bThis is`, "coverage.notes[0]", "control-character", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
