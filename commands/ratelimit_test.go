@@ -59,8 +59,9 @@ func checkFirstRefusal(t *testing.T, c *e2eClient, path string) {
 		t.Fatalf("Retry-After = %q, want whole seconds from 1 to 60", r.header.Get("Retry-After"))
 	}
 	reset, _ := strconv.ParseInt(r.header.Get("X-RateLimit-Reset"), 10, 64)
-	if d := reset - (r.when.Unix() + int64(ra)); d < -2 || d > 2 {
-		t.Errorf("Retry-After %d s and X-RateLimit-Reset %d disagree (now %d)", ra, reset, r.when.Unix())
+	// Both count from when the server answered, between sent and when.
+	if at := reset - int64(ra); at < r.sent.Unix()-2 || at > r.when.Unix()+2 {
+		t.Errorf("Retry-After %d s and X-RateLimit-Reset %d disagree (request sent %d, answered by %d)", ra, reset, r.sent.Unix(), r.when.Unix())
 	}
 	resetAt := time.Unix(reset, 0).UTC().Format(time.RFC3339)
 	if !strings.Contains(strings.ToLower(pb.Detail), "retry") ||
