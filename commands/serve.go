@@ -172,11 +172,11 @@ func serve(c *cli.Context) error {
 	if cfg.LogFormat == "text" {
 		// A line for the person who started it (and for tests that start
 		// it on port 0 to learn the address).
-		_, _ = fmt.Fprintf(stderr, "ballot: serving %q (version %.12s) on http://%s%s/\n", ds.Manifest.Title, ds.Version, ln.Addr(), server.BasePath)
+		_, _ = fmt.Fprintf(stderr, "ballot: serving %q (version %.12s) on %s%s/\n", ds.Manifest.Title, ds.Version, openableURL("http", ln.Addr()), server.BasePath)
 	}
-	attrs := []any{slog.String("title", ds.Manifest.Title), slog.String("version", ds.Version), slog.String("api", "http://"+ln.Addr().String()+server.BasePath+"/")}
+	attrs := []any{slog.String("title", ds.Manifest.Title), slog.String("version", ds.Version), slog.String("api", openableURL("http", ln.Addr())+server.BasePath+"/")}
 	if adminLn != nil {
-		attrs = append(attrs, slog.String("admin", "http://"+adminLn.Addr().String()+"/"))
+		attrs = append(attrs, slog.String("admin", openableURL("http", adminLn.Addr())+"/"))
 	}
 	logger.Info("serving", attrs...)
 
