@@ -45,6 +45,7 @@ func NewApp(stdout, stderr io.Writer) *cli.App {
 			validateCommand(),
 			queryCommand(),
 			diffCommand(),
+			versionCommand(),
 		},
 		OnUsageError: onUsageError,
 		// Errors are printed and turned into exit codes by Run, once.
