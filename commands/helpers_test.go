@@ -61,7 +61,7 @@ var (
 	e2eBuildErr  error
 	e2eBuildDir  string
 
-	e2eListening = regexp.MustCompile(`ballot: serving ".*" \(version [^)]*\) on http://(127\.0\.0\.1:\d+)/api/public/v1/`)
+	e2eListening = regexp.MustCompile(`ballot: serving ".*" \(version [^)]*\) on https?://(127\.0\.0\.1:\d+)/api/public/v1/`)
 	e2eUUID      = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	e2eSlug      = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	e2eColor     = regexp.MustCompile(`^#[0-9a-f]{6}$`)

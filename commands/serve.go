@@ -113,6 +113,14 @@ func serve(c *cli.Context) error {
 		logger.Warn("dataset warning", slog.String("problem", w.String()))
 	}
 	srv := server.New(ds, cfg.serverOptions(logger))
+	scheme, cert := "http", (*certificate)(nil)
+	if cfg.TLSCertFile != "" {
+		if cert, err = loadCertificate(cfg.TLSCertFile, cfg.TLSKeyFile); err != nil {
+			return err
+		}
+		scheme = "https"
+		logger.Info("TLS certificate loaded", certAttrs(cert.current.Load())...)
+	}
 
 	// Listen on both addresses before serving, so a busy port fails at once.
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -120,6 +128,9 @@ func serve(c *cli.Context) error {
 		return fmt.Errorf("cannot listen on %s: %w", cfg.Listen, err)
 	}
 	defer ln.Close()
+	if cert != nil {
+		ln = cert.listener(ln)
+	}
 	var adminLn net.Listener
 	if cfg.AdminListen != "" {
 		adminLn, err = net.Listen("tcp", cfg.AdminListen)
@@ -136,7 +147,15 @@ func serve(c *cli.Context) error {
 		}
 	}
 
-	load := func() (*dataset.Dataset, error) { return loadDataset(cfg.Data) }
+	load := func() (*dataset.Dataset, error) {
+		// Every reload (SIGHUP, POST /reload, --watch) reads the
+		// certificate again too, so a renewed one is served without a
+		// restart; a bad one is logged and the old one kept.
+		if cert != nil {
+			cert.reload(logger)
+		}
+		return loadDataset(cfg.Data)
+	}
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
 	// SIGHUP is caught from here on: a publisher may send it as soon as the
@@ -172,9 +191,9 @@ func serve(c *cli.Context) error {
 	if cfg.LogFormat == "text" {
 		// A line for the person who started it (and for tests that start
 		// it on port 0 to learn the address).
-		_, _ = fmt.Fprintf(stderr, "ballot: serving %q (version %.12s) on %s%s/\n", ds.Manifest.Title, ds.Version, openableURL("http", ln.Addr()), server.BasePath)
+		_, _ = fmt.Fprintf(stderr, "ballot: serving %q (version %.12s) on %s%s/\n", ds.Manifest.Title, ds.Version, openableURL(scheme, ln.Addr()), server.BasePath)
 	}
-	attrs := []any{slog.String("title", ds.Manifest.Title), slog.String("version", ds.Version), slog.String("api", openableURL("http", ln.Addr())+server.BasePath+"/")}
+	attrs := []any{slog.String("title", ds.Manifest.Title), slog.String("version", ds.Version), slog.String("api", openableURL(scheme, ln.Addr())+server.BasePath+"/")}
 	if adminLn != nil {
 		attrs = append(attrs, slog.String("admin", openableURL("http", adminLn.Addr())+"/"))
 	}
