@@ -314,6 +314,7 @@ type reply struct {
 	header http.Header
 	body   []byte
 	when   time.Time
+	proto  string // "HTTP/1.1", "HTTP/2.0"
 }
 
 // e2eBucket is the rate-limit counter a path uses, per the contract: one per
@@ -378,7 +379,7 @@ func (c *e2eClient) send(t *testing.T, method, path string, hdr map[string]strin
 		t.Fatalf("%s %s: reading the body: %v", method, path, err)
 	}
 	apitest.Check(t, req, resp.StatusCode, resp.Header, body)
-	return reply{status: resp.StatusCode, header: resp.Header, body: body, when: time.Now()}
+	return reply{status: resp.StatusCode, header: resp.Header, body: body, when: time.Now(), proto: resp.Proto}
 }
 
 func (c *e2eClient) get(t *testing.T, path string) reply {
@@ -844,7 +845,7 @@ func prodDo(t *testing.T, hc *http.Client, method, rawURL string, hdr map[string
 	if err != nil {
 		t.Fatalf("%s %s: reading the body: %v", method, rawURL, err)
 	}
-	return reply{status: resp.StatusCode, header: resp.Header, body: body, when: time.Now()}
+	return reply{status: resp.StatusCode, header: resp.Header, body: body, when: time.Now(), proto: resp.Proto}
 }
 
 // prodJSON decodes an admin answer, a JSON object.

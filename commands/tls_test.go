@@ -81,35 +81,11 @@ func replaceFile(t *testing.T, path string, b []byte) {
 	}
 }
 
-// tlsReply is an answer read whole, with the protocol it came by.
-type tlsReply struct {
-	reply
-	proto string
-}
-
-// fetchFrom sends a GET from localIP (so each client has its own rate-limit
-// counters) with the transport given, and reads the whole answer.
-func fetchFrom(t *testing.T, tr *http.Transport, rawURL string, hdr map[string]string) tlsReply {
+// fetchFrom sends a GET with the transport given, whose address tells the
+// server which client it is, and reads the whole answer.
+func fetchFrom(t *testing.T, tr *http.Transport, rawURL string, hdr map[string]string) reply {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := tr.RoundTrip(req)
-	if err != nil {
-		t.Fatalf("GET %s: %v", rawURL, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("GET %s: reading the body: %v", rawURL, err)
-	}
-	return tlsReply{reply{status: resp.StatusCode, header: resp.Header, body: body, when: time.Now()}, resp.Proto}
+	return prodDo(t, &http.Client{Transport: tr, Timeout: e2eTimeout}, http.MethodGet, rawURL, hdr)
 }
 
 // transportFrom is a transport dialling from localIP; with roots it speaks
@@ -178,7 +154,7 @@ func TestTLSSameAnswers(t *testing.T) {
 				t.Errorf("GET %s over %s: status %d, plain HTTP %d", tt.path, got.proto, got.status, want.status)
 			}
 			sameHeadersAsPlain(t, "GET "+tt.path+" over "+got.proto, got.header, want.header)
-			if g, w := e2eGenerated.ReplaceAll(plainBody(t, got.reply), nil), e2eGenerated.ReplaceAll(plainBody(t, want.reply), nil); string(g) != string(w) {
+			if g, w := e2eGenerated.ReplaceAll(plainBody(t, got), nil), e2eGenerated.ReplaceAll(plainBody(t, want), nil); string(g) != string(w) {
 				t.Errorf("GET %s over %s: body (generatedAt aside)\n%.300s\nplain HTTP:\n%.300s", tt.path, got.proto, g, w)
 			}
 		}
