@@ -106,6 +106,17 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("data = %q, %v", cfg.Data, err)
 		}
 	})
+	t.Run("relative certificate and key files are relative to the file", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "config.toml")
+		if err := os.WriteFile(path, []byte("tls_cert_file = \"tls/cert.pem\"\ntls_key_file = \"/etc/ballot/key.pem\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := commands.LoadConfig(path, true)
+		if err != nil || cfg.TLSCertFile != filepath.Join(dir, "tls", "cert.pem") || cfg.TLSKeyFile != "/etc/ballot/key.pem" {
+			t.Errorf("tls_cert_file = %q, tls_key_file = %q, %v; want %q and /etc/ballot/key.pem", cfg.TLSCertFile, cfg.TLSKeyFile, err, filepath.Join(dir, "tls", "cert.pem"))
+		}
+	})
 	t.Run("a public URL is accepted as written", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "config.toml")
 		for _, u := range []string{"https://elections.example.org", "http://192.0.2.1:8080/", "https://example.org/ballot"} {

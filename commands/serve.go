@@ -31,7 +31,7 @@ func serveCommand() *cli.Command {
 		Description: "Serves the dataset in --data (default: the embedded Malta 2022 dataset) as a\n" +
 			"read-only JSON API under /api/public/v1/, and health, metrics and reload on the\n" +
 			"admin listener. SIGHUP (or POST /reload on the admin listener) loads the dataset\n" +
-			"again and serves it if it is valid. SIGINT or SIGTERM stop it after letting\n" +
+			"(and the TLS certificate) again and serves it if it is valid. SIGINT or SIGTERM stop it after letting\n" +
 			"requests in flight finish.",
 		Flags:        flags,
 		OnUsageError: onUsageError,
