@@ -46,6 +46,7 @@ func NewApp(stdout, stderr io.Writer) *cli.App {
 			queryCommand(),
 			diffCommand(),
 			importCommand(),
+			versionCommand(),
 		},
 		OnUsageError: onUsageError,
 		// Errors are printed and turned into exit codes by Run, once.

@@ -26,6 +26,11 @@ type Config struct {
 	// "https://elections.example.org", from which the catalogue and the
 	// OpenAPI description make their URLs; empty, they are relative.
 	PublicURL string `toml:"public_url"`
+	// TLSCertFile and TLSKeyFile, both or neither, are the PEM certificate
+	// (with its chain) and private key the public listener serves HTTPS
+	// and HTTP/2 with; empty, it serves plain HTTP.
+	TLSCertFile string `toml:"tls_cert_file"`
+	TLSKeyFile  string `toml:"tls_key_file"`
 	// AdminListen is the address of the admin listener (health, metrics,
 	// reload); empty turns it off.
 	AdminListen string `toml:"admin_listen"`
@@ -155,7 +160,8 @@ const DefaultConfigFile = "config.toml"
 
 // LoadConfig decodes the file at path over the defaults. A missing file is
 // an error only when required. Unknown keys and invalid values are errors
-// naming the key. A relative data directory is taken relative to the file.
+// naming the key. Relative paths (data, tls_cert_file, tls_key_file) are taken
+// relative to the file.
 func LoadConfig(path string, required bool) (Config, error) {
 	cfg := DefaultConfig()
 	b, err := readConfigFile(path)
@@ -188,8 +194,10 @@ func LoadConfig(path string, required bool) (Config, error) {
 		}
 		return cfg, fmt.Errorf("config %s: unknown key %s (known keys: %s)", path, strings.Join(names, ", "), strings.Join(configKeys(), ", "))
 	}
-	if cfg.Data != "" && !filepath.IsAbs(cfg.Data) {
-		cfg.Data = filepath.Join(filepath.Dir(path), cfg.Data)
+	for _, p := range []*string{&cfg.Data, &cfg.TLSCertFile, &cfg.TLSKeyFile} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(filepath.Dir(path), *p)
+		}
 	}
 	if err := cfg.check(); err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
@@ -207,6 +215,8 @@ func (c Config) check() error {
 		return fmt.Errorf(`public_url must be an absolute http or https URL with no query or fragment, such as "https://elections.example.org", not %q`, c.PublicURL)
 	case c.MaxDatasetBytes < 1024 || c.MaxDatasetBytes > maxDatasetBytes:
 		return fmt.Errorf("max_dataset_bytes must be a number of bytes from 1024 to %d (1 GiB)", maxDatasetBytes)
+	case (c.TLSCertFile == "") != (c.TLSKeyFile == ""):
+		return errors.New("tls_cert_file and tls_key_file go together: set both to serve HTTPS, or neither")
 	case c.CacheMaxAge < 0 || c.CacheMaxAge > maxCacheMaxAge:
 		return fmt.Errorf("cache_max_age must be a number of seconds from 0 to %d (a year)", maxCacheMaxAge)
 	case c.RateLimit < 1 || c.RateLimit > maxRateLimit:

@@ -60,8 +60,10 @@ func TestConfigErrors(t *testing.T) {
 		{"invalid value", "rate_limit = 0\n", "rate_limit must be a number of requests per minute from 1 to 1000000000"},
 		{"negative max-age", "cache_max_age = -1\n", "cache_max_age must be a number of seconds"},
 		{"syntax", "listen = \n", "config.toml:1"},
-		{"unknown key lists the known ones", "[server]\nport = 1\n", "unknown key server.port (known keys: listen, public_url, admin_listen, data, watch, max_dataset_bytes, cache_max_age, rate_limit, trusted_proxies, forwarded_header, ipv6_prefix, max_tracked_clients, read_header_timeout, read_timeout, write_timeout, idle_timeout, max_header_bytes, shutdown_timeout, access_log, log_format)"},
+		{"unknown key lists the known ones", "[server]\nport = 1\n", "unknown key server.port (known keys: listen, public_url, tls_cert_file, tls_key_file, admin_listen, data, watch, max_dataset_bytes, cache_max_age, rate_limit, trusted_proxies, forwarded_header, ipv6_prefix, max_tracked_clients, read_header_timeout, read_timeout, write_timeout, idle_timeout, max_header_bytes, shutdown_timeout, access_log, log_format)"},
 		{"a proxy that is not a network", "trusted_proxies = [\"10.0.0.0/8\", \"proxy.local\"]\n", `trusted_proxies: "proxy.local" is not a CIDR range such as "10.0.0.0/8" or an IP address`},
+		{"a certificate without its key", "tls_cert_file = \"cert.pem\"\n", "tls_cert_file and tls_key_file go together: set both to serve HTTPS, or neither"},
+		{"a key without its certificate", "tls_key_file = \"key.pem\"\n", "tls_cert_file and tls_key_file go together"},
 		{"IPv6 prefix out of range", "ipv6_prefix = 0\n", "ipv6_prefix must be a prefix length from 1 to 128"},
 		{"no tracked clients", "max_tracked_clients = 0\n", "max_tracked_clients must be from 1 to 100000000"},
 		{"too many tracked clients", "max_tracked_clients = 100000001\n", "max_tracked_clients must be from 1 to 100000000"},
@@ -103,6 +105,17 @@ func TestConfigErrors(t *testing.T) {
 		cfg, err := commands.LoadConfig(path, true)
 		if err != nil || cfg.Data != filepath.Join(dir, "elections", "2022") {
 			t.Errorf("data = %q, %v", cfg.Data, err)
+		}
+	})
+	t.Run("relative certificate and key files are relative to the file", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "config.toml")
+		if err := os.WriteFile(path, []byte("tls_cert_file = \"tls/cert.pem\"\ntls_key_file = \"/etc/ballot/key.pem\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := commands.LoadConfig(path, true)
+		if err != nil || cfg.TLSCertFile != filepath.Join(dir, "tls", "cert.pem") || cfg.TLSKeyFile != "/etc/ballot/key.pem" {
+			t.Errorf("tls_cert_file = %q, tls_key_file = %q, %v; want %q and /etc/ballot/key.pem", cfg.TLSCertFile, cfg.TLSKeyFile, err, filepath.Join(dir, "tls", "cert.pem"))
 		}
 	})
 	t.Run("a public URL is accepted as written", func(t *testing.T) {

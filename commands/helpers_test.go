@@ -61,7 +61,7 @@ var (
 	e2eBuildErr  error
 	e2eBuildDir  string
 
-	e2eListening = regexp.MustCompile(`ballot: serving ".*" \(version [^)]*\) on http://(127\.0\.0\.1:\d+)/api/public/v1/`)
+	e2eListening = regexp.MustCompile(`ballot: serving ".*" \(version [^)]*\) on https?://(127\.0\.0\.1:\d+)/api/public/v1/`)
 	e2eUUID      = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	e2eSlug      = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	e2eColor     = regexp.MustCompile(`^#[0-9a-f]{6}$`)
@@ -316,6 +316,7 @@ type reply struct {
 	// The answer was made between sent and when: the request was sent at
 	// sent, and the answer read whole at when.
 	sent, when time.Time
+	proto      string // "HTTP/1.1", "HTTP/2.0"
 }
 
 // e2eBucket is the rate-limit counter a path uses, per the contract: one per
@@ -382,7 +383,7 @@ func (c *e2eClient) send(t *testing.T, method, path string, hdr map[string]strin
 	}
 	when := time.Now()
 	apitest.Check(t, req, resp.StatusCode, resp.Header, body)
-	return reply{status: resp.StatusCode, header: resp.Header, body: body, sent: sent, when: when}
+	return reply{status: resp.StatusCode, header: resp.Header, body: body, sent: sent, when: when, proto: resp.Proto}
 }
 
 func (c *e2eClient) get(t *testing.T, path string) reply {
@@ -853,7 +854,7 @@ func prodDo(t *testing.T, hc *http.Client, method, rawURL string, hdr map[string
 	if err != nil {
 		t.Fatalf("%s %s: reading the body: %v", method, rawURL, err)
 	}
-	return reply{status: resp.StatusCode, header: resp.Header, body: body, sent: sent, when: time.Now()}
+	return reply{status: resp.StatusCode, header: resp.Header, body: body, sent: sent, when: time.Now(), proto: resp.Proto}
 }
 
 // prodJSON decodes an admin answer, a JSON object.

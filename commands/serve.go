@@ -32,7 +32,7 @@ func serveCommand() *cli.Command {
 		Description: "Serves the dataset in --data (default: the embedded Malta 2022 dataset) as a\n" +
 			"read-only JSON API under /api/public/v1/, and health, metrics and reload on the\n" +
 			"admin listener. SIGHUP (or POST /reload on the admin listener) loads the dataset\n" +
-			"again and serves it if it is valid. SIGINT or SIGTERM stop it after letting\n" +
+			"(and the TLS certificate) again and serves it if it is valid. SIGINT or SIGTERM stop it after letting\n" +
 			"requests in flight finish.",
 		Flags:        flags,
 		OnUsageError: onUsageError,
@@ -142,6 +142,14 @@ func serve(c *cli.Context) error {
 		logger.Warn("dataset warning", slog.String("problem", w.String()))
 	}
 	srv := server.New(ds, cfg.serverOptions(logger))
+	scheme, cert := "http", (*certificate)(nil)
+	if cfg.TLSCertFile != "" {
+		if cert, err = loadCertificate(cfg.TLSCertFile, cfg.TLSKeyFile); err != nil {
+			return err
+		}
+		scheme = "https"
+		logger.Info("TLS certificate loaded", certAttrs(cert.current.Load())...)
+	}
 
 	// Listen on both addresses before serving, so a busy port fails at once.
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -149,6 +157,9 @@ func serve(c *cli.Context) error {
 		return fmt.Errorf("cannot listen on %s: %w", cfg.Listen, err)
 	}
 	defer ln.Close()
+	if cert != nil {
+		ln = cert.listener(ln)
+	}
 	var adminLn net.Listener
 	if cfg.AdminListen != "" {
 		adminLn, err = net.Listen("tcp", cfg.AdminListen)
@@ -167,7 +178,13 @@ func serve(c *cli.Context) error {
 
 	// A reload reads only regular files of bounded size, so it ends by
 	// itself: one under way when SIGTERM comes is finished, not cancelled.
+	// Every reload (SIGHUP, POST /reload, --watch) reads the certificate
+	// again too, so a renewed one is served without a restart; a bad one
+	// is logged and the old one kept.
 	load := func() (*dataset.Dataset, error) {
+		if cert != nil {
+			cert.reload(logger)
+		}
 		return loadDataset(context.WithoutCancel(c.Context), cfg.Data, cfg.MaxDatasetBytes)
 	}
 	ctx, cancel := context.WithCancel(c.Context)
@@ -205,11 +222,11 @@ func serve(c *cli.Context) error {
 	if cfg.LogFormat == "text" {
 		// A line for the person who started it (and for tests that start
 		// it on port 0 to learn the address).
-		_, _ = fmt.Fprintf(stderr, "ballot: serving %q (version %.12s) on http://%s%s/\n", ds.Manifest.Title, ds.Version, ln.Addr(), server.BasePath)
+		_, _ = fmt.Fprintf(stderr, "ballot: serving %q (version %.12s) on %s%s/\n", ds.Manifest.Title, ds.Version, openableURL(scheme, ln.Addr()), server.BasePath)
 	}
-	attrs := []any{slog.String("title", ds.Manifest.Title), slog.String("version", ds.Version), slog.String("api", "http://"+ln.Addr().String()+server.BasePath+"/")}
+	attrs := []any{slog.String("title", ds.Manifest.Title), slog.String("version", ds.Version), slog.String("api", openableURL(scheme, ln.Addr())+server.BasePath+"/")}
 	if adminLn != nil {
-		attrs = append(attrs, slog.String("admin", "http://"+adminLn.Addr().String()+"/"))
+		attrs = append(attrs, slog.String("admin", openableURL("http", adminLn.Addr())+"/"))
 	}
 	logger.Info("serving", attrs...)
 	_ = stderr.Flush()
