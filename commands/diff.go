@@ -65,7 +65,7 @@ func diff(c *cli.Context) error {
 		return usagef("--format must be text or json, got %q", format)
 	}
 	if c.NArg() != 2 {
-		return usagef("diff takes two datasets, OLD and NEW (a directory or %q), got %d arguments", embeddedArg, c.NArg())
+		return usagef("diff takes two datasets, OLD and NEW (a directory or %q), got %s", embeddedArg, count(c.NArg(), "argument"))
 	}
 	args := c.Args().Slice()
 	for _, arg := range args {

@@ -127,7 +127,7 @@ func TestDiffUsage(t *testing.T) {
 		want string
 	}{
 		{"no argument", nil, `ballot: diff takes two datasets, OLD and NEW (a directory or "embedded"), got 0 arguments` + "\n"},
-		{"one argument", []string{diffBase}, `ballot: diff takes two datasets, OLD and NEW (a directory or "embedded"), got 1 arguments` + "\n"},
+		{"one argument", []string{diffBase}, `ballot: diff takes two datasets, OLD and NEW (a directory or "embedded"), got 1 argument` + "\n"},
 		{"three arguments", []string{diffBase, diffBase, diffBase}, `ballot: diff takes two datasets, OLD and NEW (a directory or "embedded"), got 3 arguments` + "\n"},
 		{"not a directory", []string{diffBase, "testdata/diff/changed.txt"}, `ballot: testdata/diff/changed.txt is not a directory (write "embedded" for the embedded dataset)` + "\n"},
 		{"missing", []string{"testdata/no-such-dir", diffBase}, `ballot: testdata/no-such-dir is not a directory (write "embedded" for the embedded dataset)` + "\n"},

@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -34,11 +35,19 @@ func importCommand() *cli.Command {
 
 func importSheets(c *cli.Context) error {
 	if c.NArg() != 2 {
-		return usagef("import takes SRC and OUT, got %d arguments", c.NArg())
+		return usagef("import takes SRC and OUT, got %s", count(c.NArg(), "argument"))
 	}
 	src, out := c.Args().Get(0), c.Args().Get(1)
 	if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
 		return usagef("%s is not a directory", src)
+	}
+	if fi, err := os.Lstat(out); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// The link a server reads is swapped to a validated directory,
+		// never written through (see "Publishing a new version").
+		return usagef("%s is a symbolic link: import into a new directory, then swap the link to it", out)
+	}
+	if overlaps(src, out) {
+		return usagef("%s and %s overlap: OUT must be a directory apart from SRC, or --force would remove the sheets", src, out)
 	}
 	entries, err := os.ReadDir(out)
 	switch {
@@ -55,7 +64,7 @@ func importSheets(c *cli.Context) error {
 		for _, p := range problems {
 			_, _ = fmt.Fprintln(c.App.Writer, p)
 		}
-		_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: import failed: %d %s, nothing written\n", len(problems), plural(len(problems), "problem", "problems"))
+		_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: import failed: %s, nothing written\n", count(len(problems), "problem"))
 		return quietError{ExitFailure}
 	}
 	if err != nil {
@@ -68,11 +77,38 @@ func importSheets(c *cli.Context) error {
 	return nil
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
+// overlaps reports whether one of the directories a and b holds the other,
+// or they are the same, once both are made absolute and their symbolic
+// links followed as far as they exist.
+func overlaps(a, b string) bool {
+	a, b = resolvedPath(a), resolvedPath(b)
+	return within(a, b) || within(b, a)
+}
+
+// within reports whether path is dir or inside it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && filepath.IsLocal(rel) || rel == "."
+}
+
+// resolvedPath is path made absolute with the symbolic links of its longest
+// existing prefix followed, so a path that does not exist yet still
+// compares with the directories above it.
+func resolvedPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
 	}
-	return many
+	rest := ""
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if dir == filepath.Dir(dir) {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
 }
 
 // writeDataset writes files into a new directory beside dir and then

@@ -250,6 +250,49 @@ func TestImportOut(t *testing.T) {
 	}
 }
 
+// TestImportOutApart: OUT that is SRC, holds it or lies inside it, or is
+// a symbolic link (the one a server reads), is a usage error, even with
+// --force, and SRC's sheets are left as they were.
+func TestImportOutApart(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "sheets")
+	writeFiles(t, src, readExample(t))
+	served := filepath.Join(dir, "served")
+	writeFiles(t, served, nil)
+	link := filepath.Join(dir, "current")
+	if err := os.Symlink(served, link); err != nil {
+		t.Fatal(err)
+	}
+	linkToSrc := filepath.Join(dir, "sheets-link")
+	if err := os.Symlink(src, linkToSrc); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, out, want string }{
+		{"OUT is SRC", src, "overlap"},
+		{"OUT is a link to SRC", linkToSrc, "is a symbolic link"},
+		{"OUT holds SRC", dir, "overlap"},
+		{"OUT inside SRC", filepath.Join(src, "out"), "overlap"},
+		{"OUT is the served link", link, "is a symbolic link"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, "import", "--force", src, tt.out)
+			if code != commands.ExitUsage || stdout != "" || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and a message with %q", code, stdout, stderr, tt.want)
+			}
+			for _, name := range importInputs {
+				b, err := os.ReadFile(filepath.Join(src, name))
+				if err != nil || !bytes.Equal(b, readExample(t)[name]) {
+					t.Errorf("%s in SRC changed: %v", name, err)
+				}
+			}
+			if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("the served link is no longer a link: %v", err)
+			}
+		})
+	}
+}
+
 // TestImportSpreadsheetExport: the example as Excel's "CSV UTF-8" writes
 // it on Windows (a byte-order mark, CRLF line ends, header names in
 // another case, columns in another order, empty rows below the data) gives

@@ -64,7 +64,7 @@ func validate(c *cli.Context) error {
 		return usagef("--format must be text or json, got %q", format)
 	}
 	if c.NArg() > 1 {
-		return usagef("validate takes at most one directory, got %d arguments", c.NArg())
+		return usagef("validate takes at most one directory, got %s", count(c.NArg(), "argument"))
 	}
 	dir := c.Args().First()
 	if dir != "" {
