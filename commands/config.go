@@ -163,6 +163,21 @@ const DefaultConfigFile = "config.toml"
 // naming the key. Relative paths (data, tls_cert_file, tls_key_file) are taken
 // relative to the file.
 func LoadConfig(path string, required bool) (Config, error) {
+	cfg, err := decodeConfig(path, required)
+	if err != nil {
+		return cfg, err
+	}
+	if err := cfg.check(); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// decodeConfig is LoadConfig without the check of the values, for serve,
+// which checks them once the environment and flags are applied: a flag
+// may correct a value of the file, or complete it (tls_key_file beside the
+// file's tls_cert_file).
+func decodeConfig(path string, required bool) (Config, error) {
 	cfg := DefaultConfig()
 	b, err := readConfigFile(path)
 	if err != nil {
@@ -198,9 +213,6 @@ func LoadConfig(path string, required bool) (Config, error) {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(filepath.Dir(path), *p)
 		}
-	}
-	if err := cfg.check(); err != nil {
-		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
 	return cfg, nil
 }

@@ -179,6 +179,19 @@ func checkConfigPrecedence(t *testing.T) {
 	checkRateLimited(t, prodStart(t, dir, nil), 2)
 	checkRateLimited(t, prodStart(t, dir, []string{"BALLOT_RATE_LIMIT=3"}), 3)
 	checkRateLimited(t, prodStart(t, dir, []string{"BALLOT_RATE_LIMIT=3"}, "--rate-limit", "4"), 4)
+
+	// A value the file gets wrong is corrected by the environment or a
+	// flag; left alone, it is the file's mistake, named as such (exit 1).
+	bad := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bad, "config.toml"), []byte("rate_limit = 0\nadmin_listen = \"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkRateLimited(t, prodStart(t, bad, []string{"BALLOT_RATE_LIMIT=3"}), 3)
+	checkRateLimited(t, prodStart(t, bad, nil, "--rate-limit", "4"), 4)
+	code, stderr, _ := prodRun(t, bad, nil, "serve", "--listen", "127.0.0.1:0")
+	if want := "ballot: config config.toml: rate_limit must be a number of requests per minute from 1 to 1000000000\n"; code != 1 || stderr != want {
+		t.Errorf("rate_limit = 0 in the file alone: exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
 }
 
 // checkRateLimited sends limit+1 requests to p from one address: limit

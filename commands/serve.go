@@ -50,16 +50,22 @@ func configFrom(c *cli.Context) (Config, error) {
 	if c.IsSet("config") {
 		path, required = c.String("config"), true
 	}
-	cfg, err := LoadConfig(path, required)
+	file, err := decodeConfig(path, required)
 	if err != nil {
-		return cfg, err
+		return file, err
 	}
+	cfg := file
 	for _, s := range settings {
 		if err := s.apply(c, &cfg); err != nil {
 			return cfg, usageError{err}
 		}
 	}
+	// The values are checked once, with every source applied; a value the
+	// file alone gets wrong, and nothing overrides, is the file's mistake.
 	if err := cfg.check(); err != nil {
+		if ferr := file.check(); ferr != nil && ferr.Error() == err.Error() {
+			return cfg, fmt.Errorf("config %s: %w", path, err)
+		}
 		return cfg, usageError{err}
 	}
 	// Checked here, not with the file: the file may set watch and a flag
