@@ -1,6 +1,6 @@
 // Command ballot publishes election data as a public, read-only JSON API,
-// checks datasets before they are published, and answers the same queries
-// offline. See README.md.
+// imports datasets from spreadsheets, checks and compares them before they
+// are published, and answers the same queries offline. See README.md.
 package main
 
 import (

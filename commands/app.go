@@ -43,9 +43,9 @@ func NewApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			serveCommand(),
 			validateCommand(),
+			importCommand(),
 			queryCommand(),
 			diffCommand(),
-			importCommand(),
 			versionCommand(),
 		},
 		OnUsageError: onUsageError,

@@ -744,7 +744,7 @@ func prodStart(t *testing.T, dir string, env []string, args ...string) *e2eProc 
 	p := launchServe(t, dir, env, args...)
 	t.Cleanup(func() {
 		if strings.Contains(p.stderr.String(), "ballot: serving") {
-			p.stop(t) // the text log: e2e_test.go's checks, "ballot: stopped" included
+			p.stop(t) // the text log: the end-to-end checks, "ballot: stopped" included
 		} else {
 			prodStopJSON(t, p)
 		}

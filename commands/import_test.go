@@ -179,6 +179,10 @@ func TestImportMalformed(t *testing.T) {
 		{"duplicate-party-slug", replace(sheet.PartiesFile, "pn,Partit Nazzjonalista,PN,", "pl,Partit Nazzjonalista,PN,")},
 		{"bad-utf8", replace(sheet.CandidatesFile, "Marija", "Mar\xefja")},
 		{"ragged-row", replace(sheet.CandidatesFile, "Arnold,Cassola,,10;11,no", "Arnold,Cassola,,10;11")},
+		{"hidden-text", func(files map[string][]byte) {
+			replace(sheet.CandidatesFile, "Arnold,Cassola,", "\"Arnold\nJohn\",Cassola,")(files)
+			replace(sheet.PartiesFile, "Partit Nazzjonalista", "Partit \u202eNazzjonalista")(files)
+		}},
 		{"bad-quote", replace(sheet.DistrictsFile, "7,Rabat,", "7,\"Rabat\"x,")},
 		{"missing-file", func(files map[string][]byte) { delete(files, sheet.PartiesFile) }},
 		{"manifest-unknown-key", replace(dataset.ManifestFile, "[ids]\nnamespace", "[ids]\nnamespac")},

@@ -7,7 +7,7 @@ package commands_test
 // and no answer mixes two datasets.
 //
 // The binary is e2eBuild's; the process helpers here (publishProc) run it
-// much as e2e_test.go's do, with both addresses read from the log. Every wait is for an
+// much as the end-to-end tests (helpers_test.go) do, with both addresses read from the log. Every wait is for an
 // event (a log line, a version served, a counter) with a generous bound;
 // every process is stopped by its PID.
 

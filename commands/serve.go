@@ -31,9 +31,10 @@ func serveCommand() *cli.Command {
 		Usage: "serve the public API",
 		Description: "Serves the dataset in --data (default: the embedded Malta 2022 dataset) as a\n" +
 			"read-only JSON API under /api/public/v1/, and health, metrics and reload on the\n" +
-			"admin listener. SIGHUP (or POST /reload on the admin listener) loads the dataset\n" +
-			"(and the TLS certificate) again and serves it if it is valid. SIGINT or SIGTERM stop it after letting\n" +
-			"requests in flight finish.",
+			"admin listener. SIGHUP (or POST /reload on the admin listener, or a change on\n" +
+			"disk with --watch) loads the dataset, and the TLS certificate, again and serves\n" +
+			"it if it is valid. SIGINT or SIGTERM stop it after letting requests in flight\n" +
+			"finish.",
 		Flags:        flags,
 		OnUsageError: onUsageError,
 		Action:       serve,

@@ -230,6 +230,20 @@ func hex4(b []byte) (uint32, bool) {
 	return uint32(v), err == nil
 }
 
+// CheckText applies the text rules of dataset files to s: no control
+// characters (but a tab and line breaks in free text, such as a note) and
+// no bidirectional controls. It returns the rule and a message for the
+// first character that breaks them, or empty strings. Importers check
+// their cells with it, so that what they write is what a load accepts.
+func CheckText(s string, free bool) (rule, msg string) {
+	for _, r := range s {
+		if rule, msg := checkRune(r, free); rule != "" {
+			return rule, msg
+		}
+	}
+	return "", ""
+}
+
 // checkRune refuses control characters (C0, DEL, C1), except a tab, line
 // feed or carriage return in free text, and the bidirectional controls
 // (embeddings, overrides, isolates and marks) everywhere.

@@ -98,8 +98,10 @@ func Import(src fs.FS) (map[string][]byte, error) {
 	out[dataset.DistrictsFile] = encode(districts.records())
 	out[dataset.CandidatesFile] = encode(candidates)
 	// What is written must be what serve accepts: check it with the very
-	// rules it applies. Only the manifest can fail here (a missing title,
-	// a URL that is not http), as every record was checked above.
+	// rules it applies. What fails here is the manifest's (a missing
+	// title, a URL that is not http) or an id given in an id column that
+	// another record uses too; those problems name the JSON file and
+	// pointer, as validate would, since they are checked across files.
 	if _, err := dataset.LoadFiles(out); err != nil {
 		var report *dataset.Report
 		if !errors.As(err, &report) {
@@ -300,6 +302,15 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 			continue
 		}
 		t.rows = append(t.rows, row{line: line, fields: fields})
+		// Text a dataset file refuses is named here, at its cell, rather
+		// than in the JSON written from it.
+		for i, f := range fields {
+			col := strings.ToLower(strings.TrimSpace(header[i]))
+			if rule, msg := dataset.CheckText(f, col == "note"); rule != "" {
+				at, _ := cr.FieldPos(i)
+				im.add(name, at, col, "%s", msg)
+			}
+		}
 	}
 	if !usable {
 		return nil
