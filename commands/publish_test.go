@@ -137,7 +137,7 @@ func (p *publishProc) stop(t *testing.T) {
 func (p *publishProc) waitLog(t *testing.T, re *regexp.Regexp, what string) []string {
 	t.Helper()
 	var m []string
-	publishEventually(t, what, func() (bool, string) {
+	prodEventually(t, publishWait, what, func() (bool, string) {
 		select {
 		case <-p.done:
 			t.Fatalf("ballot serve exited while waiting for %s: %v\nstderr:\n%s", what, p.exitErr, p.log)
@@ -147,22 +147,6 @@ func (p *publishProc) waitLog(t *testing.T, re *regexp.Regexp, what string) []st
 		return m != nil, "not in the log"
 	})
 	return m
-}
-
-// publishEventually polls cond until it holds, for at most publishWait.
-func publishEventually(t *testing.T, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(publishWait)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not so within %v; last: %s", what, publishWait, state)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // readyVersion is the version /readyz says is served, or "".
@@ -222,7 +206,7 @@ func publishEditions(t *testing.T) [2]publishEdition {
 	var eds [2]publishEdition
 	for i, files := range []map[string][]byte{base, second} {
 		dir := filepath.Join(t.TempDir(), "edition")
-		publishWrite(t, dir, files)
+		writeFiles(t, dir, files)
 		ds, err := dataset.LoadDir(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -233,18 +217,6 @@ func publishEditions(t *testing.T) [2]publishEdition {
 		t.Fatalf("the two editions do not differ: %d and %d candidates", eds[0].candidates, eds[1].candidates)
 	}
 	return eds
-}
-
-func publishWrite(t *testing.T, dir string, files map[string][]byte) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // publisher publishes editions as the README says: a new directory,
@@ -274,7 +246,7 @@ func (pub *publisher) write(e int) string {
 	pub.t.Helper()
 	pub.seq++
 	dir := filepath.Join(pub.root, fmt.Sprintf("edition-%02d", pub.seq))
-	publishWrite(pub.t, dir, pub.editions[e].files)
+	writeFiles(pub.t, dir, pub.editions[e].files)
 	if out, err := exec.Command(pub.bin, "validate", dir).CombinedOutput(); err != nil {
 		pub.t.Fatalf("ballot validate %s: %v\n%s", dir, err, out)
 	}
@@ -437,13 +409,13 @@ func publishUnderLoad(t *testing.T, watch bool) {
 				t.Fatalf("SIGHUP to pid %d: %v", p.cmd.Process.Pid, err)
 			}
 		}
-		publishEventually(t, fmt.Sprintf("swap %d: version %.12s served", i, eds[e].version), func() (bool, string) {
+		prodEventually(t, publishWait, fmt.Sprintf("swap %d: version %.12s served", i, eds[e].version), func() (bool, string) {
 			v := p.readyVersion()
 			return v == eds[e].version, "/readyz version " + v
 		})
 		seenAfter = append(seenAfter, time.Since(start))
 		// The clients read this edition for a while before the next swap.
-		publishEventually(t, fmt.Sprintf("swap %d: clients read edition %d", i, e), func() (bool, string) {
+		prodEventually(t, publishWait, fmt.Sprintf("swap %d: clients read edition %d", i, e), func() (bool, string) {
 			n := served[e].Load() - before
 			return n >= 20, fmt.Sprintf("%d answers", n)
 		})
@@ -462,7 +434,7 @@ func publishUnderLoad(t *testing.T, watch bool) {
 	}
 	// The log is written out in batches (every 100 ms at most): wait for
 	// a reload line for each swap, then count them.
-	publishEventually(t, "a reload logged for each swap", func() (bool, string) {
+	prodEventually(t, publishWait, "a reload logged for each swap", func() (bool, string) {
 		n := strings.Count(p.log.String(), `msg="dataset reloaded"`)
 		return n >= swaps, fmt.Sprintf("%d reloads logged", n)
 	})
@@ -516,7 +488,7 @@ func TestWatchConfigMap(t *testing.T) {
 		t.Helper()
 		seq++
 		name := fmt.Sprintf("..2026_11_22_10_00_%02d.%d", seq, seq)
-		publishWrite(t, filepath.Join(vol, name), files)
+		writeFiles(t, filepath.Join(vol, name), files)
 		if err := os.Symlink(name, filepath.Join(vol, "..data_tmp")); err != nil {
 			t.Fatal(err)
 		}
@@ -536,7 +508,7 @@ func TestWatchConfigMap(t *testing.T) {
 	}
 	waitVersion := func(want string) {
 		t.Helper()
-		publishEventually(t, "version "+want[:12]+" served", func() (bool, string) {
+		prodEventually(t, publishWait, "version "+want[:12]+" served", func() (bool, string) {
 			v := p.readyVersion()
 			return v == want, "/readyz version " + v
 		})
