@@ -43,6 +43,13 @@ type Config struct {
 	MaxDatasetBytes int `toml:"max_dataset_bytes"`
 	// CacheMaxAge is the max-age, in seconds, of Cache-Control on answers.
 	CacheMaxAge int `toml:"cache_max_age"`
+	// CacheSMaxAge, CacheStaleWhileRevalidate and CacheStaleIfError, in
+	// seconds, add s-maxage, stale-while-revalidate and stale-if-error to
+	// that Cache-Control for shared caches and CDNs; 0, their default as
+	// the server's, leaves each out.
+	CacheSMaxAge              int `toml:"cache_s_maxage"`
+	CacheStaleWhileRevalidate int `toml:"cache_stale_while_revalidate"`
+	CacheStaleIfError         int `toml:"cache_stale_if_error"`
 	// RateLimit is the number of requests per minute a client may make to
 	// each endpoint.
 	RateLimit int `toml:"rate_limit"`
@@ -115,6 +122,9 @@ func DefaultConfig() Config {
 func (c Config) serverOptions(logger *slog.Logger) server.Options {
 	o := server.DefaultOptions()
 	o.CacheMaxAge = time.Duration(c.CacheMaxAge) * time.Second
+	o.CacheSMaxAge = time.Duration(c.CacheSMaxAge) * time.Second
+	o.CacheStaleWhileRevalidate = time.Duration(c.CacheStaleWhileRevalidate) * time.Second
+	o.CacheStaleIfError = time.Duration(c.CacheStaleIfError) * time.Second
 	o.RateLimit = c.RateLimit
 	o.MaxClients = c.MaxTrackedClients
 	o.IPv6Prefix = c.IPv6Prefix
@@ -142,7 +152,8 @@ func (c Config) timeouts() server.Timeouts {
 // takes many gigabytes of memory.
 const maxDatasetBytes = 1 << 30
 
-// maxCacheMaxAge is a year, the longest max-age that makes sense.
+// maxCacheMaxAge is a year, the longest max-age that makes sense, and the
+// longest s-maxage, stale-while-revalidate or stale-if-error.
 const maxCacheMaxAge = 365 * 24 * 60 * 60
 
 // maxRateLimit is far above any real quota and below where a client's
@@ -231,6 +242,12 @@ func (c Config) check() error {
 		return errors.New("tls_cert_file and tls_key_file go together: set both to serve HTTPS, or neither")
 	case c.CacheMaxAge < 0 || c.CacheMaxAge > maxCacheMaxAge:
 		return fmt.Errorf("cache_max_age must be a number of seconds from 0 to %d (a year)", maxCacheMaxAge)
+	case c.CacheSMaxAge < 0 || c.CacheSMaxAge > maxCacheMaxAge:
+		return fmt.Errorf("cache_s_maxage must be a number of seconds from 0 (off) to %d (a year)", maxCacheMaxAge)
+	case c.CacheStaleWhileRevalidate < 0 || c.CacheStaleWhileRevalidate > maxCacheMaxAge:
+		return fmt.Errorf("cache_stale_while_revalidate must be a number of seconds from 0 (off) to %d (a year)", maxCacheMaxAge)
+	case c.CacheStaleIfError < 0 || c.CacheStaleIfError > maxCacheMaxAge:
+		return fmt.Errorf("cache_stale_if_error must be a number of seconds from 0 (off) to %d (a year)", maxCacheMaxAge)
 	case c.RateLimit < 1 || c.RateLimit > maxRateLimit:
 		return fmt.Errorf("rate_limit must be a number of requests per minute from 1 to %d", maxRateLimit)
 	case c.IPv6Prefix < 1 || c.IPv6Prefix > 128:

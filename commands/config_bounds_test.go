@@ -49,6 +49,16 @@ func TestConfigBounds(t *testing.T) {
 		{"cache_max_age", "31536001", "cache_max_age must be a number of seconds from 0 to 31536000 (a year)"},
 		{"cache_max_age", fmt.Sprint(math.MaxInt64), "cache_max_age must be a number of seconds from 0 to 31536000 (a year)"},
 	}
+	for _, key := range []string{"cache_s_maxage", "cache_stale_while_revalidate", "cache_stale_if_error"} {
+		refused := key + " must be a number of seconds from 0 (off) to 31536000 (a year)"
+		tests = append(tests,
+			struct{ key, value, refused string }{key, "0", ""},
+			struct{ key, value, refused string }{key, "31536000", ""},
+			struct{ key, value, refused string }{key, "-1", refused},
+			struct{ key, value, refused string }{key, "31536001", refused},
+			struct{ key, value, refused string }{key, fmt.Sprint(math.MaxInt64), refused},
+		)
+	}
 	// A timeout has no upper bound: the longest duration Go parses is
 	// used as a deadline from now, which the time package saturates.
 	for _, key := range []string{"read_header_timeout", "read_timeout", "write_timeout", "idle_timeout", "shutdown_timeout"} {

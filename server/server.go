@@ -30,6 +30,13 @@ type Options struct {
 	// CacheMaxAge is the max-age of Cache-Control on successful answers;
 	// zero makes caches revalidate every time.
 	CacheMaxAge time.Duration
+	// CacheSMaxAge, CacheStaleWhileRevalidate and CacheStaleIfError, when
+	// above zero, add s-maxage (RFC 9111) and stale-while-revalidate and
+	// stale-if-error (RFC 5861) to that Cache-Control, for shared caches
+	// and CDNs; zero leaves each out.
+	CacheSMaxAge              time.Duration
+	CacheStaleWhileRevalidate time.Duration
+	CacheStaleIfError         time.Duration
 	// RateLimit is the number of requests a client may make to one
 	// endpoint in one window.
 	RateLimit int
@@ -109,11 +116,31 @@ func New(ds *dataset.Dataset, opts Options) *Server {
 		limitValue:    []string{strconv.Itoa(opts.RateLimit)},
 		policyValue:   []string{`"endpoint";q=` + strconv.Itoa(opts.RateLimit) + ";w=" + strconv.Itoa(int(opts.RateWindow/time.Second))},
 	}
-	s.cacheControlValue = []string{"public, max-age=" + strconv.Itoa(int(opts.CacheMaxAge/time.Second))}
+	s.cacheControlValue = []string{cacheControl(opts)}
 	s.metrics = newMetrics(s)
 	s.setDataset(ds)
 	s.handler = s.routes()
 	return s
+}
+
+// cacheControl is the Cache-Control of successful answers, made once: the
+// max-age every cache follows, then the directives for shared caches that
+// are set.
+func cacheControl(opts Options) string {
+	v := "public, max-age=" + strconv.Itoa(int(opts.CacheMaxAge/time.Second))
+	for _, d := range []struct {
+		name  string
+		value time.Duration
+	}{
+		{"s-maxage", opts.CacheSMaxAge},
+		{"stale-while-revalidate", opts.CacheStaleWhileRevalidate},
+		{"stale-if-error", opts.CacheStaleIfError},
+	} {
+		if secs := int(d.value / time.Second); secs > 0 {
+			v += ", " + d.name + "=" + strconv.Itoa(secs)
+		}
+	}
+	return v
 }
 
 // ServeHTTP answers one request of the public API.

@@ -439,21 +439,41 @@ func TestConditionalRequests(t *testing.T) {
 	})
 }
 
-func TestCacheMaxAge(t *testing.T) {
+// TestCacheControl: the exact Cache-Control of a successful answer and of
+// a 304, with and without the directives for shared caches; a problem is
+// never stored.
+func TestCacheControl(t *testing.T) {
 	for _, tt := range []struct {
-		maxAge time.Duration
-		want   string
+		name                        string
+		maxAge, sMaxAge, swr, stale time.Duration
+		want                        string
 	}{
-		{server.DefaultOptions().CacheMaxAge, "public, max-age=60"},
-		{300 * time.Second, "public, max-age=300"},
-		{0, "public, max-age=0"},
+		{"default", server.DefaultOptions().CacheMaxAge, 0, 0, 0, "public, max-age=60"},
+		{"max-age 300", 300 * time.Second, 0, 0, 0, "public, max-age=300"},
+		{"max-age 0", 0, 0, 0, 0, "public, max-age=0"},
+		{"s-maxage", 60 * time.Second, 600 * time.Second, 0, 0, "public, max-age=60, s-maxage=600"},
+		{"stale-while-revalidate", 60 * time.Second, 0, 30 * time.Second, 0, "public, max-age=60, stale-while-revalidate=30"},
+		{"stale-if-error", 60 * time.Second, 0, 0, 86400 * time.Second, "public, max-age=60, stale-if-error=86400"},
+		{"all three", 0, 300 * time.Second, 30 * time.Second, 3600 * time.Second, "public, max-age=0, s-maxage=300, stale-while-revalidate=30, stale-if-error=3600"},
+		{"under a second is off", 60 * time.Second, 999 * time.Millisecond, 0, 0, "public, max-age=60"},
 	} {
-		opts := server.DefaultOptions()
-		opts.CacheMaxAge = tt.maxAge
-		s := server.New(malta(t), opts)
-		if got := do(t, s, request{target: "/api/public/v1/parties"}).Header().Get("Cache-Control"); got != tt.want {
-			t.Errorf("CacheMaxAge %v: Cache-Control %q, want %q", tt.maxAge, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			opts := server.DefaultOptions()
+			opts.CacheMaxAge, opts.CacheSMaxAge, opts.CacheStaleWhileRevalidate, opts.CacheStaleIfError = tt.maxAge, tt.sMaxAge, tt.swr, tt.stale
+			s := server.New(malta(t), opts)
+			ok := do(t, s, request{target: "/api/public/v1/parties"})
+			if ok.Code != 200 || ok.Header().Get("Cache-Control") != tt.want {
+				t.Errorf("200: status %d, Cache-Control %q, want %q", ok.Code, ok.Header().Get("Cache-Control"), tt.want)
+			}
+			notModified := do(t, s, request{target: "/api/public/v1/parties", header: map[string]string{"If-None-Match": ok.Header().Get("ETag")}})
+			if notModified.Code != 304 || notModified.Header().Get("Cache-Control") != tt.want {
+				t.Errorf("304: status %d, Cache-Control %q, want %q", notModified.Code, notModified.Header().Get("Cache-Control"), tt.want)
+			}
+			problem := do(t, s, request{target: "/api/public/v1/candidates?limit=0"})
+			if problem.Code != 400 || problem.Header().Get("Cache-Control") != "no-store" {
+				t.Errorf("400: status %d, Cache-Control %q, want no-store", problem.Code, problem.Header().Get("Cache-Control"))
+			}
+		})
 	}
 }
 
