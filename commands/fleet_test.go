@@ -67,17 +67,15 @@ type fleetReplica struct {
 // fleet is nginx and three replicas.
 type fleet struct {
 	root     *testing.T // the test, whose cleanups stop the processes
-	t        *testing.T // the test or subtest running now
 	bin      string
 	dir      string
-	config   string // the replicas' config.toml
 	replicas [3]*fleetReplica
 	nginx    *exec.Cmd
-	nginxLog *publishLog // nginx's stderr
-	nginxErr string      // nginx's error log
-	done     chan struct{}
-	balancer string // host:port of the balancer
-	cache    string // host:port of the balancer with the cache
+	nginxLog *publishLog   // nginx's stderr
+	nginxErr string        // nginx's error log
+	done     chan struct{} // closed when nginx has exited
+	balancer string        // host:port of the balancer
+	cache    string        // host:port of the balancer with the cache
 }
 
 // fleetSettings are the replicas' settings that differ between fleets.
@@ -97,8 +95,8 @@ func startFleet(t *testing.T, bin string, s fleetSettings) *fleet {
 			t.Fatalf("the fleet test needs nginx at %s (Debian's package: run .ci/nginx-deps, or apt-get install nginx)", fleetNginx)
 		}
 	}
-	f := &fleet{root: t, t: t, bin: bin, dir: t.TempDir(), nginxLog: &publishLog{}, done: make(chan struct{})}
-	f.config = fmt.Sprintf(`admin_listen = "127.0.0.1:0"
+	f := &fleet{root: t, bin: bin, dir: t.TempDir()}
+	config := fmt.Sprintf(`admin_listen = "127.0.0.1:0"
 data = %q
 watch = true
 trusted_proxies = ["127.0.0.1/32", "::1/128"]
@@ -107,24 +105,23 @@ access_log = %t
 %s
 %s
 `, s.data, s.rateLimit, s.accessLog, s.extra, fleetStoreConfig(t))
-	if err := os.WriteFile(filepath.Join(f.dir, "replica.toml"), []byte(f.config), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(f.dir, "replica.toml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for i := range f.replicas {
 		r := &fleetReplica{}
-		r.proc = f.startReplica(0)
+		r.proc = f.startReplica(t, 0)
 		_, port, _ := net.SplitHostPort(r.proc.api)
 		r.port, _ = strconv.Atoi(port)
 		f.replicas[i] = r
 	}
-	f.startNginx(nginx)
+	f.startNginx(t, nginx)
 	return f
 }
 
 // startReplica starts "ballot serve" with the fleet's configuration on
 // port (0: one the system picks) and waits for its serving line.
-func (f *fleet) startReplica(port int) *publishProc {
-	t := f.t
+func (f *fleet) startReplica(t *testing.T, port int) *publishProc {
 	t.Helper()
 	cmd := exec.Command(f.bin, "serve", "--config", filepath.Join(f.dir, "replica.toml"), "--listen", fmt.Sprintf("127.0.0.1:%d", port))
 	cmd.Dir = f.dir
@@ -182,8 +179,7 @@ func freePort(t *testing.T) int {
 // every file nginx writes in the test's directory, and runs nginx in the
 // foreground as the test's user. Ports free when picked may be taken by
 // the time nginx binds them: then it tries again with others.
-func (f *fleet) startNginx(nginx string) {
-	t := f.t
+func (f *fleet) startNginx(t *testing.T, nginx string) {
 	t.Helper()
 	conf, err := os.ReadFile(fleetConf)
 	if err != nil {
@@ -314,12 +310,11 @@ func (f *fleet) stopNginx() {
 // restart stops replica i with SIGTERM, waits for its exit 0, starts it
 // again on its port, and waits until it answers directly and nginx sends
 // it requests again.
-func (f *fleet) restart(i int) {
-	t := f.t
+func (f *fleet) restart(t *testing.T, i int) {
 	t.Helper()
 	r := f.replicas[i]
 	r.proc.stop(t)
-	r.proc = f.startReplica(r.port)
+	r.proc = f.startReplica(t, r.port)
 	resp, err := r.proc.hc.Get("http://" + r.proc.api + "/api/public/v1/")
 	if err != nil {
 		t.Fatalf("replica %d after its restart: %v", i+1, err)
@@ -330,16 +325,17 @@ func (f *fleet) restart(i int) {
 		t.Fatalf("replica %d after its restart: status %d", i+1, resp.StatusCode)
 	}
 	prodEventually(t, publishWait, fmt.Sprintf("replica %d back in nginx's rotation", i+1), func() (bool, string) {
-		n := f.answered(i)
+		n := f.answered(t, i)
 		return n >= 10, fmt.Sprintf("%.0f requests answered", n)
 	})
 }
 
 // answered is the number of requests replica i has answered, from its
 // metrics.
-func (f *fleet) answered(i int) float64 {
+func (f *fleet) answered(t *testing.T, i int) float64 {
+	t.Helper()
 	p := f.replicas[i].proc
-	mfs := prodMetrics(f.t, p.hc, p.admin)
+	mfs := prodMetrics(t, p.hc, p.admin)
 	var n float64
 	for _, m := range mfs["ballot_http_requests_total"].GetMetric() {
 		n += m.GetCounter().GetValue()
@@ -348,10 +344,11 @@ func (f *fleet) answered(i int) float64 {
 }
 
 // answeredOn is the number of requests on route all replicas answered.
-func (f *fleet) answeredOn(route string) float64 {
+func (f *fleet) answeredOn(t *testing.T, route string) float64 {
+	t.Helper()
 	var n float64
 	for _, r := range f.replicas {
-		mfs := prodMetrics(f.t, r.proc.hc, r.proc.admin)
+		mfs := prodMetrics(t, r.proc.hc, r.proc.admin)
 		for _, m := range mfs["ballot_http_requests_total"].GetMetric() {
 			for _, l := range m.GetLabel() {
 				if l.GetName() == "route" && l.GetValue() == route {
@@ -468,14 +465,12 @@ func TestFleet(t *testing.T) {
 	f := startFleet(t, bin, fleetSettings{data: pub.current, rateLimit: 1_000_000_000})
 
 	t.Run("rolling restart", func(t *testing.T) {
-		f.t = t
-		defer func() { f.t = f.root }()
 		load := startLoad(t, f.balancer, eds)
 		var took []time.Duration
 		for i := range f.replicas {
 			before := load.requests.Load()
 			start := time.Now()
-			f.restart(i)
+			f.restart(t, i)
 			took = append(took, time.Since(start))
 			// The clients kept reading while the replica was away.
 			prodEventually(t, publishWait, fmt.Sprintf("requests after replica %d's restart", i+1), func() (bool, string) {
@@ -492,8 +487,6 @@ func TestFleet(t *testing.T) {
 	})
 
 	t.Run("publish", func(t *testing.T) {
-		f.t = t
-		defer func() { f.t = f.root }()
 		load := startLoad(t, f.balancer, eds)
 		var converged []time.Duration
 		for swap := 1; swap <= 4; swap++ {
@@ -588,8 +581,6 @@ func TestFleetClients(t *testing.T) {
 	parties := "/api/public/v1/parties"
 
 	t.Run("addresses", func(t *testing.T) {
-		f.t = t
-		defer func() { f.t = f.root }()
 		// nginx appends the address it saw to the forged header; the
 		// replica reads from the right and stops at the first untrusted
 		// hop: 127.0.0.2, not 203.0.113.9.
@@ -614,8 +605,6 @@ func TestFleetClients(t *testing.T) {
 	})
 
 	t.Run("rate limit", func(t *testing.T) {
-		f.t = t
-		defer func() { f.t = f.root }()
 		// 127.0.0.3 reads until it is refused. Each replica counts in its
 		// own memory, so round-robin spreads the client over three
 		// counters: at least the limit, at most three times it, pass.
@@ -649,18 +638,16 @@ func TestFleetClients(t *testing.T) {
 	})
 
 	t.Run("cache", func(t *testing.T) {
-		f.t = t
-		defer func() { f.t = f.root }()
 		path := "/api/public/v1/districts"
 		hc := fleetClient(t, "127.0.0.5")
-		before := f.answeredOn("districts")
+		before := f.answeredOn(t, "districts")
 		miss := fleetGet(t, hc, f.cache, path, nil)
 		checkOK(t, miss)
 		if got := miss.header.Get("X-Cache-Status"); got != "MISS" {
 			t.Errorf("first request: X-Cache-Status %q, want MISS", got)
 		}
 		prodEventually(t, publishWait, "the miss answered by a replica", func() (bool, string) {
-			n := f.answeredOn("districts") - before
+			n := f.answeredOn(t, "districts") - before
 			return n == 1, fmt.Sprintf("%.0f requests on districts", n)
 		})
 		// Hits, more than a replica would let one client make: nginx
@@ -680,7 +667,7 @@ func TestFleetClients(t *testing.T) {
 				t.Errorf("a cached answer: Cache-Control %q, want %q", got, cacheControl)
 			}
 		}
-		if n := f.answeredOn("districts") - before; n != 1 {
+		if n := f.answeredOn(t, "districts") - before; n != 1 {
 			t.Errorf("the replicas answered %.0f requests on districts, want 1: the miss", n)
 		}
 		for _, name := range fleetRateHeaders {
