@@ -72,7 +72,7 @@ type localityAnswers struct {
 // names no record gives a *NotFoundError.
 func (d *Dataset) Record(c Collection, key string) (Result, error) {
 	lower := strings.ToLower(key)
-	notFound := &NotFoundError{Collection: c, Key: key}
+	suggestion := ""
 	switch c {
 	case Parties:
 		if i, ok := d.partyBySlug[lower]; ok {
@@ -81,7 +81,7 @@ func (d *Dataset) Record(c Collection, key string) (Result, error) {
 		if i, ok := d.partyByID[lower]; ok {
 			return one(d.recs.party[i]), nil
 		}
-		notFound.Suggestion = Nearest(lower, d.recs.partySlugs)
+		suggestion = Nearest(lower, d.recs.partySlugs)
 	case Districts:
 		n, isNumber := decimal(key)
 		if !isNumber {
@@ -99,11 +99,11 @@ func (d *Dataset) Record(c Collection, key string) (Result, error) {
 		if i, ok := d.recs.candidateByID[lower]; ok {
 			return one(d.recs.candidate[i]), nil
 		}
-		notFound.Suggestion = Nearest(lower, d.recs.candidateSlugs)
+		suggestion = Nearest(lower, d.recs.candidateSlugs)
 	default:
 		return Result{}, &CollectionError{Name: string(c)}
 	}
-	return Result{}, notFound
+	return Result{}, &NotFoundError{Collection: c, Key: key, Suggestion: suggestion}
 }
 
 func one(l *list) Result { return Result{list: l, n: 1} }
@@ -151,18 +151,22 @@ func (d *Dataset) indexRecords() {
 		l.tagAll(d.Version, false)
 		return l
 	}
+	// Each record is copied from its collection's list, where it was
+	// encoded already, in the same order.
+	encoded := func(l *list, i int) []byte { return Result{list: l, n: len(l.ends)}.Record(i) }
 	r := &d.recs
 	for i, p := range d.parties {
-		r.party = append(r.party, prepare("rp"+strconv.Itoa(i), encodeRecord(p)))
+		r.party = append(r.party, prepare("rp"+strconv.Itoa(i), encoded(d.partiesList, i)))
 		r.partySlugs = append(r.partySlugs, p.Slug)
 	}
-	for _, dist := range d.districts {
-		r.district = append(r.district, prepare("rd"+strconv.Itoa(dist.Number), encodeRecord(dist)))
+	for i, dist := range d.districts {
+		r.district = append(r.district, prepare("rd"+strconv.Itoa(dist.Number), encoded(d.districtsList, i)))
 	}
 	r.candidateBySlug = make(map[string]int, len(d.candidates))
 	r.candidateByID = make(map[string]int, len(d.candidates))
+	all := d.candidateLists[d.candidateKey(0, 0)]
 	for i, c := range d.candidates {
-		r.candidate = append(r.candidate, prepare("rc"+strconv.Itoa(i), encodeRecord(c)))
+		r.candidate = append(r.candidate, prepare("rc"+strconv.Itoa(i), encoded(all, i)))
 		r.candidateBySlug[c.Slug] = i
 		r.candidateByID[c.ID] = i
 		r.candidateSlugs = append(r.candidateSlugs, c.Slug)
@@ -221,22 +225,19 @@ func (d *Dataset) indexRecords() {
 }
 
 // compressOne prepares a one-record list's gzip encoding as compress does,
-// with fw reset for it.
+// with fw reset for it. Its one answer holds the record, so the stream has
+// one flush point, after it: a flush point costs a Huffman table, and the
+// tables were most of the time a dataset of many candidates took to load.
 func (l *list) compressOne(fw *flate.Writer) {
 	var buf bytes.Buffer
 	fw.Reset(&buf)
-	c := compressed{ends: make([]int, 2), crcs: make([]uint32, 2)}
-	prev := 0
-	for n := range 2 {
-		end := l.end(n)
-		_, _ = fw.Write(l.data[prev:end]) // a bytes.Buffer does not fail
-		_ = fw.Flush()
-		c.crcs[n] = crc32.Update(c.crcs[max(n-1, 0)], crc32.IEEETable, l.data[prev:end])
-		c.ends[n] = buf.Len()
-		prev = end
+	_, _ = fw.Write(l.data) // a bytes.Buffer does not fail
+	_ = fw.Flush()
+	l.gz = compressed{
+		stream: buf.Bytes(),
+		ends:   []int{-1, buf.Len()},
+		crcs:   []uint32{0, crc32.ChecksumIEEE(l.data)},
 	}
-	c.stream = buf.Bytes()
-	l.gz = c
 }
 
 // closest returns up to n of names whose keys are nearest key: within a
