@@ -94,6 +94,15 @@ func BenchmarkCandidatesDistrict5(b *testing.B) {
 	benchServe(b, malta(b), api+"/candidates?district=5", nil)
 }
 func BenchmarkCandidatesGzip(b *testing.B) { benchServe(b, malta(b), api+"/candidates", gzipped) }
+func BenchmarkCandidateRecord(b *testing.B) {
+	benchServe(b, malta(b), api+"/candidates/toni-bezzina", nil)
+}
+func BenchmarkCandidateRecordGzip(b *testing.B) {
+	benchServe(b, malta(b), api+"/candidates/toni-bezzina", gzipped)
+}
+func BenchmarkDistrictsLocality(b *testing.B) {
+	benchServe(b, malta(b), api+"/districts?locality=Bir%C5%BCebbu%C4%A1a", nil)
+}
 func BenchmarkSynthCandidates(b *testing.B) {
 	benchServe(b, synth(b), api+"/candidates", nil)
 }

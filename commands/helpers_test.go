@@ -320,11 +320,13 @@ type reply struct {
 }
 
 // e2eBucket is the rate-limit counter a path uses, per the contract: one per
-// collection and one shared by every other path.
+// collection, which its records (/parties/pn) share, and one shared by every
+// other path.
 func e2eBucket(path string) string {
 	path, _, _ = strings.Cut(path, "?")
 	for _, c := range []string{"parties", "districts", "candidates"} {
-		if path == e2eBase+"/"+c {
+		key, isRecord := strings.CutPrefix(path, e2eBase+"/"+c+"/")
+		if path == e2eBase+"/"+c || isRecord && key != "" && !strings.Contains(key, "/") && !strings.Contains(strings.ToLower(key), "%2f") {
 			return c
 		}
 	}

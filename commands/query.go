@@ -21,15 +21,22 @@ func queryCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "query",
 		Usage:     "print what the API answers, without a server",
-		ArgsUsage: "parties|districts|candidates",
+		ArgsUsage: "parties|districts|candidates [KEY]",
 		Description: "Prints the body GET /api/public/v1/COLLECTION returns for the same parameters\n" +
 			"(byte for byte, but for meta.generatedAt), or the records as CSV, NDJSON or a\n" +
 			"table. Parameters are checked as the API checks them; a refused one prints\n" +
-			"the API's message on stderr and exits 2.",
+			"the API's message on stderr and exits 2.\n\n" +
+			"With a KEY, prints the one record GET /api/public/v1/COLLECTION/KEY returns: a\n" +
+			"party or candidate by slug or id, a district by number or id. A key that names\n" +
+			"no record prints the API's message on stderr and exits 1.\n\n" +
+			"CSV and tables put party short names and district numbers beside the ids\n" +
+			"(party_short_name, primary_district_number, district_numbers); a table shows\n" +
+			"them instead of those ids.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "district", Usage: "candidates in district `N` (1 to 13) or with this district UUID"},
 			&cli.StringFlag{Name: "party", Usage: "candidates of the party with this `SLUG` or UUID"},
 			&cli.StringFlag{Name: "limit", Usage: "at most `N` candidates, 1 to 500 (default 100)"},
+			&cli.StringFlag{Name: "locality", Usage: "districts holding the locality with this `NAME`, English name or slug"},
 			&cli.StringFlag{Name: "data", Usage: "dataset `DIR` (default: the embedded dataset)", EnvVars: []string{"BALLOT_DATA"}},
 			&cli.StringFlag{Name: "format", Value: "json", Usage: "json (the API's body), ndjson, csv or table"},
 			&cli.BoolFlag{Name: "pretty", Usage: "indent the JSON body"},
@@ -40,8 +47,8 @@ func queryCommand() *cli.Command {
 }
 
 func query(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return usagef("query takes one collection: parties, districts or candidates")
+	if c.NArg() < 1 || c.NArg() > 2 {
+		return usagef("query takes one collection: parties, districts or candidates, and at most one record's key")
 	}
 	collection, err := dataset.ParseCollection(c.Args().First())
 	if err != nil {
@@ -57,21 +64,32 @@ func query(c *cli.Context) error {
 		return usagef("--pretty applies only to --format json")
 	}
 	params := dataset.Params{}
-	for _, name := range []string{"district", "party", "limit"} {
+	for _, name := range []string{"district", "party", "limit", "locality"} {
 		if c.IsSet(name) {
 			params[name] = []string{c.String(name)}
 		}
+	}
+	key := c.Args().Get(1)
+	if c.NArg() == 2 && len(params) > 0 {
+		// The API ignores parameters on a record; here they can only be
+		// a mistake.
+		return usagef("a record's key takes no --district, --party, --limit or --locality")
 	}
 	ds, err := openDataset(c, c.String("data"))
 	if err != nil {
 		return err
 	}
-	res, err := ds.Query(collection, params)
+	var res dataset.Result
+	if c.NArg() == 2 {
+		res, err = ds.Record(collection, key)
+	} else {
+		res, err = ds.Query(collection, params)
+	}
 	var perr *dataset.ParamError
 	if errors.As(err, &perr) {
 		return usageError{err}
 	} else if err != nil {
-		return err
+		return err // a *dataset.NotFoundError among them: the API's 404
 	}
 
 	w := c.App.Writer
@@ -95,7 +113,7 @@ func query(c *cli.Context) error {
 		}
 		return nil
 	}
-	return writeColumns(w, format, ds, collection, res, labels(ds, format))
+	return writeColumns(w, format, ds, collection, res)
 }
 
 // recordTypes gives each collection's record type, whose JSON field names
@@ -115,12 +133,18 @@ func columns(c dataset.Collection) []string {
 	return cols
 }
 
-// labels maps party and district ids to names people read, for the table.
-// CSV keeps the ids: it is for programs.
-func labels(ds *dataset.Dataset, format string) map[string]string {
-	if format != "table" {
-		return nil
-	}
+// besideIDs names, for each column of party or district ids, the column
+// written beside it with what people read for them. A spreadsheet gets
+// both, so that it can still be joined on the ids; a table, which is for
+// reading, shows the readable column alone.
+var besideIDs = map[string]string{
+	"party_id":            "party_short_name",
+	"primary_district_id": "primary_district_number",
+	"district_ids":        "district_numbers",
+}
+
+// labels maps party ids to short names and district ids to numbers.
+func labels(ds *dataset.Dataset) map[string]string {
 	m := map[string]string{}
 	for _, p := range ds.Parties() {
 		m[p.ID] = p.ShortName
@@ -132,8 +156,9 @@ func labels(ds *dataset.Dataset, format string) map[string]string {
 }
 
 // writeColumns writes the records as CSV or as an aligned table: one column
-// per field, lists joined with ";" (localities by name), null as empty.
-func writeColumns(w io.Writer, format string, ds *dataset.Dataset, c dataset.Collection, res dataset.Result, labels map[string]string) error {
+// per field, with the columns of besideIDs, lists joined with ";"
+// (localities by name), null as empty.
+func writeColumns(w io.Writer, format string, ds *dataset.Dataset, c dataset.Collection, res dataset.Result) error {
 	var recs []reflect.Value
 	var err error
 	switch c {
@@ -147,11 +172,29 @@ func writeColumns(w io.Writer, format string, ds *dataset.Dataset, c dataset.Col
 	if err != nil {
 		return err
 	}
-	rows := [][]string{columns(c)}
+	cols := columns(c)
+	var head []string
+	for _, col := range cols {
+		beside, labelled := besideIDs[col]
+		if !labelled || format == "csv" {
+			head = append(head, col)
+		}
+		if labelled {
+			head = append(head, beside)
+		}
+	}
+	rows := [][]string{head}
+	names := labels(ds)
 	for _, rec := range recs {
-		row := make([]string, rec.NumField())
-		for j := range row {
-			row[j] = cell(rec.Field(j), labels)
+		row := make([]string, 0, len(head))
+		for j, col := range cols {
+			_, labelled := besideIDs[col]
+			if !labelled || format == "csv" {
+				row = append(row, cell(rec.Field(j), nil))
+			}
+			if labelled {
+				row = append(row, cell(rec.Field(j), names))
+			}
 		}
 		rows = append(rows, row)
 	}

@@ -86,6 +86,57 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 				}
 			}
 		}
+
+		// One record by each of its keys, keys naming none, and the
+		// districts of localities.
+		type request struct {
+			target string
+			args   []string
+		}
+		var requests []request
+		keys := map[dataset.Collection][]string{
+			dataset.Parties:    {ds.Parties()[0].Slug, strings.ToUpper(ds.Parties()[1].ID), "no-such-party", "pnn"},
+			dataset.Districts:  {"1", "05", "13", strings.ToUpper(ds.Districts()[4].ID), "0", "14", "five"},
+			dataset.Candidates: {ds.Candidates()[0].Slug, ds.Candidates()[1].ID, "nobody", ds.Candidates()[2].Slug + "x"},
+		}
+		for _, c := range dataset.Collections {
+			for _, key := range keys[c] {
+				requests = append(requests, request{server.BasePath + "/" + string(c) + "/" + url.PathEscape(key), []string{"query", string(c), key}})
+			}
+		}
+		localities := []string{"", "Luqa", "Birżebbuġa", "BIRZEBBUGA", "Vittoriosa", ds.Districts()[12].Localities[0].Slug, "Atlantis", "Mars"}
+		for _, l := range localities {
+			requests = append(requests, request{server.BasePath + "/districts?" + url.Values{"locality": {l}}.Encode(), []string{"query", "districts", "--locality", l}})
+		}
+		for _, r := range requests {
+			args := r.args
+			if d.dir != "" {
+				args = append(args, "--data", d.dir)
+			}
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest("GET", r.target, nil)
+			srv.ServeHTTP(rec, req)
+			apitest.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
+			code, stdout, stderr := run(t, args...)
+			var p struct{ Detail string }
+			_ = json.Unmarshal(rec.Body.Bytes(), &p)
+			switch rec.Code {
+			case 200:
+				if code != 0 || stderr != "" || !bytes.Equal(normalise([]byte(stdout)), normalise(rec.Body.Bytes())) {
+					t.Errorf("%s %s: query exit %d, stderr %q\nquery: %.300s\nserve: %.300s", d.name, r.target, code, stderr, stdout, rec.Body)
+				}
+			case 400:
+				if code != commands.ExitUsage || stdout != "" || stderr != "ballot: "+p.Detail+"\n" {
+					t.Errorf("%s %s: query exit %d, stdout %q, stderr %q; want 2, nothing, the problem's detail %q", d.name, r.target, code, stdout, stderr, p.Detail)
+				}
+			case 404:
+				if code != commands.ExitFailure || stdout != "" || stderr != "ballot: "+p.Detail+"\n" {
+					t.Errorf("%s %s: query exit %d, stdout %q, stderr %q; want 1, nothing, the problem's detail %q", d.name, r.target, code, stdout, stderr, p.Detail)
+				}
+			default:
+				t.Errorf("%s %s: serve answered %d", d.name, r.target, rec.Code)
+			}
+		}
 	}
 }
 
@@ -136,7 +187,8 @@ func TestQueryFormats(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{"id", "slug", "name", "given_name", "family_name", "party_id", "primary_district_id", "district_ids", "elected", "is_incumbent", "website", "photo_url"}
+		want := []string{"id", "slug", "name", "given_name", "family_name", "party_id", "party_short_name", "primary_district_id", "primary_district_number",
+			"district_ids", "district_numbers", "elected", "is_incumbent", "website", "photo_url"}
 		if strings.Join(rows[0], ",") != strings.Join(want, ",") {
 			t.Errorf("header %v, want %v", rows[0], want)
 		}
@@ -145,8 +197,13 @@ func TestQueryFormats(t *testing.T) {
 		}
 		var first dataset.Candidate
 		_ = json.Unmarshal(env.Data[0], &first)
-		if rows[1][7] != strings.Join(first.DistrictIDs, ";") {
-			t.Errorf("district_ids cell %q, want the ids joined with ;", rows[1][7])
+		if rows[1][9] != strings.Join(first.DistrictIDs, ";") {
+			t.Errorf("district_ids cell %q, want the ids joined with ;", rows[1][9])
+		}
+		// The first candidate of district 5 is ADPD's, and stands in
+		// districts 5 and 10.
+		if want := []string{*first.PartyID, "ADPD", first.PrimaryDistrictID, "5", strings.Join(first.DistrictIDs, ";"), "5;10"}; strings.Join(rows[1][5:11], ",") != strings.Join(want, ",") {
+			t.Errorf("party and district cells %q, want %q", rows[1][5:11], want)
 		}
 		_, out, _ = run(t, "query", "districts", "--format", "csv")
 		rows, _ = csv.NewReader(strings.NewReader(out)).ReadAll()
@@ -167,6 +224,10 @@ func TestQueryFormats(t *testing.T) {
 		if !strings.HasPrefix(lines[0], "id ") || !strings.Contains(lines[1], "Toni Bezzina") || !strings.Contains(lines[1], "  PN  ") {
 			t.Errorf("table:\n%s", out)
 		}
+		// A table shows short names and numbers instead of those ids.
+		if !strings.Contains(lines[0], "  party_short_name  primary_district_number  district_numbers  ") || strings.Contains(lines[0], "_id") {
+			t.Errorf("table header %q, want the readable columns instead of the ids", lines[0])
+		}
 		if col := strings.Index(lines[0], "slug"); col < 0 || strings.Index(lines[1], "toni-bezzina") != col {
 			t.Errorf("columns are not aligned:\n%s", out)
 		}
@@ -180,7 +241,12 @@ func TestQueryUsage(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"no collection", []string{"query"}, 2, "ballot: query takes one collection: parties, districts or candidates\n"},
+		{"no collection", []string{"query"}, 2, "ballot: query takes one collection: parties, districts or candidates, and at most one record's key\n"},
+		{"two keys", []string{"query", "parties", "pn", "pl"}, 2, "ballot: query takes one collection: parties, districts or candidates, and at most one record's key\n"},
+		{"a key and a filter", []string{"query", "candidates", "toni-bezzina", "--limit", "1"}, 2, "ballot: a record's key takes no --district, --party, --limit or --locality\n"},
+		{"no such record", []string{"query", "districts", "14"}, 1, "ballot: no district has the number or id \"14\"; districts are numbered 1 to 13\n"},
+		{"a misspelt slug", []string{"query", "parties", "pnn"}, 1, "ballot: no party has the slug or id \"pnn\"; did you mean \"pn\"?\n"},
+		{"no such locality", []string{"query", "districts", "--locality", "Atlantis"}, 2, "ballot: locality names no locality of this dataset; give a locality's name, English name or slug\n"},
 		{"unknown collection", []string{"query", "ballots"}, 2, "ballot: unknown collection \"ballots\": use parties, districts or candidates\n"},
 		{"limit 0", []string{"query", "candidates", "--limit", "0"}, 2, "ballot: limit must be an integer from 1 to 500\n"},
 		{"district 14", []string{"query", "candidates", "--district", "14"}, 2, "ballot: district must be a district number from 1 to 13 or a district UUID\n"},
@@ -220,6 +286,8 @@ func TestQueryColumnsGolden(t *testing.T) {
 		{"districts", []string{"districts"}, false},
 		{"candidates", []string{"candidates", "--limit", "500"}, false},
 		{"candidates-5-pn", []string{"candidates", "--district", "5", "--party", "pn"}, true},
+		{"candidate", []string{"candidates", "toni-bezzina"}, true},
+		{"districts-luqa", []string{"districts", "--locality", "Luqa"}, true},
 	}
 	for _, d := range datasets {
 		for _, q := range queries {

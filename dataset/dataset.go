@@ -52,6 +52,8 @@ type Dataset struct {
 	districtsList  *list
 	candidateLists []*list // indexed by candidateKey
 	emptyList      *list
+	recs           recordAnswers   // one record by its key
+	localities     localityAnswers // the districts holding a locality
 }
 
 // LoadDir loads the dataset in directory dir with the default limits
@@ -278,6 +280,7 @@ func (d *Dataset) index() {
 			l.tagAll(d.Version, limited)
 		}
 	}
+	d.indexRecords()
 }
 
 // candidateKey numbers the candidate lists: district 0 and party 0 mean "no

@@ -77,9 +77,9 @@ const (
 	reasonOnce     = "must be given at most once"
 )
 
-// Query answers a request for a collection. Parties and districts take no
-// parameters and ignore any given; candidates take district, party and
-// limit, as documented in the README. Parameters with an empty value count
+// Query answers a request for a collection. Parties take no parameters and
+// ignore any given; districts take locality (see lookup.go); candidates take
+// district, party and limit, as documented in the README. Parameters with an empty value count
 // as absent and unknown parameters are ignored. A refused parameter gives a
 // *ParamError naming every refused parameter.
 func (d *Dataset) Query(c Collection, p Params) (Result, error) {
@@ -87,7 +87,7 @@ func (d *Dataset) Query(c Collection, p Params) (Result, error) {
 	case Parties:
 		return Result{list: d.partiesList, n: len(d.parties)}, nil
 	case Districts:
-		return Result{list: d.districtsList, n: len(d.districts)}, nil
+		return d.queryDistricts(p)
 	case Candidates:
 		return d.queryCandidates(p)
 	}
@@ -268,7 +268,7 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 // IsParam reports whether name is a query parameter of some collection;
 // every other name is ignored.
 func IsParam(name string) bool {
-	return name == "district" || name == "party" || name == "limit"
+	return name == "district" || name == "party" || name == "limit" || name == "locality"
 }
 
 // Record returns the encoded JSON of the i-th record of the result, exactly

@@ -236,7 +236,7 @@ func TestIndex(t *testing.T) {
 	var paths []string
 	for _, e := range index.Endpoints {
 		paths = append(paths, e.Path)
-		if rec := do(t, s, request{target: e.Path}); rec.Code != 200 {
+		if rec := do(t, s, request{target: withKey(e.Path)}); rec.Code != 200 {
 			t.Errorf("the index lists %s, which answers %d", e.Path, rec.Code)
 		}
 	}
@@ -548,12 +548,21 @@ func TestOpenAPIMatchesServer(t *testing.T) {
 			t.Errorf("%s documents %v, want get, head and options", path, methods)
 		}
 		for method, op := range item {
-			rec := do(t, s, request{method: strings.ToUpper(method), target: path})
+			// A path parameter takes its first example (the others are
+			// tried below), so that the path names a record.
+			filled := path
+			for _, p := range op.Parameters {
+				param := doc.Components.Parameters[strings.TrimPrefix(p.Ref, "#/components/parameters/")]
+				if names := slices.Sorted(maps.Keys(param.Examples)); param.In == "path" && len(names) > 0 {
+					filled = strings.Replace(filled, "{"+param.Name+"}", jsonText(param.Examples[names[0]].Value), 1)
+				}
+			}
+			rec := do(t, s, request{method: strings.ToUpper(method), target: filled})
 			if want := map[string]int{"get": 200, "head": 200, "options": 204}[method]; rec.Code != want {
-				t.Errorf("%s %s: status %d, want %d", method, path, rec.Code, want)
+				t.Errorf("%s %s: status %d, want %d", method, filled, rec.Code, want)
 			}
 			for code := range op.Responses {
-				if !slices.Contains([]string{"200", "204", "304", "400", "429", "500"}, code) {
+				if !slices.Contains([]string{"200", "204", "304", "400", "404", "429", "500"}, code) {
 					t.Errorf("%s %s documents status %s, which the server never gives there", method, path, code)
 				}
 			}
@@ -561,10 +570,30 @@ func TestOpenAPIMatchesServer(t *testing.T) {
 			for _, p := range op.Parameters {
 				name := strings.TrimPrefix(p.Ref, "#/components/parameters/")
 				param, ok := doc.Components.Parameters[name]
-				if !ok || param.In != "query" {
-					t.Fatalf("%s %s: parameter %s is not a query parameter of components", method, path, p.Ref)
+				if !ok || (param.In != "query" && param.In != "path") {
+					t.Fatalf("%s %s: parameter %s is not a query or path parameter of components", method, path, p.Ref)
 				}
 				names = append(names, param.Name)
+				if param.In == "path" && method == "options" {
+					continue // a preflight is answered 204 whatever the key
+				}
+				if param.In == "path" {
+					// Every example names a record; a key naming none
+					// is refused with 404.
+					if !strings.Contains(path, "{"+param.Name+"}") {
+						t.Errorf("%s %s documents the path parameter %s, which its path lacks", method, path, param.Name)
+					}
+					for _, ex := range param.Examples {
+						target := strings.Replace(path, "{"+param.Name+"}", url.PathEscape(jsonText(ex.Value)), 1)
+						if rec := do(t, s, request{method: strings.ToUpper(method), target: target}); rec.Code != 200 {
+							t.Errorf("%s %s: the example answers %d", method, target, rec.Code)
+						}
+					}
+					if rec := do(t, s, request{method: strings.ToUpper(method), target: strings.Replace(path, "{"+param.Name+"}", "99999", 1)}); rec.Code != 404 {
+						t.Errorf("%s %s with the key 99999: status %d, want 404", method, path, rec.Code)
+					}
+					continue
+				}
 				if !dataset.IsParam(param.Name) {
 					t.Errorf("%s %s documents the parameter %s, which the server does not read", method, path, param.Name)
 				}
@@ -634,9 +663,15 @@ func TestOpenAPIMatchesServer(t *testing.T) {
 			t.Errorf("the document lacks the %s collection", c)
 		}
 	}
-	// Near misses of the documented paths are not endpoints.
+	// Near misses of the documented paths are not endpoints. A record's
+	// are an empty key, a segment more and the collection in capitals.
 	for path := range doc.Paths {
-		for _, miss := range []string{strings.TrimSuffix(path, "/"), path + "/", path + "x", strings.ToUpper(path)} {
+		misses := []string{strings.TrimSuffix(path, "/"), path + "/", path + "x", strings.ToUpper(path)}
+		if key := withKey(path); key != path {
+			collection := path[:strings.LastIndexByte(path, '/')+1]
+			misses = []string{collection, key + "/", key + "/x", strings.ToUpper(collection) + "pn"}
+		}
+		for _, miss := range misses {
 			if _, documented := doc.Paths[miss]; !documented {
 				if rec := do(t, s, request{target: miss}); rec.Code != 404 {
 					t.Errorf("%s: status %d, want 404", miss, rec.Code)
@@ -644,6 +679,16 @@ func TestOpenAPIMatchesServer(t *testing.T) {
 			}
 		}
 	}
+}
+
+// withKey fills a record's path template with a key of the embedded
+// dataset; any other path is returned as it is.
+func withKey(path string) string {
+	return strings.NewReplacer(
+		"/parties/{slug_or_id}", "/parties/pn",
+		"/districts/{number_or_id}", "/districts/5",
+		"/candidates/{slug_or_id}", "/candidates/toni-bezzina",
+	).Replace(path)
 }
 
 func jsonText(v any) string {
@@ -691,16 +736,23 @@ func TestOpenAPIExamples(t *testing.T) {
 	// Every response example, with the request it answers.
 	const r = "/components/responses/"
 	examples := map[string]any{
-		r + "PartiesOK/content/application~1json/examples/all":                 get("/api/public/v1/parties"),
-		r + "CandidatesOK/content/application~1json/examples/filtered":         get("/api/public/v1/candidates?district=5&party=pl&limit=2"),
-		r + "CandidatesOK/content/application~1json/examples/one":              get("/api/public/v1/candidates?district=5&party=pn&limit=1"),
-		r + "CandidatesOK/content/application~1json/examples/none":             get("/api/public/v1/candidates?district=13&party=volt"),
-		r + "IndexOK/content/application~1json/examples/embedded":              get("/api/public/v1/"),
-		r + "CatalogOK/content/application~1ld+json/examples/embedded":         published(t, "http://localhost:8080", "/api/public/v1/catalog.jsonld"),
-		r + "BadRequest/content/application~1problem+json/examples/limit":      get("/api/public/v1/candidates?limit=0"),
-		r + "BadRequest/content/application~1problem+json/examples/all":        get("/api/public/v1/candidates?district=14&party=nope&limit=0"),
-		r + "NotFound/content/application~1problem+json/examples/unknown":      get("/api/public/v1/ballots"),
-		r + "MethodNotAllowed/content/application~1problem+json/examples/post": answer(hostRequest{method: http.MethodPost, target: "/api/public/v1/parties", host: "example.com"}),
+		r + "PartiesOK/content/application~1json/examples/all":                    get("/api/public/v1/parties"),
+		r + "CandidatesOK/content/application~1json/examples/filtered":            get("/api/public/v1/candidates?district=5&party=pl&limit=2"),
+		r + "CandidatesOK/content/application~1json/examples/one":                 get("/api/public/v1/candidates?district=5&party=pn&limit=1"),
+		r + "CandidatesOK/content/application~1json/examples/none":                get("/api/public/v1/candidates?district=13&party=volt"),
+		r + "PartyOK/content/application~1json/examples/pn":                       get("/api/public/v1/parties/pn"),
+		r + "DistrictOK/content/application~1json/examples/five":                  get("/api/public/v1/districts/5"),
+		r + "CandidateOK/content/application~1json/examples/slug":                 get("/api/public/v1/candidates/toni-bezzina"),
+		r + "DistrictsOK/content/application~1json/examples/locality":             get("/api/public/v1/districts?locality=Luqa"),
+		r + "BadRequest/content/application~1problem+json/examples/locality":      get("/api/public/v1/districts?locality=Birzebuga"),
+		r + "RecordNotFound/content/application~1problem+json/examples/candidate": get("/api/public/v1/candidates/nobody"),
+		r + "RecordNotFound/content/application~1problem+json/examples/misspelt":  get("/api/public/v1/parties/pnn"),
+		r + "IndexOK/content/application~1json/examples/embedded":                 get("/api/public/v1/"),
+		r + "CatalogOK/content/application~1ld+json/examples/embedded":            published(t, "http://localhost:8080", "/api/public/v1/catalog.jsonld"),
+		r + "BadRequest/content/application~1problem+json/examples/limit":         get("/api/public/v1/candidates?limit=0"),
+		r + "BadRequest/content/application~1problem+json/examples/all":           get("/api/public/v1/candidates?district=14&party=nope&limit=0"),
+		r + "NotFound/content/application~1problem+json/examples/unknown":         get("/api/public/v1/ballots"),
+		r + "MethodNotAllowed/content/application~1problem+json/examples/post":    answer(hostRequest{method: http.MethodPost, target: "/api/public/v1/parties", host: "example.com"}),
 		// Not reachable from outside the package: a fault of the server.
 		r + "InternalServerError/content/application~1problem+json/examples/fault": map[string]any{
 			"type": "about:blank", "title": "Internal Server Error", "status": 500.0, "detail": "the server could not answer this request",

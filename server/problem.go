@@ -18,12 +18,17 @@ type problem struct {
 }
 
 // writeError answers a request the dataset refused. Every error a client
-// can cause is a *dataset.ParamError; anything else is ours, and its text is
-// not shown.
+// can cause is a *dataset.ParamError (400) or a *dataset.NotFoundError
+// (404); anything else is ours, and its text is not shown.
 func writeError(w http.ResponseWriter, err error) {
 	var perr *dataset.ParamError
 	if errors.As(err, &perr) {
 		writeProblem(w, http.StatusBadRequest, perr.Error(), perr.Params)
+		return
+	}
+	var nf *dataset.NotFoundError
+	if errors.As(err, &nf) {
+		writeProblem(w, http.StatusNotFound, nf.Error(), nil)
 		return
 	}
 	writeProblem(w, http.StatusInternalServerError, "the server could not answer this request", nil)

@@ -41,12 +41,26 @@ var endpoints = [...]endpoint{
 	{"/parties", "parties", partiesCounter, collection(dataset.Parties), "application/json",
 		"Every party, ordered by name, then id.", nil},
 	{"/districts", "districts", districtsCounter, collection(dataset.Districts), "application/json",
-		"The 13 electoral districts with their localities, ordered by number.", nil},
+		"The 13 electoral districts with their localities, ordered by number; with locality, only the districts holding it.", []parameter{
+			{"locality", "A locality's name, English name or slug, compared with letter case, accents, spaces and punctuation ignored: keeps the districts holding it (two for a council split between districts).", nil},
+		}},
 	{"/candidates", "candidates", candidatesCounter, collection(dataset.Candidates), "application/json",
 		"Candidates, ordered by their primary district's number, family name, given name, then id; the filters combine with AND.", []parameter{
 			{"district", "A district number from 1 to 13, or a district UUID: keeps the candidates whose primary_district_id is that district.", nil},
 			{"party", "A party slug or a party UUID, in any letter case: keeps the candidates of that party.", nil},
 			{"limit", "An integer from 1 to 500: returns at most that many candidates, the first of the order.", &defaultLimit},
+		}},
+	{"/parties/{slug_or_id}", "party", partiesCounter, record(dataset.Parties), "application/json",
+		"One party by its slug or id, in any letter case; 404 when none has it.", []parameter{
+			{"slug_or_id", "A party slug or a party UUID, in any letter case.", nil},
+		}},
+	{"/districts/{number_or_id}", "district", districtsCounter, record(dataset.Districts), "application/json",
+		"One district by its number or id; 404 when none has it.", []parameter{
+			{"number_or_id", "A district number from 1 to 13 in decimal digits (05 is 5), or a district UUID in any letter case.", nil},
+		}},
+	{"/candidates/{slug_or_id}", "candidate", candidatesCounter, record(dataset.Candidates), "application/json",
+		"One candidate by slug or id, in any letter case; 404 when none has it.", []parameter{
+			{"slug_or_id", "A candidate slug or a candidate UUID, in any letter case.", nil},
 		}},
 	{"/", "index", sharedCounter, document(func(d *documents) *answer { return &d.index }), "application/json",
 		"This index: the dataset, whom to credit, and the endpoints.", nil},
@@ -80,6 +94,30 @@ var routeByPath = func() map[string]int {
 	return m
 }()
 
+// routeByPrefix numbers the endpoints whose path ends in a parameter
+// segment ("/parties/{slug_or_id}") by their full path up to that segment
+// ("/api/public/v1/parties/"): the segment is the record's key.
+var routeByPrefix = func() map[string]int {
+	m := map[string]int{}
+	for i, e := range endpoints {
+		if prefix, ok := keyPrefix(e.path); ok {
+			m[BasePath+prefix] = i
+		}
+	}
+	return m
+}()
+
+// keyPrefix returns path up to its last segment when that segment is a
+// parameter, "{name}".
+func keyPrefix(path string) (string, bool) {
+	i := strings.LastIndexByte(path, '/')
+	last := path[i+1:]
+	if len(last) < 3 || last[0] != '{' || last[len(last)-1] != '}' {
+		return "", false
+	}
+	return path[:i+1], true
+}
+
 // routes builds the whole handler: the endpoints, then the middleware.
 func (s *Server) routes() http.Handler {
 	// The middleware, from the innermost, nearest the endpoints, outwards:
@@ -92,7 +130,7 @@ func (s *Server) routes() http.Handler {
 }
 
 // route sends a request to its endpoint's handler. Paths are matched
-// exactly, as sent: an unclean path ("/a/../b", "//x") or one with a
+// exactly, as sent, but for a record's key (see routeOf): an unclean path ("/a/../b", "//x") or one with a
 // trailing slash more or less is no endpoint, and gets a 404 problem rather
 // than a redirect.
 func (s *Server) route(w http.ResponseWriter, r *http.Request, q *request) {
@@ -126,6 +164,14 @@ func routeOf(r *http.Request) int {
 	}
 	if i, ok := routeByPath[r.URL.Path]; ok {
 		return i
+	}
+	// A record's path: its key is the last segment, which is not empty
+	// (".../parties/" is no record), and the rest names the collection
+	// exactly (".../parties/a/b" is nothing).
+	if i := strings.LastIndexByte(r.URL.Path, '/'); i >= 0 && i < len(r.URL.Path)-1 {
+		if route, ok := routeByPrefix[r.URL.Path[:i+1]]; ok {
+			return route
+		}
 	}
 	return otherRoute
 }

@@ -227,8 +227,7 @@ func (c *checker) check(req *http.Request, status int, header http.Header, body 
 	if c.model == nil {
 		return []string{"the document has no model"}
 	}
-	path := serverPath(req)
-	item := c.model.Paths.PathItems.GetOrZero(path)
+	path, item := c.pathItem(serverPath(req))
 	var op *v3.Operation
 	if item != nil && req.Method == strings.ToUpper(req.Method) { // methods are case-sensitive
 		op = item.GetOperations().GetOrZero(strings.ToLower(req.Method))
@@ -307,6 +306,36 @@ func (c *checker) check(req *http.Request, status int, header http.Header, body 
 		problems = append(problems, code+": body: "+describe(e))
 	}
 	return problems
+}
+
+// pathItem finds the document's path item for a request's path: the one
+// named so, or else the one whose template the path fills, a parameter
+// ("{slug_or_id}") standing for one whole segment that is not empty and
+// holds no encoded slash. It returns the document's name of the path, or
+// the path itself when no item matches.
+func (c *checker) pathItem(path string) (string, *v3.PathItem) {
+	if item := c.model.Paths.PathItems.GetOrZero(path); item != nil {
+		return path, item
+	}
+	segments := strings.Split(path, "/")
+	for template, item := range c.model.Paths.PathItems.FromOldest() {
+		want := strings.Split(template, "/")
+		if !strings.Contains(template, "{") || len(want) != len(segments) {
+			continue
+		}
+		match := true
+		for i, w := range want {
+			if strings.HasPrefix(w, "{") && strings.HasSuffix(w, "}") {
+				match = match && segments[i] != "" && !strings.Contains(strings.ToLower(segments[i]), "%2f")
+			} else {
+				match = match && w == segments[i]
+			}
+		}
+		if match {
+			return template, item
+		}
+	}
+	return path, nil
 }
 
 // checkHeaders checks the headers against the response's declarations.
