@@ -52,6 +52,9 @@ type Dataset struct {
 	districtsList  *list
 	candidateLists []*list // indexed by candidateKey
 	emptyList      *list
+	// districtFilters[n] and partyFilters[p] are meta.filters' district
+	// and party, by number and by candidateKey's party index.
+	districtFilters, partyFilters []string
 }
 
 // LoadDir loads the dataset in directory dir with the default limits
@@ -252,6 +255,7 @@ func (d *Dataset) index() {
 		)
 	})
 
+	d.prepareFilters()
 	d.emptyList = newList[Candidate]("c-", nil)
 	d.partiesList = newList("p", d.parties)
 	d.districtsList = newList("d", d.districts)

@@ -699,6 +699,7 @@ func TestOpenAPIExamples(t *testing.T) {
 		r + "CatalogOK/content/application~1ld+json/examples/embedded":         published(t, "http://localhost:8080", "/api/public/v1/catalog.jsonld"),
 		r + "BadRequest/content/application~1problem+json/examples/limit":      get("/api/public/v1/candidates?limit=0"),
 		r + "BadRequest/content/application~1problem+json/examples/all":        get("/api/public/v1/candidates?district=14&party=nope&limit=0"),
+		r + "BadRequest/content/application~1problem+json/examples/offset":     get("/api/public/v1/candidates?district=5&party=pn&offset=7"),
 		r + "NotFound/content/application~1problem+json/examples/unknown":      get("/api/public/v1/ballots"),
 		r + "MethodNotAllowed/content/application~1problem+json/examples/post": answer(hostRequest{method: http.MethodPost, target: "/api/public/v1/parties", host: "example.com"}),
 		// Not reachable from outside the package: a fault of the server.

@@ -46,7 +46,8 @@ var endpoints = [...]endpoint{
 		"Candidates, ordered by their primary district's number, family name, given name, then id; the filters combine with AND.", []parameter{
 			{"district", "A district number from 1 to 13, or a district UUID: keeps the candidates whose primary_district_id is that district.", nil},
 			{"party", "A party slug or a party UUID, in any letter case: keeps the candidates of that party.", nil},
-			{"limit", "An integer from 1 to 500: returns at most that many candidates, the first of the order.", &defaultLimit},
+			{"limit", "An integer from 1 to 500: returns at most that many candidates, the first of the order from offset on.", &defaultLimit},
+			{"offset", "An integer from 0 to meta.total: skips that many of the matching candidates; the Link header names the next page.", &defaultOffset},
 		}},
 	{"/", "index", sharedCounter, document(func(d *documents) *answer { return &d.index }), "application/json",
 		"This index: the dataset, whom to credit, and the endpoints.", nil},
@@ -57,6 +58,8 @@ var endpoints = [...]endpoint{
 }
 
 var defaultLimit = dataset.DefaultLimit
+
+var defaultOffset = 0
 
 // otherRoute is the route of every path that is no endpoint's.
 const otherRoute = len(endpoints)
