@@ -94,6 +94,15 @@ func BenchmarkCandidatesDistrict5(b *testing.B) {
 	benchServe(b, malta(b), api+"/candidates?district=5", nil)
 }
 func BenchmarkCandidatesGzip(b *testing.B) { benchServe(b, malta(b), api+"/candidates", gzipped) }
+
+// A page past the first: its records are a slice of the prepared list, and
+// its ETag and, with gzip, its compression are made on request.
+func BenchmarkCandidatesOffset(b *testing.B) {
+	benchServe(b, malta(b), api+"/candidates?offset=100", nil)
+}
+func BenchmarkCandidatesOffsetGzip(b *testing.B) {
+	benchServe(b, malta(b), api+"/candidates?offset=100", gzipped)
+}
 func BenchmarkSynthCandidates(b *testing.B) {
 	benchServe(b, synth(b), api+"/candidates", nil)
 }
