@@ -343,7 +343,8 @@ func checkProblem(t *testing.T, body []byte, status int) {
 }
 
 // TestCandidateOrder checks the documented total order on the whole
-// collection, and that a smaller limit is a prefix of a larger one.
+// collection, and that a smaller limit is a prefix of a larger one at the
+// same offset.
 func TestCandidateOrder(t *testing.T) {
 	ds := malta(t)
 	number := map[string]int{}
@@ -373,6 +374,19 @@ func TestCandidateOrder(t *testing.T) {
 		}
 		if !slices.EqualFunc(some.Data, all.Data[:n], func(a, b dataset.Candidate) bool { return a.ID == b.ID }) {
 			t.Errorf("limit=%d is not the first %d records of the full order", n, n)
+		}
+	}
+	// At an offset, a smaller limit is a prefix of a larger one too.
+	for _, offset := range []int{1, 7, 100, 139} {
+		for _, n := range []int{1, 13, 500} {
+			var some struct{ Data []dataset.Candidate }
+			if err := json.Unmarshal(do(t, s, request{target: "/api/public/v1/candidates?offset=" + itoa(offset) + "&limit=" + itoa(n)}).Body.Bytes(), &some); err != nil {
+				t.Fatal(err)
+			}
+			want := all.Data[offset:min(offset+n, len(all.Data))]
+			if !slices.EqualFunc(some.Data, want, func(a, b dataset.Candidate) bool { return a.ID == b.ID }) {
+				t.Errorf("offset=%d&limit=%d is not records %d to %d of the full order", offset, n, offset, offset+len(want))
+			}
 		}
 	}
 }
