@@ -103,6 +103,15 @@ func BenchmarkCandidateRecordGzip(b *testing.B) {
 func BenchmarkDistrictsLocality(b *testing.B) {
 	benchServe(b, malta(b), api+"/districts?locality=Bir%C5%BCebbu%C4%A1a", nil)
 }
+
+// A page past the first: its records are a slice of the prepared list, and
+// its ETag and, with gzip, its compression are made on request.
+func BenchmarkCandidatesOffset(b *testing.B) {
+	benchServe(b, malta(b), api+"/candidates?offset=100", nil)
+}
+func BenchmarkCandidatesOffsetGzip(b *testing.B) {
+	benchServe(b, malta(b), api+"/candidates?offset=100", gzipped)
+}
 func BenchmarkSynthCandidates(b *testing.B) {
 	benchServe(b, synth(b), api+"/candidates", nil)
 }

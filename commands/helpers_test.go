@@ -406,7 +406,7 @@ func (c *e2eClient) checkCommon(t *testing.T, r reply, bucket string, wantRemain
 			exposed[strings.ToLower(strings.TrimSpace(name))] = true
 		}
 	}
-	for _, name := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "ETag"} {
+	for _, name := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "ETag", "Link"} {
 		if !exposed[strings.ToLower(name)] {
 			t.Errorf("status %d: Access-Control-Expose-Headers %q does not list %s", r.status, h.Values("Access-Control-Expose-Headers"), name)
 		}
@@ -502,8 +502,10 @@ func checkOK(t *testing.T, r reply) envelope {
 	if err := json.Unmarshal(r.body, &meta); err != nil {
 		t.Fatal(err)
 	}
-	if got := objectKeys(t, meta.Meta); !slices.Equal(got, []string{"count", "generatedAt"}) {
-		t.Errorf("meta keys %q, want [count generatedAt]", got)
+	// A collection's meta, or a page of candidates' meta.
+	if got := objectKeys(t, meta.Meta); !slices.Equal(got, []string{"count", "total", "generatedAt"}) &&
+		!slices.Equal(got, []string{"count", "total", "limit", "offset", "filters", "generatedAt"}) {
+		t.Errorf("meta keys %q, want [count total generatedAt] or [count total limit offset filters generatedAt]", got)
 	}
 	if env.Data == nil {
 		t.Errorf("data is null, want an array")

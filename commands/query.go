@@ -36,6 +36,7 @@ func queryCommand() *cli.Command {
 			&cli.StringFlag{Name: "district", Usage: "candidates in district `N` (1 to 13) or with this district UUID"},
 			&cli.StringFlag{Name: "party", Usage: "candidates of the party with this `SLUG` or UUID"},
 			&cli.StringFlag{Name: "limit", Usage: "at most `N` candidates, 1 to 500 (default 100)"},
+			&cli.StringFlag{Name: "offset", Usage: "skip the first `N` matching candidates (default 0)"},
 			&cli.StringFlag{Name: "locality", Usage: "districts holding the locality with this `NAME`, English name or slug"},
 			&cli.StringFlag{Name: "data", Usage: "dataset `DIR` (default: the embedded dataset)", EnvVars: []string{"BALLOT_DATA"}},
 			&cli.StringFlag{Name: "format", Value: "json", Usage: "json (the API's body), ndjson, csv or table"},
@@ -64,7 +65,7 @@ func query(c *cli.Context) error {
 		return usagef("--pretty applies only to --format json")
 	}
 	params := dataset.Params{}
-	for _, name := range []string{"district", "party", "limit", "locality"} {
+	for _, name := range []string{"district", "party", "limit", "offset", "locality"} {
 		if c.IsSet(name) {
 			params[name] = []string{c.String(name)}
 		}
@@ -73,7 +74,7 @@ func query(c *cli.Context) error {
 	if c.NArg() == 2 && len(params) > 0 {
 		// The API ignores parameters on a record; here they can only be
 		// a mistake.
-		return usagef("a record's key takes no --district, --party, --limit or --locality")
+		return usagef("a record's key takes no --district, --party, --limit, --offset or --locality")
 	}
 	ds, err := openDataset(c, c.String("data"))
 	if err != nil {
@@ -90,6 +91,9 @@ func query(c *cli.Context) error {
 		return usageError{err}
 	} else if err != nil {
 		return err // a *dataset.NotFoundError among them: the API's 404
+	}
+	if err := noteLeftOut(c.App.ErrWriter, collection, res); err != nil {
+		return err
 	}
 
 	w := c.App.Writer
@@ -114,6 +118,22 @@ func query(c *cli.Context) error {
 		return nil
 	}
 	return writeColumns(w, format, ds, collection, res)
+}
+
+// noteLeftOut says on stderr, in one line, when records remain after the
+// answer, so that a person counting lines of CSV is not misled; stdout
+// stays the answer alone.
+func noteLeftOut(w io.Writer, c dataset.Collection, res dataset.Result) error {
+	next, more := res.Next()
+	if !more {
+		return nil
+	}
+	shown := fmt.Sprintf("%d of %d %s", res.Count(), res.Total(), c)
+	if res.Offset() > 0 {
+		shown = fmt.Sprintf("%s %d to %d of %d", c, res.Offset()+1, next, res.Total())
+	}
+	_, err := fmt.Fprintf(w, "note: %s; use --limit or --offset for the rest\n", shown)
+	return err
 }
 
 // recordTypes gives each collection's record type, whose JSON field names

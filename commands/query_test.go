@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
@@ -50,13 +51,14 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 		for _, collection := range dataset.Collections {
 			for _, district := range districtValues {
 				for _, party := range partyValues {
-					for _, limit := range []string{"", "1", "7", "500", "0"} {
+					for _, lo := range [][2]string{{"", ""}, {"1", ""}, {"7", ""}, {"500", ""}, {"0", ""}, {"7", "3"}, {"", "141"}} {
+						limit, offset := lo[0], lo[1]
 						q := url.Values{}
 						args := []string{"query", string(collection)}
 						if d.dir != "" {
 							args = append(args, "--data", d.dir)
 						}
-						for _, p := range []struct{ name, value string }{{"district", district}, {"party", party}, {"limit", limit}} {
+						for _, p := range []struct{ name, value string }{{"district", district}, {"party", party}, {"limit", limit}, {"offset", offset}} {
 							if p.value != "" {
 								q.Set(p.name, p.value)
 								args = append(args, "--"+p.name, p.value)
@@ -70,7 +72,7 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 						code, stdout, stderr := run(t, args...)
 						switch rec.Code {
 						case 200:
-							if code != 0 || stderr != "" || !bytes.Equal(normalise([]byte(stdout)), normalise(rec.Body.Bytes())) {
+							if code != 0 || stderr != wantNote(t, collection, rec) || !bytes.Equal(normalise([]byte(stdout)), normalise(rec.Body.Bytes())) {
 								t.Fatalf("%s %s: query exit %d, stderr %q\nquery: %.300s\nserve: %.300s", d.name, target, code, stderr, stdout, rec.Body)
 							}
 						case 400:
@@ -137,6 +139,62 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 				t.Errorf("%s %s: serve answered %d", d.name, r.target, rec.Code)
 			}
 		}
+	}
+}
+
+// wantNote is what query prints on stderr for the answer rec: a note when
+// the server's answer links to a next page, naming what it holds of the
+// total, and nothing otherwise.
+func wantNote(t *testing.T, c dataset.Collection, rec *httptest.ResponseRecorder) string {
+	t.Helper()
+	if rec.Header().Get("Link") == "" {
+		return ""
+	}
+	var env struct {
+		Meta struct{ Count, Total, Offset int }
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil {
+		t.Fatal(err)
+	}
+	m := env.Meta
+	shown := fmt.Sprintf("%d of %d %s", m.Count, m.Total, c)
+	if m.Offset > 0 {
+		shown = fmt.Sprintf("%s %d to %d of %d", c, m.Offset+1, m.Offset+m.Count, m.Total)
+	}
+	return "note: " + shown + "; use --limit or --offset for the rest\n"
+}
+
+// TestQueryNotesWhatTheLimitLeftOut: when records remain after the answer,
+// every format prints the answer alone on stdout and one line on stderr
+// saying what was left out; when none remain, stderr stays empty.
+func TestQueryNotesWhatTheLimitLeftOut(t *testing.T) {
+	const rest = "; use --limit or --offset for the rest\n"
+	tests := []struct {
+		name  string
+		args  []string
+		lines int // of stdout
+		note  string
+	}{
+		{"json, the default limit", []string{"candidates"}, 1, "note: 100 of 140 candidates" + rest},
+		{"ndjson", []string{"candidates", "--format", "ndjson", "--limit", "7"}, 7, "note: 7 of 140 candidates" + rest},
+		{"csv: a header and the rows", []string{"candidates", "--format", "csv"}, 101, "note: 100 of 140 candidates" + rest},
+		{"table", []string{"candidates", "--format", "table", "--party", "pn", "--limit", "10"}, 11, "note: 10 of 59 candidates" + rest},
+		{"a page in the middle", []string{"candidates", "--format", "csv", "--offset", "100", "--limit", "20"}, 21, "note: candidates 101 to 120 of 140" + rest},
+		{"the last page", []string{"candidates", "--format", "csv", "--offset", "100"}, 41, ""},
+		{"everything", []string{"candidates", "--format", "csv", "--limit", "500"}, 141, ""},
+		{"an offset equal to the total", []string{"candidates", "--format", "csv", "--offset", "140"}, 1, ""},
+		{"parties are never cut", []string{"parties", "--format", "csv", "--limit", "1"}, 7, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, append([]string{"query"}, tt.args...)...)
+			if code != 0 || stderr != tt.note {
+				t.Errorf("exit %d, stderr %q; want 0, %q", code, stderr, tt.note)
+			}
+			if n := strings.Count(stdout, "\n"); n != tt.lines {
+				t.Errorf("stdout has %d lines, want %d", n, tt.lines)
+			}
+		})
 	}
 }
 
@@ -243,7 +301,7 @@ func TestQueryUsage(t *testing.T) {
 	}{
 		{"no collection", []string{"query"}, 2, "ballot: query takes one collection: parties, districts or candidates, and at most one record's key\n"},
 		{"two keys", []string{"query", "parties", "pn", "pl"}, 2, "ballot: query takes one collection: parties, districts or candidates, and at most one record's key\n"},
-		{"a key and a filter", []string{"query", "candidates", "toni-bezzina", "--limit", "1"}, 2, "ballot: a record's key takes no --district, --party, --limit or --locality\n"},
+		{"a key and a filter", []string{"query", "candidates", "toni-bezzina", "--limit", "1"}, 2, "ballot: a record's key takes no --district, --party, --limit, --offset or --locality\n"},
 		{"no such record", []string{"query", "districts", "14"}, 1, "ballot: no district has the number or id \"14\"; districts are numbered 1 to 13\n"},
 		{"a misspelt slug", []string{"query", "parties", "pnn"}, 1, "ballot: no party has the slug or id \"pnn\"; did you mean \"pn\"?\n"},
 		{"no such locality", []string{"query", "districts", "--locality", "Atlantis"}, 2, "ballot: locality names no locality of this dataset; give a locality's name, English name or slug\n"},
@@ -256,6 +314,9 @@ func TestQueryUsage(t *testing.T) {
 		{"pretty CSV", []string{"query", "parties", "--format", "csv", "--pretty"}, 2, "ballot: --pretty applies only to --format json\n"},
 		{"unknown flag", []string{"query", "parties", "--sort", "name"}, 2, "ballot: flag provided but not defined: -sort\n"},
 		{"flag without its value", []string{"query", "candidates", "--limit"}, 2, "ballot: flag needs an argument: --limit\n"},
+		{"offset beyond the total", []string{"query", "candidates", "--offset", "141"}, 2, "ballot: offset must be an integer from 0 to 140, the number of candidates matching the filters\n"},
+		{"offset beyond the filters' total", []string{"query", "candidates", "--district", "5", "--party", "pn", "--offset", "7"}, 2, "ballot: offset must be an integer from 0 to 6, the number of candidates matching the filters\n"},
+		{"offset negative", []string{"query", "candidates", "--offset", "-1"}, 2, "ballot: offset must be an integer from 0 to 140, the number of candidates matching the filters\n"},
 		{"broken dataset", []string{"query", "parties", "--data", filepath.Join("testdata", "datasets", "missing-file")}, 1, "districts.json: file is missing\nballot: dataset invalid: 1 error, 0 warnings\n"},
 	}
 	for _, tt := range tests {

@@ -118,7 +118,7 @@ func listSetting(key, usage string, field func(*Config) *[]string) setting {
 // README show them.
 var settings = []setting{
 	stringSetting("listen", "address of the public API", func(c *Config) *string { return &c.Listen }),
-	stringSetting("public_url", "the API's public base `URL`, such as https://elections.example.org, for the catalogue's and OpenAPI's URLs; empty means relative URLs", func(c *Config) *string { return &c.PublicURL }),
+	stringSetting("public_url", "the API's public base `URL`, such as https://elections.example.org, for the catalogue's, OpenAPI's and Link headers' URLs; empty means relative URLs", func(c *Config) *string { return &c.PublicURL }),
 	stringSetting("tls_cert_file", "PEM certificate `FILE` (with its chain) to serve HTTPS and HTTP/2; needs tls_key_file", func(c *Config) *string { return &c.TLSCertFile }),
 	stringSetting("tls_key_file", "PEM private key `FILE` of tls_cert_file", func(c *Config) *string { return &c.TLSKeyFile }),
 	stringSetting("admin_listen", "address of the admin listener (health, metrics, reload); empty turns it off", func(c *Config) *string { return &c.AdminListen }),

@@ -54,6 +54,9 @@ type Dataset struct {
 	emptyList      *list
 	recs           recordAnswers   // one record by its key
 	localities     localityAnswers // the districts holding a locality
+	// districtFilters[n] and partyFilters[p] are meta.filters' district
+	// and party, by number and by candidateKey's party index.
+	districtFilters, partyFilters []string
 }
 
 // LoadDir loads the dataset in directory dir with the default limits
@@ -254,6 +257,7 @@ func (d *Dataset) index() {
 		)
 	})
 
+	d.prepareFilters()
 	d.emptyList = newList[Candidate]("c-", nil)
 	d.partiesList = newList("p", d.parties)
 	d.districtsList = newList("d", d.districts)

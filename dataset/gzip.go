@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"encoding/binary"
 	"hash/crc32"
+	"sync"
 	"time"
 )
 
@@ -76,6 +77,9 @@ func (l *list) end(n int) int {
 
 // AppendGzip appends the gzip encoding of the body AppendJSON writes.
 func (r Result) AppendGzip(dst []byte, generatedAt time.Time) []byte {
+	if r.offset > 0 {
+		return r.appendGzipPage(dst, generatedAt)
+	}
 	gz := &r.list.gz
 	p := r.n
 	for gz.ends[p] < 0 {
@@ -93,6 +97,13 @@ func (r Result) AppendGzip(dst []byte, generatedAt time.Time) []byte {
 		dst = appendStored(dst, chunk, false)
 		extra = extra[len(chunk):]
 	}
+	return r.appendGzipTail(dst, crc, r.list.end(r.n), generatedAt)
+}
+
+// appendGzipTail ends a gzip body whose DEFLATE stream so far is
+// byte-aligned and holds size bytes of CRC-32 crc: the tail of the envelope
+// as the final, stored block, then the gzip trailer.
+func (r Result) appendGzipTail(dst []byte, crc uint32, size int, generatedAt time.Time) []byte {
 	mark := len(dst)
 	dst = append(dst, 1, 0, 0, 0, 0) // BFINAL=1, BTYPE=00, LEN, NLEN
 	dst = r.appendTail(dst, generatedAt)
@@ -101,7 +112,53 @@ func (r Result) AppendGzip(dst []byte, generatedAt time.Time) []byte {
 	binary.LittleEndian.PutUint16(dst[mark+1:], n)
 	binary.LittleEndian.PutUint16(dst[mark+3:], ^n)
 	dst = binary.LittleEndian.AppendUint32(dst, crc32.Update(crc, crc32.IEEETable, tail))
-	return binary.LittleEndian.AppendUint32(dst, uint32(r.list.end(r.n)+len(tail)))
+	return binary.LittleEndian.AppendUint32(dst, uint32(size+len(tail)))
+}
+
+// A page past the first starts at a record no flush point can start at:
+// the prepared stream's back-references reach into the records before it.
+// Its records are compressed when asked for, at the fastest level, by
+// pooled writers that allocate nothing once warm. Preparing a stream that
+// any offset could start from would mean restarting the compressor every
+// few records, which costs the first pages (the answers asked for most) a
+// good part of their compression, or a second copy of every list.
+
+// pageCompressor is a DEFLATE writer appending to a byte slice.
+type pageCompressor struct {
+	fw  *flate.Writer
+	out appender
+}
+
+// appender is an io.Writer that appends to a slice.
+type appender struct{ b []byte }
+
+func (a *appender) Write(p []byte) (int, error) {
+	a.b = append(a.b, p...)
+	return len(p), nil
+}
+
+var pageCompressors = sync.Pool{New: func() any {
+	c := &pageCompressor{}
+	c.fw, _ = flate.NewWriter(&c.out, flate.BestSpeed) // a valid level does not fail
+	return c
+}}
+
+var envelopeStartBytes = []byte(envelopeStart)
+
+// appendGzipPage appends the gzip encoding of a page past the first.
+func (r Result) appendGzipPage(dst []byte, generatedAt time.Time) []byte {
+	records := r.pageRecords()
+	c := pageCompressors.Get().(*pageCompressor)
+	c.out.b = append(dst, gzipHeader...)
+	c.fw.Reset(&c.out)
+	_, _ = c.fw.Write(envelopeStartBytes) // an appender does not fail
+	_, _ = c.fw.Write(records)
+	_ = c.fw.Flush() // byte-aligned, not final: the tail follows
+	dst = c.out.b
+	c.out.b = nil
+	pageCompressors.Put(c)
+	crc := crc32.Update(crc32.ChecksumIEEE(envelopeStartBytes), crc32.IEEETable, records)
+	return r.appendGzipTail(dst, crc, len(envelopeStart)+len(records), generatedAt)
 }
 
 // appendStored appends b as one stored DEFLATE block.

@@ -11,8 +11,9 @@ import (
 )
 
 // TestAppendGzip checks that the gzip body, pieced together from the list
-// compressed at load and a tail compressed per request, is valid gzip of
-// exactly the plain body, for every count.
+// compressed at load and a tail compressed per request, or compressed on
+// request for a page past the first, is valid gzip of exactly the plain
+// body, for every count.
 func TestAppendGzip(t *testing.T) {
 	ds, err := dataset.Default()
 	if err != nil {
@@ -37,6 +38,13 @@ func TestAppendGzip(t *testing.T) {
 		c dataset.Collection
 		p dataset.Params
 	}{dataset.Candidates, dataset.Params{"district": {"5"}, "party": {"pn"}}})
+	// Pages past the first, compressed on request.
+	for _, o := range [][2]string{{"1", "1"}, {"3", "7"}, {"100", ""}, {"139", "500"}, {"140", ""}} {
+		queries = append(queries, struct {
+			c dataset.Collection
+			p dataset.Params
+		}{dataset.Candidates, dataset.Params{"offset": {o[0]}, "limit": {o[1]}}})
+	}
 	for _, q := range queries {
 		res, err := ds.Query(q.c, q.p)
 		if err != nil {

@@ -79,7 +79,7 @@ const (
 
 // Query answers a request for a collection. Parties take no parameters and
 // ignore any given; districts take locality (see lookup.go); candidates take
-// district, party and limit, as documented in the README. Parameters with an empty value count
+// district, party, limit and offset, as documented in the README. Parameters with an empty value count
 // as absent and unknown parameters are ignored. A refused parameter gives a
 // *ParamError naming every refused parameter.
 func (d *Dataset) Query(c Collection, p Params) (Result, error) {
@@ -123,6 +123,7 @@ func (d *Dataset) queryCandidates(p Params) (Result, error) {
 			party = i + 1
 		}
 	}
+	filtersOK := len(bad) == 0 // the offset's range is known only then
 	if v, ok := single(p, "limit", refuse); ok {
 		if n, isNumber := decimal(v); isNumber && n >= 1 && n <= MaxLimit {
 			limit = n
@@ -130,14 +131,17 @@ func (d *Dataset) queryCandidates(p Params) (Result, error) {
 			refuse("limit", reasonLimit)
 		}
 	}
-	if len(bad) > 0 {
-		return Result{}, &ParamError{Params: bad}
-	}
 	l := d.candidateLists[d.candidateKey(district, party)]
 	if l == nil {
 		l = d.emptyList
 	}
-	return Result{list: l, n: min(limit, len(l.ends))}, nil
+	offset := checkOffset(p, filtersOK, len(l.ends), refuse)
+	if len(bad) > 0 {
+		return Result{}, &ParamError{Params: bad}
+	}
+	return Result{list: l, n: min(limit, len(l.ends)-offset), page: page{
+		d: d, offset: offset, limit: limit, district: district, party: party,
+	}}, nil
 }
 
 // single returns the one non-empty value of a parameter. A parameter given
@@ -205,29 +209,38 @@ func partyReason(slugs []string) string {
 	return "must be a party slug (" + list + ") or a party UUID"
 }
 
-// Result is the answer to a query, ready to be written.
+// Result is the answer to a query, ready to be written: n records of a
+// prepared list, from the page's offset on.
 type Result struct {
 	list *list
 	n    int
+	page
 }
 
 // Count is the number of records in the result.
 func (r Result) Count() int { return r.n }
 
-// ETag identifies the result's content: the dataset version, the list and
-// the number of records. It is weak: the body also carries generatedAt.
-func (r Result) ETag() string { return r.list.etags[r.n] }
+// ETag identifies the result's content: the dataset version, the list, the
+// number of records and, past the first page, the offset. It is weak: the
+// body also carries generatedAt.
+func (r Result) ETag() string {
+	if r.offset > 0 {
+		return r.pageETag()
+	}
+	return r.list.etags[r.n]
+}
 
 // AppendJSON appends the response body, the envelope
 // {"data":[...],"meta":{"count":N,"generatedAt":"..."}} and a newline, to
 // dst. The HTTP server and the command line both write bodies through it, so
 // their bytes are the same.
 func (r Result) AppendJSON(dst []byte, generatedAt time.Time) []byte {
-	end := len(envelopeStart)
-	if r.n > 0 {
-		end = r.list.ends[r.n-1]
+	if r.offset > 0 {
+		dst = append(dst, envelopeStart...)
+		dst = append(dst, r.pageRecords()...)
+	} else {
+		dst = append(dst, r.list.data[:r.list.end(r.n)]...)
 	}
-	dst = append(dst, r.list.data[:end]...)
 	return r.appendTail(dst, generatedAt)
 }
 
@@ -235,6 +248,7 @@ func (r Result) AppendJSON(dst []byte, generatedAt time.Time) []byte {
 func (r Result) appendTail(dst []byte, generatedAt time.Time) []byte {
 	dst = append(dst, `],"meta":{"count":`...)
 	dst = strconv.AppendInt(dst, int64(r.n), 10)
+	dst = r.appendPageMeta(dst)
 	dst = append(dst, `,"generatedAt":"`...)
 	dst = AppendTime(dst, generatedAt)
 	return append(dst, "\"}}\n"...)
@@ -268,12 +282,13 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 // IsParam reports whether name is a query parameter of some collection;
 // every other name is ignored.
 func IsParam(name string) bool {
-	return name == "district" || name == "party" || name == "limit" || name == "locality"
+	return name == "district" || name == "party" || name == "limit" || name == "offset" || name == "locality"
 }
 
 // Record returns the encoded JSON of the i-th record of the result, exactly
 // as it appears in the body.
 func (r Result) Record(i int) []byte {
+	i += r.offset
 	start := len(envelopeStart)
 	if i > 0 {
 		start = r.list.ends[i-1] + 1 // past the comma

@@ -38,9 +38,10 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer, 
 	if gz {
 		etag = a.gzipETag
 	}
-	// One allocation holds the two values made per request: the ETag
-	// and the length. A header value is a shared slice (see middleware.go).
-	values := make([]string, 2)
+	// One allocation holds the values made per request: the ETag, the
+	// length and the link to the next page. A header value is a shared
+	// slice (see middleware.go).
+	values := make([]string, 3)
 	values[0] = etag
 	h := w.Header()
 	h["Etag"] = values[0:1:1]
@@ -63,7 +64,10 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer, 
 			body = a.result.AppendJSON((*bp)[:0], now)
 		}
 	}
-	values[1] = strconv.Itoa(len(body))
+	values[1], values[2] = s.lengthAndLink(len(body), r.URL.Path, a.result)
+	if values[2] != "" {
+		h["Link"] = values[2:3:3]
+	}
 	writeHead(w, http.StatusOK, a.contentType, s.cacheControlValue, values[1:2:2])
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)

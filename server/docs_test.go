@@ -753,6 +753,7 @@ func TestOpenAPIExamples(t *testing.T) {
 		r + "BadRequest/content/application~1problem+json/examples/all":           get("/api/public/v1/candidates?district=14&party=nope&limit=0"),
 		r + "NotFound/content/application~1problem+json/examples/unknown":         get("/api/public/v1/ballots"),
 		r + "MethodNotAllowed/content/application~1problem+json/examples/post":    answer(hostRequest{method: http.MethodPost, target: "/api/public/v1/parties", host: "example.com"}),
+		r + "BadRequest/content/application~1problem+json/examples/offset":        get("/api/public/v1/candidates?district=5&party=pn&offset=7"),
 		// Not reachable from outside the package: a fault of the server.
 		r + "InternalServerError/content/application~1problem+json/examples/fault": map[string]any{
 			"type": "about:blank", "title": "Internal Server Error", "status": 500.0, "detail": "the server could not answer this request",

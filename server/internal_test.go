@@ -72,6 +72,7 @@ func TestParseQuery(t *testing.T) {
 		{"%zz=1&limit=2", dataset.Params{"limit": {"2"}}},
 		{"limit=5;district=3", dataset.Params{"limit": {"5;district=3"}}},
 		{"&&limit=1&", dataset.Params{"limit": {"1"}}},
+		{"offset=3&limit=2", dataset.Params{"offset": {"3"}, "limit": {"2"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {
@@ -92,7 +93,7 @@ func TestParseQuery(t *testing.T) {
 // handler: the answer is always a 200 envelope or a 400 problem, never
 // anything else, and a 400 never echoes the client's bytes.
 func FuzzCandidatesQuery(f *testing.F) {
-	for _, seed := range []string{"", "limit=5", "district=5&party=pn", "limit=0", "district=%zz", "party=" + strings.Repeat("a", 300), "limit=1&limit=2", "_=1", "district=D0E4F679-6E46-543C-A8F9-478075ABCC0A", "limit=%00", "party=%c3%28"} {
+	for _, seed := range []string{"", "limit=5", "district=5&party=pn", "limit=0", "district=%zz", "party=" + strings.Repeat("a", 300), "limit=1&limit=2", "_=1", "district=D0E4F679-6E46-543C-A8F9-478075ABCC0A", "limit=%00", "party=%c3%28", "offset=100", "offset=140&limit=1", "district=5&offset=7&limit=3", "offset=141", "offset=-1", "offset=1&offset=1", "offset=%31%30"} {
 		f.Add(seed)
 	}
 	ds, err := dataset.Default()
@@ -112,6 +113,18 @@ func FuzzCandidatesQuery(f *testing.F) {
 			if !strings.HasPrefix(rec.Body.String(), `{"data":[`) {
 				t.Fatalf("200 body %q", rec.Body)
 			}
+			// A page: within the total, with a link to the next
+			// exactly while records remain.
+			var env struct {
+				Meta struct{ Count, Total, Offset int }
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil {
+				t.Fatalf("200 body %q: %v", rec.Body, err)
+			}
+			m := env.Meta
+			if m.Offset+m.Count > m.Total || (m.Offset+m.Count < m.Total) != (rec.Header().Get("Link") != "") {
+				t.Fatalf("query %q: count %d, offset %d, total %d, Link %q", raw, m.Count, m.Offset, m.Total, rec.Header().Get("Link"))
+			}
 		case http.StatusBadRequest:
 			if rec.Header().Get("Content-Type") != "application/problem+json" {
 				t.Fatalf("400 Content-Type %q", rec.Header().Get("Content-Type"))
@@ -128,7 +141,7 @@ func FuzzCandidatesQuery(f *testing.F) {
 // FuzzParseQuery checks that splitting never fails and keeps only the
 // parameters the API knows.
 func FuzzParseQuery(f *testing.F) {
-	for _, seed := range []string{"", "limit=5&limit=6", "%zz=1", "a=b=c", "limit=%", "&&&", "district=1;party=2"} {
+	for _, seed := range []string{"", "limit=5&limit=6", "%zz=1", "a=b=c", "limit=%", "&&&", "district=1;party=2", "offset=3&offset=", "%6Fffset=1"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {

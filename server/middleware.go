@@ -18,7 +18,7 @@ import (
 // slice (net/http only reads header values; an Add copies).
 var (
 	starValue       = []string{"*"}
-	exposedValue    = []string{"ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit"}
+	exposedValue    = []string{"ETag, Link, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit"}
 	nosniffValue    = []string{"nosniff"}
 	allowValue      = []string{allowedMethods}
 	maxAgeDayValue  = []string{"86400"}

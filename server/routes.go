@@ -48,7 +48,8 @@ var endpoints = [...]endpoint{
 		"Candidates, ordered by their primary district's number, family name, given name, then id; the filters combine with AND.", []parameter{
 			{"district", "A district number from 1 to 13, or a district UUID: keeps the candidates whose primary_district_id is that district.", nil},
 			{"party", "A party slug or a party UUID, in any letter case: keeps the candidates of that party.", nil},
-			{"limit", "An integer from 1 to 500: returns at most that many candidates, the first of the order.", &defaultLimit},
+			{"limit", "An integer from 1 to 500: returns at most that many candidates, the first of the order from offset on.", &defaultLimit},
+			{"offset", "An integer from 0 to meta.total: skips that many of the matching candidates; the Link header names the next page.", &defaultOffset},
 		}},
 	{"/parties/{slug_or_id}", "party", partiesCounter, record(dataset.Parties), "application/json",
 		"One party by its slug or id, in any letter case; 404 when none has it.", []parameter{
@@ -71,6 +72,8 @@ var endpoints = [...]endpoint{
 }
 
 var defaultLimit = dataset.DefaultLimit
+
+var defaultOffset = 0
 
 // otherRoute is the route of every path that is no endpoint's.
 const otherRoute = len(endpoints)

@@ -59,9 +59,9 @@ type Options struct {
 	// Now is the clock; tests fix it.
 	Now func() time.Time
 	// PublicURL is the API's public base URL, such as
-	// "https://elections.example.org", from which the catalogue and the
-	// OpenAPI description make their URLs; a trailing slash is ignored.
-	// Empty, their URLs are relative.
+	// "https://elections.example.org", from which the catalogue, the
+	// OpenAPI description and the candidates' Link headers make their
+	// URLs; a trailing slash is ignored. Empty, their URLs are relative.
 	PublicURL string
 }
 

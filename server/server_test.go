@@ -131,7 +131,7 @@ func wantHeaders(t *testing.T, h http.Header, want map[string]string) {
 // Headers every response carries, whatever its status.
 var everyResponse = map[string]string{
 	"Access-Control-Allow-Origin":   "*",
-	"Access-Control-Expose-Headers": "ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit",
+	"Access-Control-Expose-Headers": "ETag, Link, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit",
 	"X-Content-Type-Options":        "nosniff",
 	"X-RateLimit-Limit":             "60",
 	"X-RateLimit-Remaining":         "59",
@@ -155,6 +155,12 @@ var success = map[string]string{
 	"Cache-Control": "public, max-age=60",
 	"Vary":          "Accept-Encoding",
 	"Retry-After":   "",
+	"Link":          "",
+}
+
+// linkTo is a success whose records continue on the next page, query.
+func linkTo(query string) map[string]string {
+	return merge(success, map[string]string{"Link": "</api/public/v1/candidates?" + query + `>; rel="next"`})
 }
 
 var failure = map[string]string{
@@ -181,9 +187,9 @@ func TestEndpoints(t *testing.T) {
 	}{
 		{"parties, ordered by name", request{target: "/api/public/v1/parties"}, 200, success, "parties.json"},
 		{"districts 1 to 13 with their localities", request{target: "/api/public/v1/districts"}, 200, success, "districts.json"},
-		{"candidates, default limit 100 in the documented order", request{target: "/api/public/v1/candidates"}, 200, success, "candidates.json"},
+		{"candidates, default limit 100 in the documented order", request{target: "/api/public/v1/candidates"}, 200, linkTo("limit=100&offset=100"), "candidates.json"},
 		{"candidates, limit 500 returns all", request{target: "/api/public/v1/candidates?limit=500"}, 200, success, "candidates-limit-500.json"},
-		{"candidates, limit 1", request{target: "/api/public/v1/candidates?limit=1"}, 200, success, "candidates-limit-1.json"},
+		{"candidates, limit 1", request{target: "/api/public/v1/candidates?limit=1"}, 200, linkTo("limit=1&offset=1"), "candidates-limit-1.json"},
 		{"district by number", request{target: "/api/public/v1/candidates?district=5"}, 200, success, "candidates-district-5.json"},
 		{"district by UUID in upper case", request{target: "/api/public/v1/candidates?district=" + strings.ToUpper(district5ID)}, 200, success, "candidates-district-5.json"},
 		{"district number with a leading zero", request{target: "/api/public/v1/candidates?district=05"}, 200, success, "candidates-district-5.json"},
@@ -191,10 +197,16 @@ func TestEndpoints(t *testing.T) {
 		{"party by UUID in upper case", request{target: "/api/public/v1/candidates?party=" + strings.ToUpper(partyPNID)}, 200, success, "candidates-party-pn.json"},
 		{"district and party together: both must match", request{target: "/api/public/v1/candidates?district=5&party=pn"}, 200, success, "candidates-district-5-party-pn.json"},
 		{"valid filters matching nothing", request{target: "/api/public/v1/candidates?district=13&party=volt"}, 200, success, "empty.json"},
-		{"empty values count as absent", request{target: "/api/public/v1/candidates?district=&party=&limit="}, 200, success, "candidates.json"},
-		{"unknown parameters are ignored", request{target: "/api/public/v1/candidates?_=1700000000&foo=bar&limit=1"}, 200, success, "candidates-limit-1.json"},
-		{"percent-encoded values are decoded", request{target: "/api/public/v1/candidates?%6Cimit=%31"}, 200, success, "candidates-limit-1.json"},
-		{"parameters on parties are ignored", request{target: "/api/public/v1/parties?limit=0&district=99"}, 200, success, "parties.json"},
+		{"empty values count as absent", request{target: "/api/public/v1/candidates?district=&party=&limit=&offset="}, 200, linkTo("limit=100&offset=100"), "candidates.json"},
+		{"unknown parameters are ignored", request{target: "/api/public/v1/candidates?_=1700000000&foo=bar&limit=1"}, 200, linkTo("limit=1&offset=1"), "candidates-limit-1.json"},
+		{"percent-encoded values are decoded", request{target: "/api/public/v1/candidates?%6Cimit=%31"}, 200, linkTo("limit=1&offset=1"), "candidates-limit-1.json"},
+		{"parameters on parties are ignored", request{target: "/api/public/v1/parties?limit=0&district=99&offset=-1"}, 200, success, "parties.json"},
+		{"offset 0 is the first page", request{target: "/api/public/v1/candidates?offset=0"}, 200, linkTo("limit=100&offset=100"), "candidates.json"},
+		{"offset 100: the last page, with no link", request{target: "/api/public/v1/candidates?offset=100"}, 200, success, "candidates-offset-100.json"},
+		{"offset with a leading zero", request{target: "/api/public/v1/candidates?offset=0100&limit=100"}, 200, success, "candidates-offset-100.json"},
+		{"a page in the middle links the next, filters in canonical form", request{target: "/api/public/v1/candidates?party=PN&district=" + strings.ToUpper(district5ID) + "&limit=2&offset=2"}, 200, linkTo("district=5&party=pn&limit=2&offset=4"), "candidates-district-5-party-pn-offset-2.json"},
+		{"the filters' canonical form whatever form they came in", request{target: "/api/public/v1/candidates?party=" + strings.ToUpper(partyPNID) + "&district=05&limit=2&offset=2"}, 200, linkTo("district=5&party=pn&limit=2&offset=4"), "candidates-district-5-party-pn-offset-2.json"},
+		{"offset equal to the total: no records", request{target: "/api/public/v1/candidates?district=5&party=pn&offset=6"}, 200, success, "candidates-offset-total.json"},
 
 		{"limit 0", request{target: "/api/public/v1/candidates?limit=0"}, 400, failure, "400-limit.json"},
 		{"limit 501", request{target: "/api/public/v1/candidates?limit=501"}, 400, failure, "400-limit.json"},
@@ -213,6 +225,17 @@ func TestEndpoints(t *testing.T) {
 		{"party malformed", request{target: "/api/public/v1/candidates?party=a_b%00"}, 400, failure, "400-party.json"},
 		{"parameter given twice", request{target: "/api/public/v1/candidates?limit=5&limit=5"}, 400, failure, "400-limit-twice.json"},
 		{"every refused parameter is named", request{target: "/api/public/v1/candidates?district=14&party=nope&limit=0"}, 400, failure, "400-all.json"},
+		{"offset beyond the total", request{target: "/api/public/v1/candidates?offset=141"}, 400, failure, "400-offset.json"},
+		{"offset negative", request{target: "/api/public/v1/candidates?offset=-1"}, 400, failure, "400-offset.json"},
+		{"offset not a number", request{target: "/api/public/v1/candidates?offset=abc"}, 400, failure, "400-offset.json"},
+		{"offset fractional", request{target: "/api/public/v1/candidates?offset=1.5"}, 400, failure, "400-offset.json"},
+		{"offset with a plus sign", request{target: "/api/public/v1/candidates?offset=%2B1"}, 400, failure, "400-offset.json"},
+		{"offset huge", request{target: "/api/public/v1/candidates?offset=99999999999999999999999"}, 400, failure, "400-offset.json"},
+		{"offset badly percent-encoded", request{target: "/api/public/v1/candidates?offset=%zz"}, 400, failure, "400-offset.json"},
+		{"offset beyond the total of the filters", request{target: "/api/public/v1/candidates?district=5&party=pn&offset=7"}, 400, failure, "400-offset-filtered.json"},
+		{"offset given twice", request{target: "/api/public/v1/candidates?offset=1&offset=1"}, 400, failure, "400-offset-twice.json"},
+		{"offset beside a refused filter: its range is unknown", request{target: "/api/public/v1/candidates?district=14&limit=0&offset=x"}, 400, failure, "400-offset-unknown-range.json"},
+		{"a valid offset beside a refused filter is not named", request{target: "/api/public/v1/candidates?district=14&offset=500"}, 400, failure, "400-district.json"},
 
 		{"unknown path", request{target: "/api/public/v1/ballots"}, 404, failure, "404.json"},
 		{"trailing slash", request{target: "/api/public/v1/parties/"}, 404, failure, "404.json"},
@@ -258,7 +281,17 @@ func checkEnvelope(t *testing.T, body []byte) {
 	var env struct {
 		Data []json.RawMessage `json:"data"`
 		Meta struct {
-			Count       *int   `json:"count"`
+			Count   *int `json:"count"`
+			Total   *int `json:"total"`
+			Limit   *int `json:"limit"`
+			Offset  *int `json:"offset"`
+			Filters *struct {
+				District *struct {
+					Number int
+					ID     string
+				} `json:"district"`
+				Party *struct{ Slug, ID string } `json:"party"`
+			} `json:"filters"`
 			GeneratedAt string `json:"generatedAt"`
 		} `json:"meta"`
 	}
@@ -272,6 +305,18 @@ func checkEnvelope(t *testing.T, body []byte) {
 	}
 	if env.Meta.Count == nil || *env.Meta.Count != len(env.Data) {
 		t.Errorf("meta.count = %v, want %d", env.Meta.Count, len(env.Data))
+	}
+	m := env.Meta
+	switch {
+	case m.Total == nil:
+		t.Error("meta.total is missing")
+	case m.Limit == nil && *m.Total != len(env.Data): // parties, districts
+		t.Errorf("meta.total = %d, want count, %d", *m.Total, len(env.Data))
+	case m.Limit != nil && (m.Offset == nil || m.Filters == nil):
+		t.Errorf("a page's meta without offset or filters: %s", body)
+	case m.Limit != nil && (len(env.Data) > *m.Limit || *m.Offset+len(env.Data) > *m.Total ||
+		len(env.Data) < *m.Limit && *m.Offset+len(env.Data) != *m.Total):
+		t.Errorf("meta says count %d, total %d, limit %d, offset %d: not a page of the total", len(env.Data), *m.Total, *m.Limit, *m.Offset)
 	}
 	if _, err := time.Parse(dataset.TimeFormat, env.Meta.GeneratedAt); err != nil || len(env.Meta.GeneratedAt) != 24 {
 		t.Errorf("generatedAt = %q, want YYYY-MM-DDTHH:MM:SS.mmmZ", env.Meta.GeneratedAt)
@@ -298,7 +343,8 @@ func checkProblem(t *testing.T, body []byte, status int) {
 }
 
 // TestCandidateOrder checks the documented total order on the whole
-// collection, and that a smaller limit is a prefix of a larger one.
+// collection, and that a smaller limit is a prefix of a larger one at the
+// same offset.
 func TestCandidateOrder(t *testing.T) {
 	ds := malta(t)
 	number := map[string]int{}
@@ -328,6 +374,19 @@ func TestCandidateOrder(t *testing.T) {
 		}
 		if !slices.EqualFunc(some.Data, all.Data[:n], func(a, b dataset.Candidate) bool { return a.ID == b.ID }) {
 			t.Errorf("limit=%d is not the first %d records of the full order", n, n)
+		}
+	}
+	// At an offset, a smaller limit is a prefix of a larger one too.
+	for _, offset := range []int{1, 7, 100, 139} {
+		for _, n := range []int{1, 13, 500} {
+			var some struct{ Data []dataset.Candidate }
+			if err := json.Unmarshal(do(t, s, request{target: "/api/public/v1/candidates?offset=" + itoa(offset) + "&limit=" + itoa(n)}).Body.Bytes(), &some); err != nil {
+				t.Fatal(err)
+			}
+			want := all.Data[offset:min(offset+n, len(all.Data))]
+			if !slices.EqualFunc(some.Data, want, func(a, b dataset.Candidate) bool { return a.ID == b.ID }) {
+				t.Errorf("offset=%d&limit=%d is not records %d to %d of the full order", offset, n, offset, offset+len(want))
+			}
 		}
 	}
 }

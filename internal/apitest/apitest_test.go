@@ -19,7 +19,7 @@ func TestDocumentIsValid(t *testing.T) {
 func every() http.Header {
 	return http.Header{
 		"Access-Control-Allow-Origin":   {"*"},
-		"Access-Control-Expose-Headers": {"ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit"},
+		"Access-Control-Expose-Headers": {"ETag, Link, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit"},
 		"X-Content-Type-Options":        {"nosniff"},
 		"X-Ratelimit-Limit":             {"60"},
 		"X-Ratelimit-Remaining":         {"59"},
@@ -43,9 +43,12 @@ func with(h http.Header, kv ...string) http.Header {
 
 const (
 	party   = `{"id":"2acf0508-f838-57a5-918a-affa0a1b1d89","slug":"pn","name":"Partit Nazzjonalista","short_name":"PN","name_en":"Nationalist Party","color":null,"website":"https://pn.org.mt","leader_name":null,"logo_url":null,"wikipedia_url":null}`
-	parties = `{"data":[` + party + `],"meta":{"count":1,"generatedAt":"2026-11-21T04:15:00.123Z"}}` + "\n"
-	p500    = `{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"the server could not answer this request"}` + "\n"
-	p404    = `{"type":"about:blank","title":"Not Found","status":404,"detail":"there is no endpoint at this path"}` + "\n"
+	parties = `{"data":[` + party + `],"meta":{"count":1,"total":1,"generatedAt":"2026-11-21T04:15:00.123Z"}}` + "\n"
+	// A page of no candidates: district 13 has no Volt candidate.
+	candidates = `{"data":[],"meta":{"count":0,"total":0,"limit":100,"offset":0,"filters":{"district":null,"party":{"slug":"volt","id":"e9e73bd0-08df-5d37-92c6-82bde490c1d5"}},"generatedAt":"2026-11-21T04:15:00.123Z"}}` + "\n"
+	next       = `</api/public/v1/candidates?party=pn&limit=1&offset=1>; rel="next"`
+	p500       = `{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"the server could not answer this request"}` + "\n"
+	p404       = `{"type":"about:blank","title":"Not Found","status":404,"detail":"there is no endpoint at this path"}` + "\n"
 )
 
 func gz(s string) []byte {
@@ -71,6 +74,13 @@ func TestCheckFindsLies(t *testing.T) {
 		fault  string // "" when the answer is right
 	}{
 		{"a right answer", "GET", "/api/public/v1/parties", 200, ok, parties, ""},
+		{"a page with a link to the next", "GET", "/api/public/v1/candidates?party=pn&limit=1", 200, with(ok, "Link", next), candidates, ""},
+		{"HEAD of a page with a link", "HEAD", "/api/public/v1/candidates?party=pn&limit=1", 200, with(ok, "Link", next), "", ""},
+		{"a link on parties", "GET", "/api/public/v1/parties", 200, with(ok, "Link", next), parties, "header Link"},
+		{"a link of another relation", "GET", "/api/public/v1/candidates", 200, with(ok, "Link", strings.Replace(next, "next", "last", 1)), candidates, "header Link"},
+		{"a page without its filters", "GET", "/api/public/v1/candidates", 200, ok, strings.Replace(candidates, `"filters"`, `"filter"`, 1), "filters"},
+		{"a page without total", "GET", "/api/public/v1/candidates", 200, ok, strings.Replace(candidates, `"total":0,`, "", 1), "total"},
+		{"a filter not in canonical form", "GET", "/api/public/v1/candidates", 200, ok, strings.Replace(candidates, `"volt"`, `"Volt"`, 1), "slug"},
 		{"gzipped", "GET", "/api/public/v1/parties", 200, with(ok, "Content-Encoding", "gzip"), string(gz(parties)), ""},
 		{"a 500 problem", "GET", "/api/public/v1/parties", 500, problem, p500, ""},
 		{"HEAD: the body is not read", "HEAD", "/api/public/v1/parties", 200, ok, "junk", ""},

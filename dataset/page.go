@@ -1,0 +1,142 @@
+package dataset
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// A candidates answer is one page of a prepared list: the records from an
+// offset on, at most the limit of them. Its meta says what the request was
+// understood to ask (the limit, the offset and the filters, each filter in
+// its canonical form) and how many records match (total), so that a client
+// knows what the limit left out. The other collections are not paged: their
+// meta carries total too, equal to count, so every envelope has it.
+
+// page is what a candidates answer says of itself besides its records. The
+// zero page is an answer that is not paged.
+type page struct {
+	d        *Dataset // nil: the collection is not paged
+	offset   int      // records of the list before the first of the answer
+	limit    int      // the limit applied
+	district int      // the district filter's number; 0 for none
+	party    int      // the party filter, as in candidateKey: index+1; 0 for none
+}
+
+// Total is the number of records matching the query's filters, before the
+// limit and offset.
+func (r Result) Total() int {
+	if r.d == nil {
+		return r.n
+	}
+	return len(r.list.ends)
+}
+
+// Offset is the number of matching records before the first of the result.
+func (r Result) Offset() int { return r.offset }
+
+// Next returns the offset of the page after this one, and whether records
+// remain after this one for it to hold.
+func (r Result) Next() (int, bool) {
+	next := r.offset + r.n
+	return next, r.d != nil && next < len(r.list.ends)
+}
+
+// AppendNextQuery appends the query string of the page after this one: the
+// filters in canonical form (a district by number, a party by slug), the
+// limit and the next offset, as in "district=5&party=pn&limit=100&offset=100".
+// Numbers and slugs need no escaping in a URL.
+func (r Result) AppendNextQuery(dst []byte) []byte {
+	next, _ := r.Next()
+	if r.district > 0 {
+		dst = append(dst, "district="...)
+		dst = strconv.AppendInt(dst, int64(r.district), 10)
+		dst = append(dst, '&')
+	}
+	if r.party > 0 {
+		dst = append(dst, "party="...)
+		dst = append(dst, r.d.parties[r.party-1].Slug...)
+		dst = append(dst, '&')
+	}
+	dst = append(dst, "limit="...)
+	dst = strconv.AppendInt(dst, int64(r.limit), 10)
+	dst = append(dst, "&offset="...)
+	return strconv.AppendInt(dst, int64(next), 10)
+}
+
+// appendPageMeta appends the keys of meta that follow count: total, and
+// for a page its limit, offset and filters, as in
+// ,"total":19,"limit":2,"offset":0,"filters":{"district":{…},"party":null}.
+func (r Result) appendPageMeta(dst []byte) []byte {
+	dst = append(dst, `,"total":`...)
+	dst = strconv.AppendInt(dst, int64(r.Total()), 10)
+	if r.d == nil {
+		return dst
+	}
+	dst = append(dst, `,"limit":`...)
+	dst = strconv.AppendInt(dst, int64(r.limit), 10)
+	dst = append(dst, `,"offset":`...)
+	dst = strconv.AppendInt(dst, int64(r.offset), 10)
+	dst = append(dst, `,"filters":{"district":`...)
+	dst = append(dst, r.d.districtFilters[r.district]...)
+	dst = append(dst, `,"party":`...)
+	dst = append(dst, r.d.partyFilters[r.party]...)
+	return append(dst, '}')
+}
+
+// pageRecords is the records of a page, without the envelope: a slice of
+// the list's prepared bytes.
+func (r Result) pageRecords() []byte {
+	if r.n == 0 {
+		return nil
+	}
+	return r.list.data[r.list.end(r.offset)+1 : r.list.end(r.offset+r.n)] // +1: past the comma
+}
+
+// pageETag is the ETag of a page past the first: the first page's tag for
+// the same count, with the offset. The first pages' tags are prepared at
+// load; later pages are asked for less, and preparing a tag for every
+// offset and count would take memory the square of the list's length.
+func (r Result) pageETag() string {
+	tag := r.list.etags[r.n]
+	return tag[:len(tag)-1] + "@" + strconv.Itoa(r.offset) + `"`
+}
+
+// prepareFilters encodes, for meta.filters, each district as the district
+// filter echoes it ({"number":5,"id":"…"}) and each party as the party
+// filter does ({"slug":"pn","id":"…"}); index 0 of each, no filter, is null.
+func (d *Dataset) prepareFilters() {
+	d.districtFilters = make([]string, DistrictCount+1)
+	d.districtFilters[0] = "null"
+	for _, dist := range d.districts {
+		d.districtFilters[dist.Number] = string(encodeRecord(struct {
+			Number int    `json:"number"`
+			ID     string `json:"id"`
+		}{dist.Number, dist.ID}))
+	}
+	d.partyFilters = make([]string, len(d.parties)+1)
+	d.partyFilters[0] = "null"
+	for i, p := range d.parties {
+		d.partyFilters[i+1] = string(encodeRecord(struct {
+			Slug string `json:"slug"`
+			ID   string `json:"id"`
+		}{p.Slug, p.ID}))
+	}
+}
+
+// checkOffset reads the offset parameter: decimal digits from 0 to total,
+// the number of records matching the filters, and 0 when absent. When the
+// filters were refused, total is unknown, and only the form is checked.
+func checkOffset(p Params, filtersOK bool, total int, refuse func(name, reason string)) int {
+	v, ok := single(p, "offset", refuse)
+	if !ok {
+		return 0
+	}
+	n, isNumber := decimal(v)
+	switch {
+	case !filtersOK && (!isNumber || n < 0):
+		refuse("offset", "must be an integer from 0 to the number of candidates matching the filters")
+	case filtersOK && (!isNumber || n < 0 || n > total):
+		refuse("offset", fmt.Sprintf("must be an integer from 0 to %d, the number of candidates matching the filters", total))
+	}
+	return max(n, 0)
+}
