@@ -5,6 +5,7 @@
 package server
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"strconv"
@@ -51,6 +52,10 @@ type Options struct {
 	AccessLog bool
 	// Now is the clock; tests fix it.
 	Now func() time.Time
+	// RateLimitStore, when set, holds the rate-limit counts every replica
+	// shares; nil counts in this process alone. Run RunLimitSync to keep
+	// the counts in step with it.
+	RateLimitStore ratelimit.Store
 	// PublicURL is the API's public base URL, such as
 	// "https://elections.example.org", from which the catalogue and the
 	// OpenAPI description make their URLs; a trailing slash is ignored.
@@ -84,6 +89,7 @@ type Server struct {
 	opts              Options
 	injectedClock     bool // opts.Now is not time.Now
 	limiter           *ratelimit.Limiter
+	limitSync         *ratelimit.Sync // nil without a RateLimitStore
 	metrics           *metrics
 	publicURL         string // with no trailing slash
 	cacheControlValue []string
@@ -110,10 +116,28 @@ func New(ds *dataset.Dataset, opts Options) *Server {
 		policyValue:   []string{`"endpoint";q=` + strconv.Itoa(opts.RateLimit) + ";w=" + strconv.Itoa(int(opts.RateWindow/time.Second))},
 	}
 	s.cacheControlValue = []string{"public, max-age=" + strconv.Itoa(int(opts.CacheMaxAge/time.Second))}
+	if opts.RateLimitStore != nil {
+		s.limitSync = ratelimit.NewSync(s.limiter, opts.RateLimitStore, ratelimit.SyncOptions{
+			Logger: opts.Logger,
+			Cycle:  func(d time.Duration) { s.metrics.syncCycle.Observe(d.Seconds()) },
+		})
+	}
 	s.metrics = newMetrics(s)
 	s.setDataset(ds)
 	s.handler = s.routes()
 	return s
+}
+
+// RunLimitSync keeps the rate-limit counts in step with the RateLimitStore
+// until ctx ends: it checks the store once (a store that does not answer is
+// logged, and requests are counted here alone until it does), then syncs
+// every 100 ms, off the request path. Without a store it returns at once.
+func (s *Server) RunLimitSync(ctx context.Context) {
+	if s.limitSync == nil {
+		return
+	}
+	_ = s.limitSync.Start(ctx)
+	s.limitSync.Run(ctx)
 }
 
 // ServeHTTP answers one request of the public API.
