@@ -85,6 +85,6 @@ med() { awk -F'\t' -v s="$1" -v col="$2" 'NR > 1 && $2 == s { print $col }' "$RE
 		printf '%-8s | %8.0f %8.0f %8.0f\n' "$s" "$(med "$s" 3)" "$(med "$s" 4)" "$(med "$s" 5)"
 	done
 	echo "redis/memory throughput: $(ratio "$(med redis 3)" "$(med memory 3)") (goal: at least 0.80)"
-	echo "redis store: $SYNCS syncs, $KEYS client counts sent, $ERRS errors; redis-server CPU $((REDIS_CPU / $(getconf CLK_TCK))) s"
+	echo "redis store: $SYNCS syncs, $KEYS client counts sent, $ERRS errors; redis-server CPU $(awk -v t="$REDIS_CPU" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }') s"
 	echo "non-2xx answers and errors in all runs: $(awk -F'\t' 'NR > 1 { n += $6 + $7 } END { print n + 0 }' "$RESULTS"); runs started on a busy machine after waiting ${QUIET_WAIT:-30}s for quiet: ${NOISY_WAITS:-0}"
 } | tee "$OUT/redis-summary.txt"

@@ -154,9 +154,12 @@ type item struct {
 	start int64  // window start, nanoseconds since Limiter.base
 	count uint32 // requests counted in this window, saturating
 	key   Key
-	// pending counts, for a shared Limiter, the requests taken here that
-	// the store has not been told of yet, saturating. It fills what would
-	// otherwise be padding, so sharing costs no memory per item.
+	// adopted and pending fill what would otherwise be padding, so sharing
+	// costs no memory per item. adopted tells, for a shared Limiter, that
+	// the window's end came from the store (see fold), so it need not be
+	// asked for again; pending counts the requests taken here that the
+	// store has not been told of yet, saturating.
+	adopted bool
 	pending uint16
 }
 
@@ -313,7 +316,7 @@ func (l *Limiter) TakeAt(k Key, nowT time.Time) Decision {
 			// back, or a store moved the window's start (see fold),
 			// restarting in place leaves the ring slightly out of
 			// order, which only delays expiry and eviction a little.
-			it.start, it.count, it.pending = t, 1, 0
+			it.start, it.count, it.pending, it.adopted = t, 1, 0, false
 		}
 		if l.shared {
 			s.addPending(it, seq)

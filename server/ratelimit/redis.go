@@ -25,18 +25,29 @@ type RedisStore struct {
 // share a Redis with other data.
 const RedisKeyPrefix = "ballot:ratelimit:"
 
-// addScript adds each ARGV pair's count to its key and gives the key the
-// pair's lifetime (ms) if it has none, so the first replica to create it
-// fixes the window; it returns each key's total and remaining lifetime.
-// One script for a batch is one round trip, and it runs atomically.
+// addScript adds each key's count (ARGV triples: count, lifetime in ms,
+// and 1 when the caller knows the lifetime already) and gives a key it
+// creates the caller's lifetime, so the first replica to create it fixes
+// the window; it returns each key's total and remaining lifetime (0 when
+// the caller knows it, so the common case costs one call per key). A key
+// is never left without a lifetime: INCRBY creates it only when it is
+// absent, and then the total is the count. One script for a batch is one
+// round trip, and it runs atomically.
 var addScript = redis.NewScript(`
 local out = {}
 for i, key in ipairs(KEYS) do
-  local n = redis.call('INCRBY', key, ARGV[2*i-1])
-  local ttl = redis.call('PTTL', key)
-  if ttl < 0 then
-    ttl = tonumber(ARGV[2*i])
+  local delta = tonumber(ARGV[3*i-2])
+  local n = redis.call('INCRBY', key, delta)
+  local ttl = 0
+  if n == delta then
+    ttl = tonumber(ARGV[3*i-1])
     redis.call('PEXPIRE', key, ttl)
+  elseif ARGV[3*i] == '0' then
+    ttl = redis.call('PTTL', key)
+    if ttl < 0 then
+      ttl = tonumber(ARGV[3*i-1])
+      redis.call('PEXPIRE', key, ttl)
+    end
   end
   out[2*i-1] = n
   out[2*i] = ttl
@@ -108,7 +119,11 @@ func (r *RedisStore) Add(ctx context.Context, deltas []Delta) ([]Total, error) {
 	r.keys, r.args = r.keys[:0], r.args[:0]
 	for _, d := range deltas {
 		r.keys = append(r.keys, RedisKey(d.Key))
-		r.args = append(r.args, d.N, max(d.Left.Milliseconds(), 1))
+		known := 0
+		if d.Known {
+			known = 1
+		}
+		r.args = append(r.args, d.N, max(d.Left.Milliseconds(), 1), known)
 	}
 	v, err := addScript.Run(ctx, r.client, r.keys, r.args...).Int64Slice()
 	if err != nil {

@@ -78,8 +78,18 @@ func TestRedisStore(t *testing.T) {
 	if got[0].N != 5 || got[0].Left > 40*time.Second {
 		t.Errorf("second Add: %+v, want 5 with the first lifetime (at most 40 s) kept", got[0])
 	}
-	if n := srv.Keys(t); n != 2 {
-		t.Errorf("DBSIZE %d, want 2", n)
+	// A caller that knows the lifetime is not told it again, unless the
+	// key is new.
+	c := key("192.0.2.11", 0)
+	got, err = store.Add(ctx, []ratelimit.Delta{{Key: a, N: 1, Left: time.Second, Known: true}, {Key: c, N: 2, Left: 20 * time.Second, Known: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != (ratelimit.Total{N: 6}) || got[1] != (ratelimit.Total{N: 2, Left: 20 * time.Second}) {
+		t.Errorf("Add with known lifetimes: %+v, want 6 with no lifetime and 2 with its own", got)
+	}
+	if n := srv.Keys(t); n != 3 {
+		t.Errorf("DBSIZE %d, want 3", n)
 	}
 
 	srv.Stop(t, syscall.SIGKILL)

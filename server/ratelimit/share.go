@@ -37,13 +37,17 @@ type Delta struct {
 	// this replica sees it: the lifetime a store gives a counter it
 	// creates, so the first replica to create it fixes the window.
 	Left time.Duration
+	// Known tells that this replica already has the counter's lifetime:
+	// the store need not look it up, unless it creates the counter.
+	Known bool
 }
 
 // Total is a key's shared counter after a sync.
 type Total struct {
 	// N is the requests every replica counted in the key's window.
 	N int64
-	// Left is the time until the shared window ends.
+	// Left is the time until the shared window ends; 0 when the delta's
+	// Known was set and the store did not look it up.
 	Left time.Duration
 }
 
@@ -52,7 +56,8 @@ type Total struct {
 type Store interface {
 	// Add adds each delta's N to its key's counter, creating the counter
 	// for Left when there is none, and returns every counter's total and
-	// remaining lifetime, in the order of deltas.
+	// remaining lifetime (which it may leave 0 for a delta marked Known),
+	// in the order of deltas.
 	Add(ctx context.Context, deltas []Delta) ([]Total, error)
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error
@@ -115,9 +120,10 @@ const (
 
 // collected is one item's pending count, taken by collect.
 type collected struct {
-	key   Key
-	n     uint16
-	start int64 // the item's window start, to tell its window from a later one
+	key     Key
+	n       uint16
+	adopted bool
+	start   int64 // the item's window start, to tell its window from a later one
 }
 
 // NewSync makes l a shared Limiter whose counts store holds. It must be
@@ -221,7 +227,7 @@ func (s *Sync) Sync(ctx context.Context) error {
 		s.deltas = s.deltas[:0]
 		t := int64(s.l.now().Sub(s.l.base))
 		for _, c := range part {
-			s.deltas = append(s.deltas, Delta{Key: c.key, N: int64(c.n), Left: time.Duration(max(c.start+s.l.window-t, int64(time.Millisecond)))})
+			s.deltas = append(s.deltas, Delta{Key: c.key, N: int64(c.n), Left: time.Duration(max(c.start+s.l.window-t, int64(time.Millisecond))), Known: c.adopted})
 		}
 		totals, err := s.store.Add(ctx, s.deltas)
 		if err == nil && len(totals) != len(part) {
@@ -313,7 +319,7 @@ func (l *Limiter) collect(out []collected, t int64) []collected {
 			}
 			it := &s.ring[seq&rmask]
 			if it.pending > 0 && t-it.start < l.window {
-				out = append(out, collected{key: it.key, n: it.pending, start: it.start})
+				out = append(out, collected{key: it.key, n: it.pending, adopted: it.adopted, start: it.start})
 			}
 			it.pending = 0
 		}
@@ -363,5 +369,6 @@ func (l *Limiter) fold(c collected, total Total, at int64) {
 	it.count = max(it.count, uint32(n))
 	if total.Left > 0 && int64(total.Left) <= l.window {
 		it.start = at + int64(total.Left) - l.window
+		it.adopted = true
 	}
 }
