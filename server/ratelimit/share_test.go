@@ -393,3 +393,52 @@ func TestSharedTakeStillMatchesTheContract(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentTakeAndSyncCountEveryRequestOnce: requests taken while
+// syncs run (with the store failing now and then) all reach the store,
+// each once.
+func TestConcurrentTakeAndSyncCountEveryRequestOnce(t *testing.T) {
+	c := newClock(t0)
+	store := newFakeStore(c)
+	rs := newReplicas(t, 2, c, store, nil)
+	keys := []ratelimit.Key{key("192.0.2.20", 0), key("192.0.2.21", 0), key("192.0.2.20", 1)}
+	const perWorker = 5000
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perWorker {
+				rs[w%2].l.Take(keys[i%len(keys)])
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	for i := 0; ; i++ {
+		store.set(i%5 == 4, false)
+		for _, r := range rs {
+			_ = r.s.Sync(context.Background())
+		}
+		select {
+		case <-done:
+		default:
+			continue
+		}
+		break
+	}
+	store.set(false, false)
+	for _, r := range rs {
+		syncNow(t, r)
+	}
+	var total int64
+	for _, k := range keys {
+		total += store.total(k)
+	}
+	if total != 4*perWorker {
+		t.Errorf("store totals add up to %d, want every request once: %d", total, 4*perWorker)
+	}
+}
