@@ -203,14 +203,22 @@ func (s *Sync) Sync(ctx context.Context) error {
 	start := s.l.now()
 	prev := s.last
 	s.last = start
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
+	failed := func(err error) error {
+		if parent.Err() != nil {
+			// Stopping, not an outage: nothing to log or count.
+			return err
+		}
+		return s.failed(err)
+	}
 	up := s.state.Load() == storeUp
 	if !up {
 		// Nothing is collected until the store answers: the counts
 		// wait in their items.
 		if err := s.store.Ping(ctx); err != nil {
-			return s.failed(err)
+			return failed(err)
 		}
 	}
 	s.buf = s.l.collect(s.buf[:0], int64(start.Sub(s.l.base)))
@@ -219,7 +227,7 @@ func (s *Sync) Sync(ctx context.Context) error {
 			return nil
 		}
 		if err := s.store.Ping(ctx); err != nil {
-			return s.failed(err)
+			return failed(err)
 		}
 	}
 	for i := 0; i < len(s.buf); i += batch {
@@ -240,7 +248,7 @@ func (s *Sync) Sync(ctx context.Context) error {
 			for _, c := range s.buf[i:] {
 				s.l.restore(c)
 			}
-			return s.failed(err)
+			return failed(err)
 		}
 		at := int64(s.l.now().Sub(s.l.base))
 		for j, c := range part {

@@ -442,3 +442,28 @@ func TestConcurrentTakeAndSyncCountEveryRequestOnce(t *testing.T) {
 		t.Errorf("store totals add up to %d, want every request once: %d", total, 4*perWorker)
 	}
 }
+
+// TestSyncStoppedIsNoOutage: a sync cut short because the server is
+// stopping logs and counts nothing, and keeps the counts.
+func TestSyncStoppedIsNoOutage(t *testing.T) {
+	c := newClock(t0)
+	store := newFakeStore(c)
+	var log bytes.Buffer
+	rs := newReplicas(t, 1, c, store, &log)
+	k := key("192.0.2.30", 0)
+	take(t, rs[0], k, 3)
+	store.set(false, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := rs[0].s.Sync(ctx); err == nil {
+		t.Fatal("Sync with its context ended: no error")
+	}
+	if !rs[0].s.Up() || rs[0].s.Errors() != 0 || strings.Contains(log.String(), "unreachable") {
+		t.Errorf("a stopped sync: Up %v, Errors %d, log %q; want up, 0 and no outage line", rs[0].s.Up(), rs[0].s.Errors(), log.String())
+	}
+	store.set(false, false)
+	syncNow(t, rs[0])
+	if got := store.total(k); got != 3 {
+		t.Errorf("store total %d, want 3", got)
+	}
+}
