@@ -14,17 +14,23 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"ballot/dataset"
+	"ballot/internal/redistest"
 	"ballot/server"
+	"ballot/server/ratelimit"
 )
 
 // discard is a ResponseWriter that keeps nothing but its header map, which
@@ -204,4 +210,94 @@ func BenchmarkHeaderBlock(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchStore serves /parties to 10,000 distinct clients (one request each
+// before the next, as many goroutines as GOMAXPROCS), with the rate-limit
+// counts in this process (redisURL "") or shared through the Redis at
+// redisURL, synced every 100 ms meanwhile: the cost of sharing on the
+// request path and of the sync beside it.
+//
+// Besides the time per request, it reports the CPU per request, of this
+// process and of redis-server together (cpu-ns/op): on a machine others
+// share, that is the figure to compare, since the time per request depends
+// on what else runs, while the CPU spent per request is what bounds the
+// throughput of a machine of one's own.
+func benchStore(b *testing.B, redisURL string, redisPID int) {
+	opts := server.DefaultOptions()
+	opts.RateLimit, opts.MaxClients = 1_000_000_000, 1_000_000
+	if redisURL != "" {
+		store, err := ratelimit.NewRedisStore(redisURL, ratelimit.DefaultSyncTimeout)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer store.Close()
+		opts.RateLimitStore = store
+	}
+	srv := server.New(malta(b), opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	synced := make(chan struct{})
+	go func() {
+		defer close(synced)
+		srv.RunLimitSync(ctx)
+	}()
+	defer func() { cancel(); <-synced }()
+	const clients = 10_000
+	reqs := make([]*http.Request, clients)
+	for i := range reqs {
+		reqs[i] = httptest.NewRequest(http.MethodGet, "/api/public/v1/parties", nil)
+		reqs[i].RemoteAddr = fmt.Sprintf("10.%d.%d.%d:40000", i>>16, (i>>8)&255, i&255)
+	}
+	b.ReportAllocs()
+	cpu0 := cpuTime(b, redisPID)
+	b.ResetTimer()
+	var next atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		w := &discard{h: http.Header{}}
+		for pb.Next() {
+			clear(w.h)
+			w.n = 0
+			srv.ServeHTTP(w, reqs[next.Add(1)%clients])
+			if w.status != http.StatusOK {
+				b.Errorf("status %d", w.status)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime(b, redisPID)-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// cpuTime is the CPU time this process and the process pid (0: none) have
+// used, in nanoseconds.
+func cpuTime(b *testing.B, pid int) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	t := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	if pid == 0 {
+		return t
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The fields after the command name, which is in parentheses: utime
+	// and stime are the 12th and 13th, in clock ticks (100 a second on
+	// Linux).
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return t + time.Duration(utime+stime)*10*time.Millisecond
+}
+
+// BenchmarkPartiesMemoryStore and BenchmarkPartiesRedisStore run side by
+// side (-bench 'Parties.*Store'): the goal is a Redis store at 0.8 of the
+// memory store or better. The Redis one starts a redis-server.
+func BenchmarkPartiesMemoryStore(b *testing.B) { benchStore(b, "", 0) }
+
+func BenchmarkPartiesRedisStore(b *testing.B) {
+	srv := redistest.Start(b)
+	benchStore(b, srv.URL(), srv.PID())
 }

@@ -61,6 +61,9 @@ type Config struct {
 	IPv6Prefix int `toml:"ipv6_prefix"`
 	// MaxTrackedClients bounds the rate-limit counters kept in memory.
 	MaxTrackedClients int `toml:"max_tracked_clients"`
+	// RateLimitStore is "memory" (each process counts alone) or the
+	// redis:// or rediss:// URL of the Redis whose counters replicas share.
+	RateLimitStore string `toml:"rate_limit_store"`
 	// The HTTP server's limits.
 	ReadHeaderTimeout Duration `toml:"read_header_timeout"`
 	ReadTimeout       Duration `toml:"read_timeout"`
@@ -107,6 +110,7 @@ func DefaultConfig() Config {
 		ForwardedHeader:   "X-Forwarded-For",
 		IPv6Prefix:        o.IPv6Prefix,
 		MaxTrackedClients: o.MaxClients,
+		RateLimitStore:    memoryStore,
 		ReadHeaderTimeout: Duration(t.ReadHeader),
 		ReadTimeout:       Duration(t.Read),
 		WriteTimeout:      Duration(t.Write),
@@ -254,6 +258,8 @@ func (c Config) check() error {
 		return errors.New("ipv6_prefix must be a prefix length from 1 to 128 (64 counts each /64 as one client)")
 	case c.MaxTrackedClients < 1 || c.MaxTrackedClients > server.MaxClients:
 		return fmt.Errorf("max_tracked_clients must be from 1 to %d (each reserves about 50 bytes)", server.MaxClients)
+	case c.RateLimitStore != memoryStore && checkRateLimitStore(c.RateLimitStore) != nil:
+		return fmt.Errorf(`rate_limit_store must be "memory" or a redis:// or rediss:// URL such as "redis://127.0.0.1:6379/0": %v`, checkRateLimitStore(c.RateLimitStore))
 	case c.ShutdownTimeout <= 0:
 		return errors.New(`shutdown_timeout must be a duration above zero, such as "10s"`)
 	case c.MaxHeaderBytes < 1024 || c.MaxHeaderBytes > maxHeaderBytes:

@@ -148,7 +148,16 @@ func serve(c *cli.Context) error {
 	for _, w := range ds.Warnings {
 		logger.Warn("dataset warning", slog.String("problem", w.String()))
 	}
-	srv := server.New(ds, cfg.serverOptions(logger))
+	opts := cfg.serverOptions(logger)
+	store, err := openRateLimitStore(cfg.RateLimitStore)
+	if err != nil {
+		return err
+	}
+	if store != nil {
+		defer store.Close()
+		opts.RateLimitStore = store
+	}
+	srv := server.New(ds, opts)
 	scheme, cert := "http", (*certificate)(nil)
 	if cfg.TLSCertFile != "" {
 		if cert, err = loadCertificate(cfg.TLSCertFile, cfg.TLSKeyFile); err != nil {
@@ -196,6 +205,7 @@ func serve(c *cli.Context) error {
 	}
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
+	limitSync := runLimitSync(ctx, srv)
 	// SIGHUP is caught from here on: a publisher may send it as soon as the
 	// "serving" line appears, and by default it would end the process.
 	hup := make(chan os.Signal, 1)
@@ -260,6 +270,7 @@ func serve(c *cli.Context) error {
 		}
 	}
 	cancel()
+	<-limitSync // before the store closes
 	select {
 	case <-reloading:
 	case <-time.After(t.Shutdown):

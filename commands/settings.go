@@ -134,6 +134,7 @@ var settings = []setting{
 	stringSetting("forwarded_header", "the header those proxies write: X-Forwarded-For or Forwarded", func(c *Config) *string { return &c.ForwardedHeader }),
 	intSetting("ipv6_prefix", "prefix length by which IPv6 clients are counted", func(c *Config) *int { return &c.IPv6Prefix }),
 	intSetting("max_tracked_clients", "most rate-limit counters kept; the oldest windows are dropped first", func(c *Config) *int { return &c.MaxTrackedClients }),
+	stringSetting("rate_limit_store", "where rate-limit counts live: memory (this process alone) or a redis:// or rediss:// `URL` whose counters every replica shares", func(c *Config) *string { return &c.RateLimitStore }),
 	durationSetting("read_header_timeout", "time to read a request's headers", func(c *Config) *Duration { return &c.ReadHeaderTimeout }),
 	durationSetting("read_timeout", "time to read a whole request", func(c *Config) *Duration { return &c.ReadTimeout }),
 	durationSetting("write_timeout", "time to write an answer", func(c *Config) *Duration { return &c.WriteTimeout }),

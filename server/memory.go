@@ -4,7 +4,12 @@ import "ballot/server/ratelimit"
 
 // CounterBytes returns the bytes of heap the rate limiter's counters take
 // once clients have reached every shard (48 MiB for a cap of a million):
-// live heap a memory limit must leave room for beside the rest.
+// live heap a memory limit must leave room for beside the rest. Shared
+// counters take 4 bytes more per key of the cap.
 func (s *Server) CounterBytes() int64 {
-	return ratelimit.Reservation(s.opts.MaxClients)
+	n := ratelimit.Reservation(s.opts.MaxClients)
+	if s.limitSync != nil {
+		n += ratelimit.SharingReservation(s.opts.MaxClients)
+	}
+	return n
 }

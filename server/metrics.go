@@ -20,6 +20,7 @@ type metrics struct {
 	reloads     *prometheus.CounterVec
 	datasetInfo *prometheus.GaugeVec
 	loadedAt    prometheus.Gauge
+	syncCycle   prometheus.Histogram
 
 	// The series a request touches, looked up once here rather than by
 	// label values on every request.
@@ -74,6 +75,11 @@ func newMetrics(s *Server) *metrics {
 			Help: "When the dataset being served was loaded, in Unix seconds.",
 		}),
 	}
+	m.syncCycle = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "ballot_rate_limit_store_sync_cycle_seconds",
+		Help:    "Time from the start of one rate-limit store sync to the end of the next that succeeded: other replicas' counts are at most two cycles old here.",
+		Buckets: []float64{0.1, 0.101, 0.102, 0.105, 0.11, 0.125, 0.15, 0.2, 0.3, 0.5, 1, 2.5},
+	})
 	for _, outcome := range []string{"success", "failure"} {
 		m.reloads.WithLabelValues(outcome)
 	}
@@ -101,6 +107,31 @@ func newMetrics(s *Server) *metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
+	if sync := s.limitSync; sync != nil {
+		m.registry.MustRegister(m.syncCycle,
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "ballot_rate_limit_store_up",
+				Help: "1 while the rate-limit store answers and counts are shared, 0 while this process counts alone.",
+			}, func() float64 {
+				if sync.Up() {
+					return 1
+				}
+				return 0
+			}),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "ballot_rate_limit_store_errors_total",
+				Help: "Rate-limit store syncs (and the start-up check) that failed or timed out.",
+			}, func() float64 { return float64(sync.Errors()) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "ballot_rate_limit_store_syncs_total",
+				Help: "Rate-limit store syncs that succeeded.",
+			}, func() float64 { return float64(sync.Syncs()) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "ballot_rate_limit_store_keys_total",
+				Help: "Counts of a client and endpoint sent to the rate-limit store.",
+			}, func() float64 { return float64(sync.Keys()) }),
+		)
+	}
 	return m
 }
 

@@ -5,6 +5,7 @@
 package server
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"strconv"
@@ -58,6 +59,10 @@ type Options struct {
 	AccessLog bool
 	// Now is the clock; tests fix it.
 	Now func() time.Time
+	// RateLimitStore, when set, holds the rate-limit counts every replica
+	// shares; nil counts in this process alone. Run RunLimitSync to keep
+	// the counts in step with it.
+	RateLimitStore ratelimit.Store
 	// PublicURL is the API's public base URL, such as
 	// "https://elections.example.org", from which the catalogue, the
 	// OpenAPI description and the candidates' Link headers make their
@@ -91,6 +96,7 @@ type Server struct {
 	opts              Options
 	injectedClock     bool // opts.Now is not time.Now
 	limiter           *ratelimit.Limiter
+	limitSync         *ratelimit.Sync // nil without a RateLimitStore
 	metrics           *metrics
 	publicURL         string // with no trailing slash
 	cacheControlValue []string
@@ -117,6 +123,12 @@ func New(ds *dataset.Dataset, opts Options) *Server {
 		policyValue:   []string{`"endpoint";q=` + strconv.Itoa(opts.RateLimit) + ";w=" + strconv.Itoa(int(opts.RateWindow/time.Second))},
 	}
 	s.cacheControlValue = []string{cacheControl(opts)}
+	if opts.RateLimitStore != nil {
+		s.limitSync = ratelimit.NewSync(s.limiter, opts.RateLimitStore, ratelimit.SyncOptions{
+			Logger: opts.Logger,
+			Cycle:  func(d time.Duration) { s.metrics.syncCycle.Observe(d.Seconds()) },
+		})
+	}
 	s.metrics = newMetrics(s)
 	s.setDataset(ds)
 	s.handler = s.routes()
@@ -141,6 +153,18 @@ func cacheControl(opts Options) string {
 		}
 	}
 	return v
+}
+
+// RunLimitSync keeps the rate-limit counts in step with the RateLimitStore
+// until ctx ends: it checks the store once (a store that does not answer is
+// logged, and requests are counted here alone until it does), then syncs
+// every 100 ms, off the request path. Without a store it returns at once.
+func (s *Server) RunLimitSync(ctx context.Context) {
+	if s.limitSync == nil {
+		return
+	}
+	_ = s.limitSync.Start(ctx)
+	s.limitSync.Run(ctx)
 }
 
 // ServeHTTP answers one request of the public API.

@@ -3,7 +3,8 @@
 //
 // A client's window starts at its first counted request on a key and lasts a
 // fixed duration; a denied request does not move it. Counters live in process
-// memory only. Memory is bounded without a background goroutine: each request
+// memory; several processes may share them through a Store (a Sync keeps
+// each process's counts in step with it, off the request path). Memory is bounded without a background goroutine: each request
 // sweeps the counters whose window has ended (amortized O(1)), and past the
 // configured cap on tracked keys, each new key evicts the counter whose window
 // started first in its shard (a random sample of all keys), so the oldest
@@ -153,6 +154,13 @@ type item struct {
 	start int64  // window start, nanoseconds since Limiter.base
 	count uint32 // requests counted in this window, saturating
 	key   Key
+	// adopted and pending fill what would otherwise be padding, so sharing
+	// costs no memory per item. adopted tells, for a shared Limiter, that
+	// the window's end came from the store (see fold), so it need not be
+	// asked for again; pending counts the requests taken here that the
+	// store has not been told of yet, saturating.
+	adopted bool
+	pending uint16
 }
 
 // shard is an independent part of the Limiter with its own lock. It holds the
@@ -170,6 +178,11 @@ type shard struct {
 	n     int      // items in the ring, i.e. tracked keys
 	index []uint64 // 2*size slots, so it is at most half full
 	bits  uint     // log2(len(index))
+	// dirty holds, for a shared Limiter, the sequence numbers of the
+	// items whose pending went from 0 since the last collect, so a sync
+	// visits those and not the whole ring. It never grows past the ring's
+	// length (see markDirty).
+	dirty []uint32
 	_     [64]byte // keep neighbouring shards' locks off one cache line
 }
 
@@ -186,6 +199,9 @@ type Limiter struct {
 	cap       int64        // max tracked keys
 	tracked   atomic.Int64 // keys in all rings
 	evictions atomic.Uint64
+	// shared is set by NewSync before the first request: Take then
+	// records what the store must be told.
+	shared bool
 }
 
 // itemBytes and slotBytes are the sizes of a ring item and an index slot;
@@ -288,17 +304,22 @@ func (l *Limiter) TakeAt(k Key, nowT time.Time) Decision {
 	defer s.mu.Unlock()
 	l.sweep(s, t)
 	var e item
-	if it := s.find(k, tag); it != nil {
+	if seq, ok := s.findSeq(k, tag); ok {
+		it := &s.ring[seq&uint32(len(s.ring)-1)]
 		if t-it.start < l.window {
 			if it.count < math.MaxUint32 {
 				it.count++
 			}
 		} else {
-			// Unreachable with a monotonic clock: the sweep has
-			// removed every ended window. If the clock went back,
+			// Unreachable with a monotonic clock and no store: the
+			// sweep has removed every ended window. If the clock went
+			// back, or a store moved the window's start (see fold),
 			// restarting in place leaves the ring slightly out of
 			// order, which only delays expiry and eviction a little.
-			it.start, it.count = t, 1
+			it.start, it.count, it.pending, it.adopted = t, 1, 0, false
+		}
+		if l.shared {
+			s.addPending(it, seq)
 		}
 		e = *it
 	} else {
@@ -326,6 +347,10 @@ func (l *Limiter) TakeAt(k Key, nowT time.Time) Decision {
 			}
 		}
 		e = item{start: t, count: 1, key: k}
+		if l.shared {
+			e.pending = 1
+			s.markDirty(s.head + uint32(s.n))
+		}
 		s.insert(e, tag)
 	}
 	return l.decide(int64(e.count) <= int64(l.limit), e, t, nowT)
@@ -430,19 +455,28 @@ func (s *shard) home(tag uint32) uint32 { return tag >> (32 - s.bits) }
 
 // find returns the item of k, or nil.
 func (s *shard) find(k Key, tag uint32) *item {
-	if s.n == 0 { // also a shard whose arrays are not allocated yet
+	seq, ok := s.findSeq(k, tag)
+	if !ok {
 		return nil
+	}
+	return &s.ring[seq&uint32(len(s.ring)-1)]
+}
+
+// findSeq returns the sequence number of k's item, if k is tracked.
+func (s *shard) findSeq(k Key, tag uint32) (uint32, bool) {
+	if s.n == 0 { // also a shard whose arrays are not allocated yet
+		return 0, false
 	}
 	mask := uint32(len(s.index) - 1)
 	rmask := uint32(len(s.ring) - 1)
 	for i := s.home(tag); ; i = (i + 1) & mask {
 		e := s.index[i]
 		if e == 0 {
-			return nil
+			return 0, false
 		}
 		if uint32(e>>32) == tag {
-			if it := &s.ring[uint32(e)&rmask]; it.key == k {
-				return it
+			if s.ring[uint32(e)&rmask].key == k {
+				return uint32(e), true
 			}
 		}
 	}
