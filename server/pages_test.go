@@ -294,3 +294,45 @@ func TestPagesFollowReload(t *testing.T) {
 		t.Errorf("after a reload the home page is still the old one")
 	}
 }
+
+// TestEveryRecordPage renders the page of every party and every candidate
+// of the embedded data: each links to its JSON record and to the pages of
+// the records it names.
+func TestEveryRecordPage(t *testing.T) {
+	s := pagesServer(t)
+	ds := malta(t)
+	partySlug := map[string]string{}
+	for _, p := range ds.Parties() {
+		partySlug[p.ID] = p.Slug
+	}
+	check := func(path string, links ...string) {
+		t.Helper()
+		rec := pageGet(t, s, http.MethodGet, path, nil)
+		if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "text/html; charset=utf-8" {
+			t.Errorf("%s: status %d, Content-Type %q", path, rec.Code, rec.Header().Get("Content-Type"))
+			return
+		}
+		for _, l := range append(links, server.BasePath+path) {
+			if !strings.Contains(rec.Body.String(), `href="`+l+`"`) {
+				t.Errorf("%s does not link to %s", path, l)
+			}
+		}
+		writePage(t, strings.ReplaceAll(strings.TrimPrefix(path, "/"), "/", "-")+".html", rec.Body.Bytes())
+	}
+	for _, p := range ds.Parties() {
+		var links []string
+		for _, c := range ds.Candidates() {
+			if c.PartyID != nil && *c.PartyID == p.ID {
+				links = append(links, "/candidates/"+c.Slug)
+			}
+		}
+		check("/parties/"+p.Slug, links...)
+	}
+	for _, c := range ds.Candidates() {
+		var links []string
+		if c.PartyID != nil {
+			links = append(links, "/parties/"+partySlug[*c.PartyID])
+		}
+		check("/candidates/"+c.Slug, links...)
+	}
+}
