@@ -91,6 +91,7 @@ func TestPages(t *testing.T) {
 		{"candidates of district 5 and PN", "/candidates?district=5&party=pn", 200, "candidates-5-pn.html", []string{
 			`<option value="5" selected>`, `<option value="pn" selected>`, `href="/api/public/v1/candidates?district=5&amp;party=pn"`}},
 		{"the same filter written otherwise", "/candidates?party=PN&district=d0e4f679-6e46-543c-a8f9-478075abcc0a&limit=100", 200, "candidates-5-pn.html", nil},
+		{"the same filter with a leading zero", "/candidates?district=05&party=pn&limit=100&_=1", 200, "candidates-5-pn.html", nil},
 		{"candidates limited", "/candidates?limit=3", 200, "", []string{"3 candidates (at most 3)", `value="3"`, `href="/api/public/v1/candidates?limit=3"`}},
 		{"refused filters", "/candidates?district=14&party=nope&limit=0", 400, "candidates-400.html", []string{badDetail, `href="/api/public/v1/candidates?district=14&amp;party=nope&amp;limit=0"`}},
 		{"refused limit", "/candidates?limit=501", 400, "", []string{badLimitDetail}},
@@ -279,6 +280,18 @@ func TestPagesShareTheRateLimit(t *testing.T) {
 	if rec := pageGet(t, s, http.MethodGet, server.BasePath+"/parties", nil); rec.Code != http.StatusOK {
 		t.Errorf("the parties endpoint, on its own counter: status %d, want 200", rec.Code)
 	}
+
+	// In the metrics, the pages are one route: two 200s, one 429.
+	metrics := pageGet(t, s.AdminHandler(nil), http.MethodGet, "/metrics", nil).Body.String()
+	for _, want := range []string{
+		`ballot_http_requests_total{route="page",status="200"} 2`,
+		`ballot_http_requests_total{route="page",status="429"} 1`,
+		`ballot_rate_limited_requests_total{route="page"} 1`,
+	} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("the metrics lack %s", want)
+		}
+	}
 }
 
 // TestPagesFollowReload: the pages show the dataset being served.
@@ -334,5 +347,34 @@ func TestEveryRecordPage(t *testing.T) {
 			links = append(links, "/parties/"+partySlug[*c.PartyID])
 		}
 		check("/candidates/"+c.Slug, links...)
+	}
+}
+
+// TestCandidatesPageETag: a filtered page's ETag names its canonical
+// filters, however the query spells them, and differs with them.
+func TestCandidatesPageETag(t *testing.T) {
+	s := pagesServer(t)
+	etag := func(target string) string {
+		t.Helper()
+		rec := pageGet(t, s, http.MethodHead, target, nil)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: status %d", target, rec.Code)
+		}
+		return rec.Header().Get("ETag")
+	}
+	want := etag("/candidates?district=5&party=pn")
+	for _, target := range []string{
+		"/candidates?party=pn&district=5",
+		"/candidates?district=05&party=PN&limit=100",
+		"/candidates?district=D0E4F679-6E46-543C-A8F9-478075ABCC0A&party=2acf0508-f838-57a5-918a-affa0a1b1d89",
+	} {
+		if got := etag(target); got != want {
+			t.Errorf("%s: ETag %s, want %s", target, got, want)
+		}
+	}
+	for _, target := range []string{"/candidates?district=5&party=pn&limit=5", "/candidates?district=5", "/candidates?party=pn", "/candidates"} {
+		if got := etag(target); got == want {
+			t.Errorf("%s: the ETag of district 5 and pn, %s", target, got)
+		}
 	}
 }
