@@ -284,14 +284,14 @@ func servePage(t *testing.T) *httptest.Server {
 // function that stops it: a graceful close, then every process of the
 // browser's tree checked gone (killed by PID if not, and the test failed).
 // The stop is registered as a cleanup too; it returns how many processes
-// it checked.
-func startBrowser(t *testing.T, ev *browserEvents) (context.Context, func() int) {
+// it checked. bound bounds the browser's whole life.
+func startBrowser(t *testing.T, ev *browserEvents, bound time.Duration) (context.Context, func() int) {
 	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(browserPath), chromedp.UserDataDir(t.TempDir())}
 	for _, f := range browserFlags {
 		opts = append(opts, chromedp.Flag(f, true))
 	}
-	rootCtx, rootCancel := context.WithTimeout(context.Background(), browserTimeout+15*time.Second)
+	rootCtx, rootCancel := context.WithTimeout(context.Background(), bound)
 	t.Cleanup(rootCancel)
 	allocCtx, allocCancel := chromedp.NewExecAllocator(rootCtx, opts...)
 	t.Cleanup(allocCancel)
@@ -362,7 +362,7 @@ func TestBrowserCrossOrigin(t *testing.T) {
 	}
 
 	ev := &browserEvents{urls: map[network.RequestID]string{}, corsFailed: map[string]string{}}
-	browserCtx, stopBrowser := startBrowser(t, ev)
+	browserCtx, stopBrowser := startBrowser(t, ev, browserTimeout+15*time.Second)
 
 	// Load the page and wait for its script to finish.
 	var resultJSON string

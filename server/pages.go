@@ -276,12 +276,13 @@ func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, q *reques
 	s.writeAnswer(w, r, a, q.now)
 }
 
-// partyPage answers /parties/SLUG.
+// partyPage answers /parties/SLUG. The 404 page does not repeat the slug:
+// a page never echoes what a client wrote outside the form's values.
 func (s *Server) partyPage(w http.ResponseWriter, r *http.Request, q *request, p *pageSet, slug string) {
 	i, ok := p.partyBySlug[slug]
 	if !ok {
 		writePageError(w, r, http.StatusNotFound, p.render("error", "No such party", "", "",
-			errorView{"No such party", "No party has the slug " + strconv.Quote(slug) + ": the parties are listed on the parties page."}))
+			errorView{"No such party", "No party has this slug: the parties page lists them all."}))
 		return
 	}
 	s.writeRendered(w, r, q, "party-"+p.tag+"-"+slug, func() []byte {
@@ -300,7 +301,7 @@ func (s *Server) candidatePage(w http.ResponseWriter, r *http.Request, q *reques
 	i, ok := p.candidateBySlug[slug]
 	if !ok {
 		writePageError(w, r, http.StatusNotFound, p.render("error", "No such candidate", "", "",
-			errorView{"No such candidate", "No candidate has the slug " + strconv.Quote(slug) + ": the candidates are listed on the candidates page."}))
+			errorView{"No such candidate", "No candidate has this slug: the candidates page lists them, 500 at a time."}))
 		return
 	}
 	s.writeRendered(w, r, q, "candidate-"+p.tag+"-"+slug, func() []byte {

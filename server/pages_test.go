@@ -100,8 +100,8 @@ func TestPages(t *testing.T) {
 		{"candidate", "/candidates/robert-abela", 200, "candidate-robert-abela.html", []string{`href="/api/public/v1/candidates/robert-abela"`, `<a href="/parties/pl">Partit Laburista</a>`}},
 		{"independent", "/candidates/arnold-cassola", 200, "candidate-arnold-cassola.html", []string{"independent"}},
 		{"reference", "/reference", 200, "reference.html", []string{`href="/api/public/v1/openapi.json"`}},
-		{"unknown party", "/parties/no-such-party", 404, "party-404.html", []string{`No party has the slug &#34;no-such-party&#34;`}},
-		{"unknown candidate", "/candidates/nobody", 404, "", []string{`No candidate has the slug &#34;nobody&#34;`}},
+		{"unknown party", "/parties/no-such-party", 404, "party-404.html", []string{`No party has this slug`}},
+		{"unknown candidate", "/candidates/nobody", 404, "", []string{`No candidate has this slug`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
