@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -355,7 +356,7 @@ func (s spec) responses(responses ordered, examples bool, used map[string]bool) 
 			}
 			rr.Headers = append(rr.Headers, headerLink{ID: "header-" + anchor(component), Name: h})
 		}
-		for _, mt := range slices.Sorted(mapKeys(r.Content)) {
+		for _, mt := range slices.Sorted(maps.Keys(r.Content)) {
 			rr.MediaTypes = append(rr.MediaTypes, mt)
 			if !examples {
 				continue
@@ -390,16 +391,6 @@ func (s spec) responses(responses ordered, examples bool, used map[string]bool) 
 		v.Responses = append(v.Responses, rr)
 	}
 	return v, nil
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // anchor makes an id attribute of text: letters, digits and hyphens.
