@@ -438,9 +438,10 @@ func (p *pageSet) renderCandidates(res dataset.Result, f candidateFilter, perr *
 	return p.render("candidates", "Candidates", "candidates", jsonPath, v)
 }
 
-// districtsPage answers /districts. A locality parameter goes to
-// dataset.Query, which answers the districts holding it where the dataset
-// offers that lookup (dataset.IsParam("locality")).
+// districtsPage answers /districts. The query goes to the same
+// dataset.Query as the API's, so a locality parameter gets the districts
+// holding that locality wherever the API looks localities up; where it
+// does not, the answer is every district, and the page says so.
 func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request, q *request, p *pageSet) {
 	params := parseQuery(r.URL.RawQuery)
 	locality := ""
@@ -460,7 +461,8 @@ func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request, q *reques
 	}
 	sum := sha256.Sum256([]byte(res.ETag() + "\x00" + locality))
 	s.writeRendered(w, r, q, "districts-"+p.tag+"-"+hex.EncodeToString(sum[:12]), func() []byte {
-		v := districtsView{Locality: locality, Lookup: dataset.IsParam("locality")}
+		// No locality lies in every district: all of them is no lookup.
+		v := districtsView{Locality: locality, Lookup: res.Count() < len(p.ds.Districts())}
 		var ds []dataset.District
 		for i := range res.Count() {
 			ds = append(ds, p.ds.Districts()[p.districtByNumber[p.districtByID[recordID(res.Record(i))]]])
@@ -532,7 +534,7 @@ type partyView struct {
 
 type districtsView struct {
 	Locality  string
-	Lookup    bool // the dataset answers the locality parameter
+	Lookup    bool // the query looked the locality up
 	Districts []districtView
 	Problem   *dataset.ParamError
 }
