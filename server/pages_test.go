@@ -378,3 +378,28 @@ func TestCandidatesPageETag(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCandidatesPage: a filtered page rendered for the request, and
+// the 304 that renders nothing.
+func BenchmarkCandidatesPage(b *testing.B) {
+	s, _ := newServer(b, server.Options{Pages: true, RateLimit: 1 << 30})
+	const target = "/candidates?district=5&party=pn"
+	etag := pageGet(b, s, http.MethodGet, target, nil).Header().Get("ETag")
+	for _, bb := range []struct {
+		name   string
+		header map[string]string
+		status int
+	}{
+		{"render", nil, http.StatusOK},
+		{"304", map[string]string{"If-None-Match": etag}, http.StatusNotModified},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if rec := pageGet(b, s, http.MethodGet, target, bb.header); rec.Code != bb.status {
+					b.Fatalf("status %d, want %d", rec.Code, bb.status)
+				}
+			}
+		})
+	}
+}
