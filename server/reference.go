@@ -57,10 +57,10 @@ type referenceOperation struct {
 }
 
 type referenceParameter struct {
-	Name, Default string
-	Schema        template.HTML
-	Description   template.HTML
-	Required      bool
+	Name, In, Default string
+	Schema            template.HTML
+	Description       template.HTML
+	Required          bool
 }
 
 type responsesView struct {
@@ -183,7 +183,17 @@ func newReference(doc []byte) (referenceView, error) {
 			return v, fmt.Errorf("paths.%s: %w", path, err)
 		}
 		rp := referencePath{ID: "path-" + anchor(path), Path: path}
+		// Parameters given for the whole path apply to each operation.
+		var shared []json.RawMessage
+		if raw, ok := item.values["parameters"]; ok {
+			if err := json.Unmarshal(raw, &shared); err != nil {
+				return v, fmt.Errorf("paths.%s.parameters: %w", path, err)
+			}
+		}
 		for _, method := range item.keys {
+			if !httpMethods[method] { // summary, description, parameters, servers
+				continue
+			}
 			var op struct {
 				Summary     string            `json:"summary"`
 				Description string            `json:"description"`
@@ -201,7 +211,7 @@ func newReference(doc []byte) (referenceView, error) {
 			if m == "GET" {
 				rp.Summary = op.Summary
 			}
-			for _, raw := range op.Parameters {
+			for _, raw := range append(slices.Clone(shared), op.Parameters...) {
 				param, err := s.parameter(raw)
 				if err != nil {
 					return v, fmt.Errorf("paths.%s.%s: %w", path, method, err)
@@ -259,6 +269,9 @@ func newReference(doc []byte) (referenceView, error) {
 	return v, nil
 }
 
+// httpMethods are the keys of a path item that are operations.
+var httpMethods = map[string]bool{"get": true, "put": true, "post": true, "delete": true, "options": true, "head": true, "patch": true, "trace": true}
+
 // statusOfComponent is the status of the response components that answer
 // any path, or "" for the others.
 func statusOfComponent(name string) string {
@@ -290,6 +303,7 @@ func (s spec) parameter(raw json.RawMessage) (referenceParameter, error) {
 	}
 	var p struct {
 		Name        string `json:"name"`
+		In          string `json:"in"`
 		Description string `json:"description"`
 		Required    bool   `json:"required"`
 		Schema      struct {
@@ -315,7 +329,7 @@ func (s spec) parameter(raw json.RawMessage) (referenceParameter, error) {
 		def = string(p.Schema.Default)
 	}
 	return referenceParameter{
-		Name: p.Name, Default: def, Required: p.Required,
+		Name: p.Name, In: p.In, Default: def, Required: p.Required,
 		Schema: template.HTML(schema), Description: inline(p.Description),
 	}, nil
 }
