@@ -279,6 +279,65 @@ func servePage(t *testing.T) *httptest.Server {
 	return srv
 }
 
+// startBrowser starts Chromium with its own empty profile directory and
+// returns its context, in which ev hears what the browser reports, and the
+// function that stops it: a graceful close, then every process of the
+// browser's tree checked gone (killed by PID if not, and the test failed).
+// The stop is registered as a cleanup too; it returns how many processes
+// it checked. bound bounds the browser's whole life.
+func startBrowser(t *testing.T, ev *browserEvents, bound time.Duration) (context.Context, func() int) {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(browserPath), chromedp.UserDataDir(t.TempDir())}
+	for _, f := range browserFlags {
+		opts = append(opts, chromedp.Flag(f, true))
+	}
+	rootCtx, rootCancel := context.WithTimeout(context.Background(), bound)
+	t.Cleanup(rootCancel)
+	allocCtx, allocCancel := chromedp.NewExecAllocator(rootCtx, opts...)
+	t.Cleanup(allocCancel)
+	browserCtx, browserCancel := chromedp.NewContext(allocCtx, chromedp.WithErrorf(ev.errorf))
+	t.Cleanup(browserCancel)
+
+	// Start the browser (the first Do does), and note its processes.
+	if err := chromedp.Do(browserCtx); err != nil {
+		t.Fatalf("starting %s: %v", browserPath, err)
+	}
+	proc := chromedp.FromContext(browserCtx).Browser.Process()
+	if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", proc.Pid)); err == nil {
+		t.Logf("Chromium pid %d: %s", proc.Pid, strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " "))
+	}
+	var tree map[int]string
+	stopped := false
+	stopBrowser := func() int {
+		if stopped {
+			return len(tree)
+		}
+		stopped = true
+		tree = processTree(proc.Pid) // the browser, its zygotes, renderers and utilities
+		// A graceful close (Browser.close over the protocol), then the
+		// allocator's cancel, which kills whatever is left and waits.
+		if err := chromedp.Cancel(browserCtx); err != nil {
+			t.Errorf("closing Chromium: %v", err)
+		}
+		allocCancel()
+		deadline := time.Now().Add(5 * time.Second)
+		alive := survivors(tree)
+		for len(alive) > 0 && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+			alive = survivors(tree)
+		}
+		if len(alive) > 0 {
+			t.Errorf("Chromium processes %v (of %d started) still run after the browser was closed: killed", alive, len(tree))
+			for _, pid := range alive {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		return len(tree)
+	}
+	t.Cleanup(func() { stopBrowser() }) // also on t.Fatal, before t.TempDir's removal
+	return browserCtx, stopBrowser
+}
+
 // TestBrowserCrossOrigin: Chromium's fetch() on a page of another origin
 // reads the three collections, their rate-limit headers and ETag, gets a 304
 // after a preflight, and runs into the 429.
@@ -302,55 +361,8 @@ func TestBrowserCrossOrigin(t *testing.T) {
 		t.Fatalf("the page and the API share the origin %s", page.URL)
 	}
 
-	// Chromium, with its own empty profile directory.
-	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(browserPath), chromedp.UserDataDir(t.TempDir())}
-	for _, f := range browserFlags {
-		opts = append(opts, chromedp.Flag(f, true))
-	}
-	rootCtx, rootCancel := context.WithTimeout(context.Background(), browserTimeout+15*time.Second)
-	defer rootCancel()
-	allocCtx, allocCancel := chromedp.NewExecAllocator(rootCtx, opts...)
-	defer allocCancel()
 	ev := &browserEvents{urls: map[network.RequestID]string{}, corsFailed: map[string]string{}}
-	browserCtx, browserCancel := chromedp.NewContext(allocCtx, chromedp.WithErrorf(ev.errorf))
-	defer browserCancel()
-
-	// Start the browser (the first Do does), and note its processes.
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("starting %s: %v", browserPath, err)
-	}
-	proc := chromedp.FromContext(browserCtx).Browser.Process()
-	if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", proc.Pid)); err == nil {
-		t.Logf("Chromium pid %d: %s", proc.Pid, strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " "))
-	}
-	var tree map[int]string
-	stopped := false
-	stopBrowser := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		tree = processTree(proc.Pid) // the browser, its zygotes, renderers and utilities
-		// A graceful close (Browser.close over the protocol), then the
-		// allocator's cancel, which kills whatever is left and waits.
-		if err := chromedp.Cancel(browserCtx); err != nil {
-			t.Errorf("closing Chromium: %v", err)
-		}
-		allocCancel()
-		deadline := time.Now().Add(5 * time.Second)
-		alive := survivors(tree)
-		for len(alive) > 0 && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-			alive = survivors(tree)
-		}
-		if len(alive) > 0 {
-			t.Errorf("Chromium processes %v (of %d started) still run after the browser was closed: killed", alive, len(tree))
-			for _, pid := range alive {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-	}
-	t.Cleanup(stopBrowser) // also on t.Fatal, before t.TempDir's removal
+	browserCtx, stopBrowser := startBrowser(t, ev, browserTimeout+15*time.Second)
 
 	// Load the page and wait for its script to finish.
 	var resultJSON string
@@ -367,8 +379,8 @@ func TestBrowserCrossOrigin(t *testing.T) {
 		resultJSON, err = chromedp.Run(runCtx, chromedp.TextContent(chromedp.CSS(`#result`)))
 	}
 	elapsed := time.Since(start)
-	stopBrowser()
-	t.Logf("Chromium closed (%d processes checked); the page's work took %v from the server's start", len(tree), elapsed.Round(time.Millisecond))
+	checked := stopBrowser()
+	t.Logf("Chromium closed (%d processes checked); the page's work took %v from the server's start", checked, elapsed.Round(time.Millisecond))
 
 	ev.mu.Lock()
 	defer ev.mu.Unlock()

@@ -77,6 +77,8 @@ type Config struct {
 	AccessLog bool `toml:"access_log"`
 	// LogFormat is text or json.
 	LogFormat string `toml:"log_format"`
+	// Pages serves the HTML pages for people under /.
+	Pages bool `toml:"pages"`
 }
 
 // Duration is a time.Duration written as a string such as "5s" or "1m30s".
@@ -119,6 +121,7 @@ func DefaultConfig() Config {
 		ShutdownTimeout:   Duration(t.Shutdown),
 		AccessLog:         true,
 		LogFormat:         "text",
+		Pages:             o.Pages,
 	}
 }
 
@@ -137,6 +140,7 @@ func (c Config) serverOptions(logger *slog.Logger) server.Options {
 	o.Logger = logger
 	o.AccessLog = c.AccessLog
 	o.PublicURL = c.PublicURL
+	o.Pages = c.Pages
 	return o
 }
 

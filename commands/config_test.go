@@ -60,7 +60,7 @@ func TestConfigErrors(t *testing.T) {
 		{"invalid value", "rate_limit = 0\n", "rate_limit must be a number of requests per minute from 1 to 1000000000"},
 		{"negative max-age", "cache_max_age = -1\n", "cache_max_age must be a number of seconds"},
 		{"syntax", "listen = \n", "config.toml:1"},
-		{"unknown key lists the known ones", "[server]\nport = 1\n", "unknown key server.port (known keys: listen, public_url, tls_cert_file, tls_key_file, admin_listen, data, watch, max_dataset_bytes, cache_max_age, cache_s_maxage, cache_stale_while_revalidate, cache_stale_if_error, rate_limit, trusted_proxies, forwarded_header, ipv6_prefix, max_tracked_clients, rate_limit_store, read_header_timeout, read_timeout, write_timeout, idle_timeout, max_header_bytes, shutdown_timeout, access_log, log_format)"},
+		{"unknown key lists the known ones", "[server]\nport = 1\n", "unknown key server.port (known keys: listen, public_url, tls_cert_file, tls_key_file, admin_listen, data, watch, max_dataset_bytes, cache_max_age, cache_s_maxage, cache_stale_while_revalidate, cache_stale_if_error, rate_limit, trusted_proxies, forwarded_header, ipv6_prefix, max_tracked_clients, rate_limit_store, read_header_timeout, read_timeout, write_timeout, idle_timeout, max_header_bytes, shutdown_timeout, access_log, log_format, pages)"},
 		{"a proxy that is not a network", "trusted_proxies = [\"10.0.0.0/8\", \"proxy.local\"]\n", `trusted_proxies: "proxy.local" is not a CIDR range such as "10.0.0.0/8" or an IP address`},
 		{"a certificate without its key", "tls_cert_file = \"cert.pem\"\n", "tls_cert_file and tls_key_file go together: set both to serve HTTPS, or neither"},
 		{"a key without its certificate", "tls_key_file = \"key.pem\"\n", "tls_cert_file and tls_key_file go together"},

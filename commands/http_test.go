@@ -20,7 +20,8 @@ func TestE2EHTTP(t *testing.T) {
 
 	t.Run("404", func(t *testing.T) {
 		for _, path := range []string{
-			"/",
+			"/index.html",
+			"/parties/pn/more",
 			"/favicon.ico",
 			"/api/public/v1/nothing",
 			"/api/public/v2/parties",

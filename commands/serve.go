@@ -30,11 +30,11 @@ func serveCommand() *cli.Command {
 		Name:  "serve",
 		Usage: "serve the public API",
 		Description: "Serves the dataset in --data (default: the embedded Malta 2022 dataset) as a\n" +
-			"read-only JSON API under /api/public/v1/, and health, metrics and reload on the\n" +
-			"admin listener. SIGHUP (or POST /reload on the admin listener, or a change on\n" +
-			"disk with --watch) loads the dataset, and the TLS certificate, again and serves\n" +
-			"it if it is valid. SIGINT or SIGTERM stop it after letting requests in flight\n" +
-			"finish.",
+			"read-only JSON API under /api/public/v1/, as pages for people under / (unless\n" +
+			"--pages=false), and health, metrics and reload on the admin listener. SIGHUP\n" +
+			"(or POST /reload on the admin listener, or a change on disk with --watch) loads\n" +
+			"the dataset, and the TLS certificate, again and serves it if it is valid.\n" +
+			"SIGINT or SIGTERM stop it after letting requests in flight finish.",
 		Flags:        flags,
 		OnUsageError: onUsageError,
 		Action:       serve,

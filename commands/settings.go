@@ -143,4 +143,5 @@ var settings = []setting{
 	durationSetting("shutdown_timeout", "time requests in flight get to finish on SIGTERM or SIGINT", func(c *Config) *Duration { return &c.ShutdownTimeout }),
 	boolSetting("access_log", "log one line per request", func(c *Config) *bool { return &c.AccessLog }),
 	stringSetting("log_format", "log format: text or json", func(c *Config) *string { return &c.LogFormat }),
+	boolSetting("pages", "serve the HTML pages for people under / (home, parties, districts, candidates, API reference)", func(c *Config) *bool { return &c.Pages }),
 }

@@ -304,6 +304,10 @@ type list struct {
 	ends  []int
 	gz    compressed
 	etags []string // etags[n]: the ETag of the first n records
+	// defaultETag is the ETag of the first page at the default limit when
+	// the list holds fewer records than it: n alone does not say the limit
+	// a candidates answer echoes then.
+	defaultETag string
 }
 
 // tagAll prepares the ETag of every answer the list can give: the dataset
@@ -317,6 +321,9 @@ func (l *list) tagAll(version string, limited bool) {
 	l.etags = make([]string, last+1)
 	for n := range l.etags {
 		l.etags[n] = `W/"` + version[:16] + "-" + l.tag + "-" + strconv.Itoa(n) + `"`
+	}
+	if n := len(l.ends); limited && n < DefaultLimit {
+		l.defaultETag = `W/"` + version[:16] + "-" + l.tag + "-" + strconv.Itoa(n) + "-l" + strconv.Itoa(DefaultLimit) + `"`
 	}
 }
 

@@ -92,13 +92,17 @@ func (r Result) pageRecords() []byte {
 	return r.list.data[r.list.end(r.offset)+1 : r.list.end(r.offset+r.n)] // +1: past the comma
 }
 
-// pageETag is the ETag of a page past the first: the first page's tag for
-// the same count, with the offset. The first pages' tags are prepared at
-// load; later pages are asked for less, and preparing a tag for every
-// offset and count would take memory the square of the list's length.
+// pageETag is the ETag of a candidates answer whose list and count do not
+// imply the rest of its body: a page past the first, a limit other than the
+// default above the count, or no record at all (every empty filter shares
+// one list). It names the count, limit, filters and offset. The first
+// pages' tags are prepared at load; preparing one for every offset, limit
+// and count would take memory the cube of the list's length.
 func (r Result) pageETag() string {
-	tag := r.list.etags[r.n]
-	return tag[:len(tag)-1] + "@" + strconv.Itoa(r.offset) + `"`
+	tag := r.list.etags[0]
+	tag = tag[:len(tag)-2] // without "0" and the closing quote
+	return tag + strconv.Itoa(r.n) + "-l" + strconv.Itoa(r.limit) + "-d" + strconv.Itoa(r.district) +
+		"-p" + strconv.Itoa(r.party) + "@" + strconv.Itoa(r.offset) + `"`
 }
 
 // prepareFilters encodes, for meta.filters, each district as the district

@@ -221,13 +221,24 @@ type Result struct {
 func (r Result) Count() int { return r.n }
 
 // ETag identifies the result's content: the dataset version, the list, the
-// number of records and, past the first page, the offset. It is weak: the
-// body also carries generatedAt.
+// number of records and, for candidates, the limit, offset and filters the
+// body echoes (implied by the list and the count where they can be). It is
+// weak: the body also carries generatedAt.
 func (r Result) ETag() string {
-	if r.offset > 0 {
-		return r.pageETag()
+	if r.d == nil {
+		return r.list.etags[r.n]
 	}
-	return r.list.etags[r.n]
+	// A candidates answer's body also says its limit, offset and filters:
+	// the prepared tags serve where the list and n imply them all.
+	if r.offset == 0 && r.list != r.d.emptyList {
+		switch r.limit {
+		case r.n: // a full page: n is the limit
+			return r.list.etags[r.n]
+		case DefaultLimit: // the whole list, shorter than the default limit
+			return r.list.defaultETag
+		}
+	}
+	return r.pageETag()
 }
 
 // AppendJSON appends the response body, the envelope

@@ -177,7 +177,7 @@ func TestEndpointsMatchOpenAPI(t *testing.T) {
 			t.Errorf("openapi.json has %s, which the endpoint table lacks", path)
 		}
 	}
-	if len(routeNames) != len(endpoints)+1 || routeNames[otherRoute] != "other" {
-		t.Errorf("routeNames = %q, want the endpoints' names and other", routeNames)
+	if len(routeNames) != len(endpoints)+2 || routeNames[otherRoute] != "other" || routeNames[pageRoute] != "page" {
+		t.Errorf("routeNames = %q, want the endpoints' names, other and page", routeNames)
 	}
 }

@@ -75,16 +75,21 @@ var defaultLimit = dataset.DefaultLimit
 
 var defaultOffset = 0
 
-// otherRoute is the route of every path that is no endpoint's.
-const otherRoute = len(endpoints)
+// otherRoute is the route of every path that is no endpoint's, and
+// pageRoute that of the pages for people (pages.go).
+const (
+	otherRoute = len(endpoints)
+	pageRoute  = len(endpoints) + 1
+)
 
-// The routes named in metrics and logs: the endpoints' and "other", a fixed
-// set, so that no client can grow the metrics.
-var routeNames = func() (names [len(endpoints) + 1]string) {
+// The routes named in metrics and logs: the endpoints', "other" and
+// "page", a fixed set, so that no client can grow the metrics.
+var routeNames = func() (names [len(endpoints) + 2]string) {
 	for i, e := range endpoints {
 		names[i] = e.name
 	}
 	names[otherRoute] = "other"
+	names[pageRoute] = "page"
 	return names
 }()
 
@@ -149,18 +154,25 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, q *request) {
 	// Caches key every answer from here on by Accept-Encoding, errors
 	// included, so one rule covers whatever a path answers.
 	w.Header()["Vary"] = varyEncValue
+	pages := s.pages.Load()
+	if q.route == pageRoute && pages == nil { // the pages are off
+		q.route = otherRoute
+	}
 	switch {
 	case q.route == otherRoute:
-		handleNotFound(w)
+		s.notFound(w, r)
 	case r.Method != http.MethodGet && r.Method != http.MethodHead:
 		handleMethodNotAllowed(w)
+	case q.route == pageRoute:
+		s.servePage(w, r, q, pages)
 	default:
 		endpoints[q.route].handler(s, w, r, q)
 	}
 }
 
 // routeOf numbers the endpoint a request is for, as an index in endpoints,
-// or otherRoute. A path with an encoded slash is no endpoint's.
+// or pageRoute, or otherRoute. A path with an encoded slash is no
+// endpoint's and no page's.
 func routeOf(r *http.Request) int {
 	if hasEncodedSlash(r) {
 		return otherRoute
@@ -176,6 +188,9 @@ func routeOf(r *http.Request) int {
 			return route
 		}
 	}
+	if isPagePath(r.URL.Path) {
+		return pageRoute
+	}
 	return otherRoute
 }
 
@@ -189,7 +204,7 @@ func hasEncodedSlash(r *http.Request) bool {
 
 // counterOf is the rate-limit counter a route spends.
 func counterOf(route int) uint8 {
-	if route == otherRoute {
+	if route >= len(endpoints) { // other paths and the pages
 		return sharedCounter
 	}
 	return endpoints[route].counter

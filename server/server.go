@@ -68,6 +68,9 @@ type Options struct {
 	// OpenAPI description and the candidates' Link headers make their
 	// URLs; a trailing slash is ignored. Empty, their URLs are relative.
 	PublicURL string
+	// Pages serves the HTML pages for people under / (pages.go); without
+	// them, / is a 404 like every path that is no endpoint's.
+	Pages bool
 }
 
 // DefaultOptions are the options ballot serves with when its operator sets
@@ -81,6 +84,7 @@ func DefaultOptions() Options {
 		RateWindow:  time.Minute,
 		MaxClients:  1_000_000,
 		IPv6Prefix:  64,
+		Pages:       true,
 	}
 }
 
@@ -90,6 +94,7 @@ type Server struct {
 	// requests already running finish on the dataset they started with.
 	data     atomic.Pointer[dataset.Dataset]
 	docs     atomic.Pointer[documents] // the index, OpenAPI description and catalogue of data
+	pages    atomic.Pointer[pageSet]   // the pages of data; nil when Options.Pages is off
 	loadedAt atomic.Int64              // Unix nanoseconds
 	reloadMu sync.Mutex                // one reload at a time
 
@@ -176,6 +181,9 @@ func (s *Server) setDataset(ds *dataset.Dataset) {
 	// The documents first: a request reads each pointer once, and a
 	// moment with new documents and old records is harmless.
 	s.docs.Store(buildDocuments(ds, s.publicURL))
+	if s.opts.Pages {
+		s.pages.Store(buildPages(ds))
+	}
 	s.data.Store(ds)
 	s.loadedAt.Store(s.opts.Now().UnixNano())
 	s.metrics.datasetChanged(ds, s.opts.Now())

@@ -1,0 +1,244 @@
+package commands_test
+
+// The pages for people, in a real browser: headless Chromium loads each page
+// of a real "ballot serve" process, and the test checks what a person would
+// see go wrong: a status other than the page's, a message in the console
+// (a CSP violation, a failed load), a request to another origin, a page
+// wider than a phone. It submits the candidates form as a person would
+// and compares the table with the API's records, and writes a screenshot of
+// each page (PNG) for a person to look at: under the test's temporary
+// directory, or under $BALLOT_SCREENSHOTS when that is set, where they are
+// kept.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// pageVisit is one page the browser loads.
+type pageVisit struct {
+	name   string // of its screenshot
+	path   string
+	status int
+	ready  string // a selector of the page's own content
+}
+
+// TestBrowserPages loads every page in Chromium.
+func TestBrowserPages(t *testing.T) {
+	needBrowser(t)
+	t.Parallel()
+
+	// A rate limit no page load comes near: each page also fetches the
+	// stylesheet and the icon, on the counter of every other path.
+	p := startServerWith(t, "--rate-limit", "1000")
+	origin := "http://" + p.addr
+	shots := os.Getenv("BALLOT_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	} else if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	ev := &browserEvents{urls: map[network.RequestID]string{}, corsFailed: map[string]string{}}
+	// Twice the cross-origin test's bound: this test loads twenty pages
+	// and takes a screenshot of most, some of them very long.
+	browserCtx, stopBrowser := startBrowser(t, ev, 2*browserTimeout+15*time.Second)
+	ctx, cancel := context.WithTimeout(browserCtx, 2*browserTimeout)
+	defer cancel()
+	if err := chromedp.Listen(browserCtx, ev.listen); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
+
+	// newMessages returns what the browser reported since the last call.
+	seen := 0
+	newMessages := func() []string {
+		ev.mu.Lock()
+		defer ev.mu.Unlock()
+		m := ev.console[seen:]
+		seen = len(ev.console)
+		return append([]string(nil), m...)
+	}
+	screenshot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Errorf("screenshot of %s: %v", name, err)
+			return
+		}
+		path := filepath.Join(shots, name+".png")
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s", path)
+	}
+	// visit loads a page, checks its status and that the browser reported
+	// nothing but the failed load of an error page, and takes its picture
+	// unless its name is empty.
+	visit := func(v pageVisit) {
+		t.Helper()
+		resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(origin+v.path))
+		if err == nil {
+			err = chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(v.ready)))
+		}
+		if err != nil {
+			t.Fatalf("%s: %v\nbrowser messages: %q", v.path, err, newMessages())
+		}
+		if resp.Status != int64(v.status) || resp.MimeType != "text/html" {
+			t.Errorf("%s: status %d, type %s; want %d and text/html", v.path, resp.Status, resp.MimeType, v.status)
+		}
+		for _, m := range newMessages() {
+			if v.status != http.StatusOK && strings.Contains(m, fmt.Sprintf("status of %d", v.status)) && strings.Contains(m, origin+v.path) {
+				continue // the browser's own note of an error page's status
+			}
+			t.Errorf("%s: the browser reported: %s", v.path, m)
+		}
+		if v.name != "" {
+			screenshot(v.name)
+		}
+	}
+
+	for _, v := range []pageVisit{
+		{"home", "/", 200, "form[action='/districts']"},
+		{"parties", "/parties", 200, "table caption"},
+		{"districts", "/districts", 200, "#district-13"},
+		{"candidates", "/candidates", 200, "#candidates caption"},
+		{"party-pn", "/parties/pn", 200, "#candidates caption"},
+		{"candidate-robert-abela", "/candidates/robert-abela", 200, "dl"},
+		{"reference", "/reference", 200, "#headers"},
+		{"candidates-400", "/candidates?district=14&party=nope&limit=0", 400, ".problem"},
+		{"party-404", "/parties/no-such-party", 404, "h1"},
+		{"404", "/no-such-page", 404, "h1"},
+	} {
+		visit(v)
+	}
+
+	// The candidates form, filled and sent as a person would.
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(origin+"/candidates"),
+		chromedp.WaitReady(chromedp.CSS("#candidates caption")),
+		chromedp.SetValue(chromedp.CSS("#district"), "5"),
+		chromedp.SetValue(chromedp.CSS("#party"), "pn"),
+		chromedp.Click(chromedp.CSS("form button[type='submit']")),
+		// Only the answer's markup selects them: the values set above
+		// are the form's, not its HTML.
+		chromedp.WaitReady(chromedp.CSS(`#district option[value="5"][selected]`)),
+		chromedp.WaitReady(chromedp.CSS(`#party option[value="pn"][selected]`)),
+	); err != nil {
+		t.Fatalf("submitting the candidates form: %v\nbrowser messages: %q", err, newMessages())
+	}
+	for _, m := range newMessages() {
+		t.Errorf("the candidates form: the browser reported: %s", m)
+	}
+	location, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := origin + "/candidates?district=5&party=pn&limit=100"; location != want {
+		t.Errorf("the form went to %s, want %s", location, want)
+	}
+	type row struct{ Slug, Name, Party, District string }
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]row](`[...document.querySelectorAll("#candidates tbody tr")].map(tr => ({
+		Slug: tr.querySelector("th a").getAttribute("href").replace("/candidates/", ""),
+		Name: tr.querySelector("th a").textContent,
+		Party: tr.cells[1].textContent,
+		District: tr.cells[2].textContent,
+	}))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	screenshot("candidates-district-5-pn")
+
+	var records struct {
+		Data []struct{ Slug, Name string }
+	}
+	apiGet(t, origin+e2eBase+"/candidates?district=5&party=pn", &records)
+	var parties struct {
+		Data []struct{ ID, Slug, Name string }
+	}
+	apiGet(t, origin+e2eBase+"/parties", &parties)
+	var pn string
+	for _, party := range parties.Data {
+		if party.Slug == "pn" {
+			pn = party.Name
+		}
+	}
+	if len(records.Data) == 0 || len(rows) != len(records.Data) {
+		t.Fatalf("the page shows %d rows, the API answers %d records", len(rows), len(records.Data))
+	}
+	for i, rec := range records.Data {
+		if want := (row{rec.Slug, rec.Name, pn, "5"}); rows[i] != want {
+			t.Errorf("row %d: %+v, want %+v (the API's record %d)", i+1, rows[i], want, i+1)
+		}
+	}
+
+	// A phone's width: no page wider than the screen (tables scroll in
+	// their own box).
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []pageVisit{
+		{"phone-candidates-district-5-pn", "/candidates?district=5&party=pn", 200, "#candidates caption"},
+		{"phone-home", "/", 200, "form[action='/districts']"},
+		{"phone-districts", "/districts", 200, "#district-13"},
+		{"", "/reference", 200, "#headers"}, // 60,000 pixels long on a phone: no picture
+	} {
+		visit(v)
+		width, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if width > 390 {
+			t.Errorf("%s is %d px wide on a 390 px screen", v.path, width)
+		}
+	}
+
+	checked := stopBrowser()
+	t.Logf("Chromium closed (%d processes checked)", checked)
+
+	// Every request the browser made went to the server's origin.
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	if len(ev.urls) == 0 {
+		t.Fatal("the browser reported no request")
+	}
+	for _, u := range ev.urls {
+		method, rawURL, _ := strings.Cut(u, " ")
+		if parsed, err := url.Parse(rawURL); err != nil || parsed.Scheme+"://"+parsed.Host != origin {
+			t.Errorf("a request to another origin: %s %s", method, rawURL)
+		}
+	}
+	for _, f := range ev.failed {
+		t.Errorf("a failed load: %s", f)
+	}
+}
+
+// apiGet decodes the JSON answer of a GET into v.
+func apiGet(t *testing.T, u string, v any) {
+	t.Helper()
+	hc := &http.Client{Timeout: 10 * time.Second}
+	resp, err := hc.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: status %d", u, resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+}

@@ -1,0 +1,89 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"ballot/dataset"
+)
+
+// missingEndpoints lists the endpoints of the endpoints table that the
+// reference page does not show, each with its operations and parameters.
+func missingEndpoints(page []byte) []string {
+	var missing []string
+	for _, e := range endpoints {
+		path := BasePath + e.path
+		want := []string{"<h2><code>" + path + "</code></h2>", "<code>GET " + path + "</code>", "<code>HEAD " + path + "</code>", "<code>OPTIONS " + path + "</code>"}
+		for _, p := range e.parameters {
+			want = append(want, `<th scope="row"><code>`+p.Name+`</code></th>`)
+		}
+		for _, w := range want {
+			if !bytes.Contains(page, []byte(w)) {
+				missing = append(missing, path)
+				break
+			}
+		}
+	}
+	return missing
+}
+
+// TestReferenceListsEveryEndpoint renders the API reference from
+// openapi.json and fails when an endpoint of the table is missing from it;
+// and shows that it would fail, with a document that lacks one.
+func TestReferenceListsEveryEndpoint(t *testing.T) {
+	ds, err := dataset.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := buildPages(ds).reference.body
+	if missing := missingEndpoints(page); len(missing) > 0 {
+		t.Errorf("the reference page lacks %q", missing)
+	}
+	for _, want := range []string{"<th scope=\"row\">200</th>", "<th scope=\"row\">304</th>", "<th scope=\"row\">400</th>", "<th scope=\"row\">404</th>", "<th scope=\"row\">405</th>", "<th scope=\"row\">429</th>", "<th scope=\"row\">500</th>", "<th scope=\"row\">204</th>",
+		`<code>X-RateLimit-Reset</code>`, `<code>Retry-After</code>`, `<code>ETag</code>`, "<h4>Example answer 200", "<h4>Example answer 400"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("the reference page lacks %q", want)
+		}
+	}
+
+	var doc map[string]any
+	if err := json.Unmarshal(openAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	gone := BasePath + "/candidates"
+	delete(doc["paths"].(map[string]any), gone)
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := newReference(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &pageSet{site: "test"}
+	if missing := missingEndpoints(p.render("reference", "API reference", "reference", "", ref)); !slices.Equal(missing, []string{gone}) {
+		t.Errorf("with %s left out of openapi.json, the check finds %q missing", gone, missing)
+	}
+}
+
+// TestReferencePathParameters: a path item's own keys (its summary, its
+// parameters) are no operations, and its parameters apply to each one.
+func TestReferencePathParameters(t *testing.T) {
+	doc := `{"openapi":"3.1.0","info":{"summary":"s","description":"d","version":"1"},
+"paths":{"/api/public/v1/things/{key}":{"summary":"things","parameters":[{"name":"key","in":"path","required":true,"schema":{"type":"string"}}],
+"get":{"summary":"A thing","responses":{"200":{"description":"the thing"}}}}},
+"components":{"responses":{},"headers":{}}}`
+	ref, err := newReference([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ref.Paths) != 1 || len(ref.Paths[0].Operations) != 1 {
+		t.Fatalf("paths %+v, want one path with one operation", ref.Paths)
+	}
+	op := ref.Paths[0].Operations[0]
+	if op.Method != "GET" || len(op.Parameters) != 1 || op.Parameters[0].Name != "key" || op.Parameters[0].In != "path" || !op.Parameters[0].Required {
+		t.Errorf("operation %s with parameters %+v, want GET with the path's key", op.Method, op.Parameters)
+	}
+}
