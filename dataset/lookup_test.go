@@ -224,7 +224,7 @@ func TestRecord(t *testing.T) {
 	}
 	at := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 	body := func(rec []byte) string {
-		return `{"data":[` + string(rec) + `],"meta":{"count":1,"generatedAt":"2026-11-22T00:00:00.000Z"}}` + "\n"
+		return `{"data":[` + string(rec) + `],"meta":{"count":1,"total":1,"generatedAt":"2026-11-22T00:00:00.000Z"}}` + "\n"
 	}
 	parties, _ := ds.Query(dataset.Parties, nil)
 	districts, _ := ds.Query(dataset.Districts, nil)
