@@ -243,7 +243,7 @@ func (c Config) check() error {
 	case strings.TrimSpace(c.Listen) == "":
 		return errors.New(`listen must be an address such as ":8080" or "127.0.0.1:8080"`)
 	case c.PublicURL != "" && !isBaseURL(c.PublicURL):
-		return fmt.Errorf(`public_url must be an absolute http or https URL with no query or fragment, such as "https://elections.example.org", not %q`, c.PublicURL)
+		return fmt.Errorf(`public_url must be an absolute http or https URL with no query or fragment, written in the characters a URL allows (percent-encode others), such as "https://elections.example.org", not %q`, c.PublicURL)
 	case c.MaxDatasetBytes < 1024 || c.MaxDatasetBytes > maxDatasetBytes:
 		return fmt.Errorf("max_dataset_bytes must be a number of bytes from 1024 to %d (1 GiB)", maxDatasetBytes)
 	case (c.TLSCertFile == "") != (c.TLSKeyFile == ""):
@@ -292,7 +292,15 @@ func (c Config) check() error {
 
 // isBaseURL reports whether s is an absolute http or https URL with a host
 // and no user, query or fragment: a base the API's paths can be appended to.
+// It must be written in the characters RFC 3986 allows, as it goes as is
+// into Link headers (where a space or ">" would end the target) and into
+// the documents' URLs.
 func isBaseURL(s string) bool {
+	for _, r := range s {
+		if r <= ' ' || r > '~' || strings.ContainsRune("\"<>\\^`{|}", r) {
+			return false
+		}
+	}
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.Opaque == "" &&
 		u.User == nil && !strings.ContainsAny(s, "?#")

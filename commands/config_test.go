@@ -76,12 +76,15 @@ func TestConfigErrors(t *testing.T) {
 		{"tiny header limit", "max_header_bytes = 10\n", "max_header_bytes must be from 1024 to 1048576 (1 MiB)"},
 		{"unknown log format", "log_format = \"xml\"\n", `log_format must be text or json, not "xml"`},
 		{"unknown forwarding header", "forwarded_header = \"X-Real-IP\"\n", `forwarded_header must be X-Forwarded-For or Forwarded, not "X-Real-IP"`},
-		{"a public URL that is relative", "public_url = \"/api\"\n", `public_url must be an absolute http or https URL with no query or fragment, such as "https://elections.example.org", not "/api"`},
+		{"a public URL that is relative", "public_url = \"/api\"\n", `public_url must be an absolute http or https URL with no query or fragment, written in the characters a URL allows (percent-encode others), such as "https://elections.example.org", not "/api"`},
 		{"a public URL of another scheme", "public_url = \"ftp://elections.example.org\"\n", `public_url must be an absolute http or https URL`},
 		{"a public URL with no host", "public_url = \"https://\"\n", `public_url must be an absolute http or https URL`},
 		{"a public URL with a query", "public_url = \"https://elections.example.org/?lang=mt\"\n", `public_url must be an absolute http or https URL with no query or fragment`},
 		{"a public URL with a fragment", "public_url = \"https://elections.example.org/#top\"\n", `public_url must be an absolute http or https URL with no query or fragment`},
 		{"a public URL with a user", "public_url = \"https://admin@elections.example.org\"\n", `public_url must be an absolute http or https URL`},
+		{"a public URL with a space", "public_url = \"https://x.org/ele ctions\"\n", `public_url must be an absolute http or https URL with no query or fragment, written in the characters a URL allows`},
+		{"a public URL with a >", "public_url = \"https://x.org/elections>\"\n", `public_url must be an absolute http or https URL`},
+		{"a public URL not in ASCII", "public_url = \"https://x.org/elezzjonijiet-ħ\"\n", `public_url must be an absolute http or https URL`},
 		{"a max-age past a year", "cache_max_age = 9300000000000\n", "cache_max_age must be a number of seconds from 0 to 31536000 (a year)"},
 	}
 	for _, tt := range tests {
