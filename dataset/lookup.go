@@ -257,6 +257,11 @@ func closest(key string, names []string, n int) []string {
 		if len(key) >= 3 && strings.HasPrefix(k, key) {
 			dist = min(dist, 1)
 		}
+		// A name written in full ("Ħal Għaxaq", "Ħaż-Żebbuġ") holds the
+		// name the data uses as a whole word, and the other way round.
+		if len(key) >= 3 && len(k) >= 3 && (hasWord(key, k) || hasWord(k, key)) {
+			dist = min(dist, 1)
+		}
 		if dist <= max(2, len(k)/3) {
 			found = append(found, scored{name, dist})
 		}
@@ -267,6 +272,12 @@ func closest(key string, names []string, n int) []string {
 		out = append(out, s.name)
 	}
 	return out
+}
+
+// hasWord reports whether the key s holds the key w as whole words: equal,
+// or bounded by hyphens or the ends.
+func hasWord(s, w string) bool {
+	return strings.Contains("-"+s+"-", "-"+w+"-")
 }
 
 // editDistance is the Levenshtein distance between two ASCII keys.

@@ -179,6 +179,8 @@ func TestLocalityRefused(t *testing.T) {
 		{"a beginning gets suggestions", []string{"marsa"}, "" /* Marsa itself */},
 		{"a prefix of several", []string{"Mars"}, noLocality + "; did you mean Marsa, Marsaskala or Marsaxlokk?"},
 		{"an English name misspelt", []string{"Vittorioza"}, noLocality + "; did you mean Vittoriosa?"},
+		{"a name in full", []string{"Ħal Għaxaq"}, noLocality + "; did you mean Għaxaq?"},
+		{"a name in full, in ASCII", []string{"hal tarxien"}, noLocality + "; did you mean Tarxien?"},
 		{"nothing near", []string{"London"}, noLocality},
 		{"punctuation only", []string{"!!!"}, noLocality},
 		{"very long", []string{strings.Repeat("a", 5000)}, noLocality},
