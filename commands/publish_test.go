@@ -266,7 +266,9 @@ func (pub *publisher) swap(dir string) {
 	}
 }
 
-var publishETag = regexp.MustCompile(`^W/"([0-9a-f]{16})-[a-z0-9-]+-(\d+)"$`)
+// publishETag reads a candidates ETag: the dataset version, the list, the
+// count, and where they are not implied, the limit, filters and offset.
+var publishETag = regexp.MustCompile(`^W/"([0-9a-f]{16})-[a-z0-9-]*?-(\d+)(?:-l\d+(?:-d\d+-p\d+@\d+)?)?"$`)
 
 // publishCheck checks one answer of the index or of the candidates and
 // returns the edition it came from, or a problem. An answer must be 200,
