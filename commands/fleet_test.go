@@ -16,7 +16,6 @@ package commands_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -126,21 +125,7 @@ func (f *fleet) startReplica(t *testing.T, port int) *publishProc {
 	t.Helper()
 	cmd := exec.Command(f.bin, "serve", "--config", filepath.Join(f.dir, "replica.toml"), "--listen", fmt.Sprintf("127.0.0.1:%d", port))
 	cmd.Dir = f.dir
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "BALLOT_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	p := &publishProc{cmd: cmd, log: &publishLog{}, done: make(chan struct{})}
-	cmd.Stdout = io.Discard
-	cmd.Stderr = p.log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.exitErr = cmd.Wait()
-		close(p.done)
-	}()
+	p := startPublishProc(t, cmd)
 	tr := &http.Transport{Proxy: nil, DisableCompression: true}
 	p.hc = &http.Client{Transport: tr, Timeout: 10 * time.Second}
 	root := f.root
@@ -537,29 +522,11 @@ func roundAll(ds []time.Duration) []time.Duration {
 	return out
 }
 
-// fleetGet sends one GET from client hc to addr and reads the answer.
+// fleetGet sends one GET from client hc (which bounds it in time) to addr
+// and reads the answer.
 func fleetGet(t *testing.T, hc *http.Client, addr, path string, hdr map[string]string) reply {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	sent := time.Now()
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatalf("GET %s%s: %v", addr, path, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("GET %s%s: %v", addr, path, err)
-	}
-	return reply{status: resp.StatusCode, header: resp.Header, body: body, sent: sent, when: time.Now()}
+	return prodDo(t, hc, http.MethodGet, "http://"+addr+path, hdr)
 }
 
 // fleetRateHeaders are the rate-limit fields ballot sets on every answer.

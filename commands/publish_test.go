@@ -77,6 +77,26 @@ func publishServe(t *testing.T, bin string, args ...string) *publishProc {
 	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
 		"--rate-limit", "1000000000", "--access-log=false"}, args...)...)
 	cmd.Dir = t.TempDir()
+	p := startPublishProc(t, cmd)
+	tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 16, DisableCompression: true}
+	p.hc = &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	t.Cleanup(func() {
+		tr.CloseIdleConnections()
+		p.stop(t)
+		if t.Failed() {
+			t.Logf("stderr of ballot serve (pid %d):\n%s", cmd.Process.Pid, p.log)
+		}
+	})
+	m := p.waitLog(t, publishServing, "the serving line")
+	p.api, p.admin = m[1], m[2]
+	return p
+}
+
+// startPublishProc starts cmd, "ballot serve", with no BALLOT_* variable,
+// its standard error kept in the log and its exit awaited in the
+// background; the caller arranges its stop.
+func startPublishProc(t *testing.T, cmd *exec.Cmd) *publishProc {
+	t.Helper()
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "BALLOT_") {
 			cmd.Env = append(cmd.Env, kv)
@@ -92,17 +112,6 @@ func publishServe(t *testing.T, bin string, args ...string) *publishProc {
 		p.exitErr = cmd.Wait()
 		close(p.done)
 	}()
-	tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 16, DisableCompression: true}
-	p.hc = &http.Client{Transport: tr, Timeout: 10 * time.Second}
-	t.Cleanup(func() {
-		tr.CloseIdleConnections()
-		p.stop(t)
-		if t.Failed() {
-			t.Logf("stderr of ballot serve (pid %d):\n%s", cmd.Process.Pid, p.log)
-		}
-	})
-	m := p.waitLog(t, publishServing, "the serving line")
-	p.api, p.admin = m[1], m[2]
 	return p
 }
 

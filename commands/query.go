@@ -154,9 +154,9 @@ func columns(c dataset.Collection) []string {
 }
 
 // besideIDs names, for each column of party or district ids, the column
-// written beside it with what people read for them. A spreadsheet gets
-// both, so that it can still be joined on the ids; a table, which is for
-// reading, shows the readable column alone.
+// written beside it with what people read for them. A spreadsheet and a
+// table both get both: the ids to join on and to paste into the API, the
+// names and numbers to read.
 var besideIDs = map[string]string{
 	"party_id":            "party_short_name",
 	"primary_district_id": "primary_district_number",
@@ -196,9 +196,7 @@ func writeColumns(w io.Writer, format string, ds *dataset.Dataset, c dataset.Col
 	var head []string
 	for _, col := range cols {
 		beside, labelled := besideIDs[col]
-		if !labelled || format == "csv" {
-			head = append(head, col)
-		}
+		head = append(head, col)
 		if labelled {
 			head = append(head, beside)
 		}
@@ -208,11 +206,8 @@ func writeColumns(w io.Writer, format string, ds *dataset.Dataset, c dataset.Col
 	for _, rec := range recs {
 		row := make([]string, 0, len(head))
 		for j, col := range cols {
-			_, labelled := besideIDs[col]
-			if !labelled || format == "csv" {
-				row = append(row, cell(rec.Field(j), nil))
-			}
-			if labelled {
+			row = append(row, cell(rec.Field(j), nil))
+			if _, labelled := besideIDs[col]; labelled {
 				row = append(row, cell(rec.Field(j), names))
 			}
 		}

@@ -359,6 +359,58 @@ func TestE2ESharedRateLimit(t *testing.T) {
 		answers := spread(t, rs, "127.0.0.42", path, 4*e2eLimit, gap)
 		checkShared(t, rs, answers)
 	})
+	if t.Failed() {
+		return
+	}
+
+	t.Run("redis hung fails no request", func(t *testing.T) {
+		// SIGSTOP: Redis keeps its connections and port but answers
+		// nothing, the outage a refused connection does not show. The
+		// requests never wait for it (the sync does, within its timeout,
+		// off their path): every one is answered while it hangs, and each
+		// replica notices the outage and, after SIGCONT, its end.
+		pid := redis.PID()
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		resumed := false
+		resume := func() {
+			if !resumed {
+				resumed = true
+				if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		t.Cleanup(resume)
+		hc := boundClient(t, "127.0.0.43")
+		var slowest time.Duration
+		n := 0
+		prodEventually(t, 60*time.Second, "every replica logging a second outage, while its requests are answered", func() (bool, string) {
+			for i := range 30 {
+				l := getLimited(hc, rs[(n+i)%len(rs)].p.url(e2eBase+"/districts"), e2eLimit)
+				if l.transportFailure != nil || l.wrongHeaderReason != "" || (l.status != http.StatusOK && l.status != http.StatusTooManyRequests) {
+					t.Fatalf("with Redis hung: status %d, %v %s", l.status, l.transportFailure, l.wrongHeaderReason)
+				}
+				slowest = max(slowest, l.answered.Sub(l.sent))
+			}
+			n += 30
+			for _, r := range rs {
+				if got := len(redisUnreachable.FindAllString(r.p.stderr.String(), -1)); got < 2 {
+					return false, fmt.Sprintf("replica %s has logged %d outages", r.admin, got)
+				}
+			}
+			return true, ""
+		})
+		resume()
+		for _, r := range rs {
+			prodEventually(t, 20*time.Second, "the replica logs that the store is back after SIGCONT", func() (bool, string) {
+				got := len(redisBack.FindAllString(r.p.stderr.String(), -1))
+				return got >= 2, fmt.Sprintf("%d lines saying it is back", got)
+			})
+		}
+		t.Logf("Redis hung (SIGSTOP) then resumed: %d requests answered while it hung, none failed, slowest %v", n, slowest)
+	})
 }
 
 // TestE2ERateLimitStoreAtStartup: a URL that cannot be read stops serve
