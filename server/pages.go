@@ -353,7 +353,7 @@ func (s *Server) candidatesPage(w http.ResponseWriter, r *http.Request, q *reque
 	res, err := p.ds.Query(dataset.Candidates, params)
 	if err != nil {
 		writeQueryError(w, r, err, func(perr *dataset.ParamError) []byte {
-			return p.renderCandidates(dataset.Result{}, candidateFilter{limit: dataset.DefaultLimit}, perr, r.URL.RawQuery)
+			return p.renderCandidates(dataset.Result{}, p.canonical(params), perr, r.URL.RawQuery)
 		})
 		return
 	}
