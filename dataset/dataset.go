@@ -295,6 +295,13 @@ func (d *Dataset) candidateKey(district, party int) int {
 
 const envelopeStart = `{"data":[`
 
+// answerFormat names the shape of the answers around their records (the
+// envelope and the keys of meta) and is part of every answer's ETag with
+// the dataset version, so that a release that answers the same data in
+// another shape does not confirm a client's old body with a 304.
+// TestAnswerFormat holds it to the shape: change one, change the other.
+const answerFormat = "f2"
+
 // list is one prepared answer: the start of the envelope and the encoded
 // records of one filter, in order, with the offset at which each ends so that
 // the first n records are a slice of data.
@@ -320,10 +327,10 @@ func (l *list) tagAll(version string, limited bool) {
 	}
 	l.etags = make([]string, last+1)
 	for n := range l.etags {
-		l.etags[n] = `W/"` + version[:16] + "-" + l.tag + "-" + strconv.Itoa(n) + `"`
+		l.etags[n] = `W/"` + version[:16] + "-" + answerFormat + l.tag + "-" + strconv.Itoa(n) + `"`
 	}
 	if n := len(l.ends); limited && n < DefaultLimit {
-		l.defaultETag = `W/"` + version[:16] + "-" + l.tag + "-" + strconv.Itoa(n) + "-l" + strconv.Itoa(DefaultLimit) + `"`
+		l.defaultETag = `W/"` + version[:16] + "-" + answerFormat + l.tag + "-" + strconv.Itoa(n) + "-l" + strconv.Itoa(DefaultLimit) + `"`
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"html/template"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -48,6 +49,23 @@ var (
 	styleSheet = prepare(cssValue, mustReadPageFile("pages/style.css"))
 	favicon    = prepare(svgValue, mustReadPageFile("pages/favicon.svg"))
 )
+
+// pagesFingerprint identifies this build's templates, stylesheet, icon and
+// OpenAPI document (the reference's source), and is part of every page's
+// ETag with the dataset version: a new release that renders a page
+// differently must not have its old bytes confirmed with a 304.
+var pagesFingerprint = func() string {
+	h := sha256.New()
+	_ = fs.WalkDir(pageFiles, ".", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			h.Write([]byte(path + "\x00"))
+			h.Write(mustReadPageFile(path))
+		}
+		return nil
+	})
+	h.Write(openAPI)
+	return hex.EncodeToString(h.Sum(nil)[:6])
+}()
 
 func mustReadPageFile(name string) []byte {
 	b, err := pageFiles.ReadFile(name)
@@ -125,7 +143,7 @@ func buildPages(ds *dataset.Dataset) *pageSet {
 		ds:               ds,
 		site:             ds.Manifest.Title,
 		credit:           idx.Attribution.HowToCredit,
-		tag:              ds.Version[:16],
+		tag:              ds.Version[:16] + "-" + pagesFingerprint,
 		partyBySlug:      map[string]int{},
 		partyByID:        map[string]int{},
 		candidateBySlug:  map[string]int{},
@@ -281,6 +299,11 @@ func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, q *reques
 func (s *Server) partyPage(w http.ResponseWriter, r *http.Request, q *request, p *pageSet, slug string) {
 	i, ok := p.partyBySlug[slug]
 	if !ok {
+		i, ok = p.partyByID[slug]
+	}
+	if ok {
+		slug = p.ds.Parties()[i].Slug
+	} else {
 		writePageError(w, r, http.StatusNotFound, p.render("error", "No such party", "", "",
 			errorView{"No such party", "No party has this slug: the parties page lists them all."}))
 		return
@@ -300,6 +323,11 @@ func (s *Server) partyPage(w http.ResponseWriter, r *http.Request, q *request, p
 func (s *Server) candidatePage(w http.ResponseWriter, r *http.Request, q *request, p *pageSet, slug string) {
 	i, ok := p.candidateBySlug[slug]
 	if !ok {
+		i, ok = p.candidateByID[slug]
+	}
+	if ok {
+		slug = p.ds.Candidates()[i].Slug
+	} else {
 		writePageError(w, r, http.StatusNotFound, p.render("error", "No such candidate", "", "",
 			errorView{"No such candidate", "No candidate has this slug: the candidates page lists them, 500 at a time."}))
 		return
@@ -440,7 +468,9 @@ func (p *pageSet) renderCandidates(res dataset.Result, f candidateFilter, perr *
 	// The caption says what the page leaves out, as meta.total does in
 	// the API's answer; the pager links the pages before and after.
 	total := res.Total()
-	if res.Count() < total {
+	if res.Count() == 0 && f.offset > 0 {
+		v.Caption = "No candidates after the first " + strconv.Itoa(f.offset) + " of " + strconv.Itoa(total)
+	} else if res.Count() < total {
 		v.Caption = "Candidates " + strconv.Itoa(f.offset+min(1, res.Count())) + " to " + strconv.Itoa(f.offset+res.Count()) + " of " + strconv.Itoa(total)
 	} else {
 		v.Caption = strconv.Itoa(res.Count()) + " candidates"
@@ -462,15 +492,15 @@ func (p *pageSet) renderCandidates(res dataset.Result, f candidateFilter, perr *
 	return p.render("candidates", "Candidates", "candidates", jsonPath, v)
 }
 
-// districtsPage answers /districts. The query goes to the same
-// dataset.Query as the API's, so a locality parameter gets the districts
-// holding that locality wherever the API looks localities up; where it
-// does not, the answer is every district, and the page says so.
+// districtsPage answers /districts. The query, read as the API reads it,
+// goes to the same dataset.Query, so a locality gets the districts the API
+// gives for it, and a refused one the API's message with status 400.
 func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request, q *request, p *pageSet) {
 	params := parseQuery(r.URL.RawQuery)
 	locality := ""
-	if vs, err := url.ParseQuery(r.URL.RawQuery); err == nil {
-		locality = strings.TrimSpace(vs.Get("locality"))
+	if vs := params["locality"]; len(vs) > 0 {
+		// As the API reads it; given twice, the query refuses it below.
+		locality = strings.TrimSpace(vs[len(vs)-1])
 	}
 	res, err := p.ds.Query(dataset.Districts, params)
 	if err != nil {
@@ -485,8 +515,7 @@ func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request, q *reques
 	}
 	sum := sha256.Sum256([]byte(res.ETag() + "\x00" + locality))
 	s.writeRendered(w, r, q, "districts-"+p.tag+"-"+hex.EncodeToString(sum[:12]), func() []byte {
-		// No locality lies in every district: all of them is no lookup.
-		v := districtsView{Locality: locality, Lookup: res.Count() < len(p.ds.Districts())}
+		v := districtsView{Locality: locality, Lookup: true}
 		var ds []dataset.District
 		for i := range res.Count() {
 			ds = append(ds, p.ds.Districts()[p.districtByNumber[p.districtByID[recordID(res.Record(i))]]])
