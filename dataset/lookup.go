@@ -66,22 +66,17 @@ type localityAnswers struct {
 	names []string         // every locality name and English name, for suggestions
 }
 
-// Record answers a request for one record of a collection by its key: a
-// party or a candidate by slug or UUID, a district by number (decimal
-// digits, so "05" is district 5) or UUID, in any letter case. A key that
-// names no record gives a *NotFoundError.
-func (d *Dataset) Record(c Collection, key string) (Result, error) {
+// Lookup finds one record of a collection by its key, as Record reads
+// it, and returns its index in Parties, Districts or Candidates.
+func (d *Dataset) Lookup(c Collection, key string) (int, bool) {
 	lower := strings.ToLower(key)
-	suggestion := ""
 	switch c {
 	case Parties:
 		if i, ok := d.partyBySlug[lower]; ok {
-			return one(d.recs.party[i]), nil
+			return i, true
 		}
-		if i, ok := d.partyByID[lower]; ok {
-			return one(d.recs.party[i]), nil
-		}
-		suggestion = Nearest(lower, d.recs.partySlugs)
+		i, ok := d.partyByID[lower]
+		return i, ok
 	case Districts:
 		n, isNumber := decimal(key)
 		if !isNumber {
@@ -89,17 +84,41 @@ func (d *Dataset) Record(c Collection, key string) (Result, error) {
 		}
 		// Numbers are 1 to DistrictCount and districts in number order,
 		// as the load checks.
-		if n >= 1 && n <= len(d.recs.district) {
-			return one(d.recs.district[n-1]), nil
+		if n >= 1 && n <= len(d.districts) {
+			return n - 1, true
 		}
 	case Candidates:
 		if i, ok := d.recs.candidateBySlug[lower]; ok {
+			return i, true
+		}
+		i, ok := d.recs.candidateByID[lower]
+		return i, ok
+	}
+	return 0, false
+}
+
+// Record answers a request for one record of a collection by its key: a
+// party or a candidate by slug or UUID, a district by number (decimal
+// digits, so "05" is district 5) or UUID, in any letter case. A key that
+// names no record gives a *NotFoundError.
+func (d *Dataset) Record(c Collection, key string) (Result, error) {
+	i, found := d.Lookup(c, key)
+	suggestion := ""
+	switch c {
+	case Parties:
+		if found {
+			return one(d.recs.party[i]), nil
+		}
+		suggestion = Nearest(strings.ToLower(key), d.recs.partySlugs)
+	case Districts:
+		if found {
+			return one(d.recs.district[i]), nil
+		}
+	case Candidates:
+		if found {
 			return one(d.recs.candidate[i]), nil
 		}
-		if i, ok := d.recs.candidateByID[lower]; ok {
-			return one(d.recs.candidate[i]), nil
-		}
-		suggestion = Nearest(lower, d.recs.candidateSlugs)
+		suggestion = Nearest(strings.ToLower(key), d.recs.candidateSlugs)
 	default:
 		return Result{}, &CollectionError{Name: string(c)}
 	}

@@ -118,11 +118,8 @@ type pageSet struct {
 	home, parties, districts, candidates, reference answer
 	notFound                                        []byte
 
-	partyBySlug, partyByID         map[string]int // index in ds.Parties()
-	candidateBySlug, candidateByID map[string]int // index in ds.Candidates()
-	districtByID                   map[string]int // district number
-	districtByNumber               map[int]int    // index in ds.Districts()
-	partyCandidates                [][]int        // each party's candidates, by index
+	districtByID    map[string]int // district number
+	partyCandidates [][]int        // each party's candidates, by index
 }
 
 // page is what the layout shows around a page's own content.
@@ -140,31 +137,19 @@ type page struct {
 func buildPages(ds *dataset.Dataset) *pageSet {
 	idx := newIndex(ds)
 	p := &pageSet{
-		ds:               ds,
-		site:             ds.Manifest.Title,
-		credit:           idx.Attribution.HowToCredit,
-		tag:              ds.Version[:16] + "-" + pagesFingerprint,
-		partyBySlug:      map[string]int{},
-		partyByID:        map[string]int{},
-		candidateBySlug:  map[string]int{},
-		candidateByID:    map[string]int{},
-		districtByID:     map[string]int{},
-		districtByNumber: map[int]int{},
-		partyCandidates:  make([][]int, len(ds.Parties())),
+		ds:              ds,
+		site:            ds.Manifest.Title,
+		credit:          idx.Attribution.HowToCredit,
+		tag:             ds.Version[:16] + "-" + pagesFingerprint,
+		districtByID:    map[string]int{},
+		partyCandidates: make([][]int, len(ds.Parties())),
 	}
-	for i, party := range ds.Parties() {
-		p.partyBySlug[party.Slug] = i
-		p.partyByID[party.ID] = i
-	}
-	for i, d := range ds.Districts() {
+	for _, d := range ds.Districts() {
 		p.districtByID[d.ID] = d.Number
-		p.districtByNumber[d.Number] = i
 	}
 	for i, c := range ds.Candidates() {
-		p.candidateBySlug[c.Slug] = i
-		p.candidateByID[c.ID] = i
 		if c.PartyID != nil {
-			pi := p.partyByID[*c.PartyID]
+			pi, _ := ds.Lookup(dataset.Parties, *c.PartyID)
 			p.partyCandidates[pi] = append(p.partyCandidates[pi], i)
 		}
 	}
@@ -297,10 +282,7 @@ func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, q *reques
 // partyPage answers /parties/SLUG. The 404 page does not repeat the slug:
 // a page never echoes what a client wrote outside the form's values.
 func (s *Server) partyPage(w http.ResponseWriter, r *http.Request, q *request, p *pageSet, slug string) {
-	i, ok := p.partyBySlug[slug]
-	if !ok {
-		i, ok = p.partyByID[slug]
-	}
+	i, ok := p.ds.Lookup(dataset.Parties, slug)
 	if ok {
 		slug = p.ds.Parties()[i].Slug
 	} else {
@@ -321,10 +303,7 @@ func (s *Server) partyPage(w http.ResponseWriter, r *http.Request, q *request, p
 
 // candidatePage answers /candidates/SLUG.
 func (s *Server) candidatePage(w http.ResponseWriter, r *http.Request, q *request, p *pageSet, slug string) {
-	i, ok := p.candidateBySlug[slug]
-	if !ok {
-		i, ok = p.candidateByID[slug]
-	}
+	i, ok := p.ds.Lookup(dataset.Candidates, slug)
 	if ok {
 		slug = p.ds.Candidates()[i].Slug
 	} else {
@@ -424,7 +403,7 @@ func (p *pageSet) canonical(params dataset.Params) candidateFilter {
 		}
 	}
 	if v := strings.ToLower(first("party")); v != "" {
-		if i, ok := p.partyByID[v]; ok {
+		if i, ok := p.ds.Lookup(dataset.Parties, v); ok {
 			f.party = p.ds.Parties()[i].Slug
 		} else {
 			f.party = v
@@ -456,14 +435,16 @@ func (p *pageSet) renderCandidates(res dataset.Result, f candidateFilter, perr *
 		return p.render("candidates", "Candidates", "candidates", BasePath+"/candidates?"+rawQuery, v)
 	}
 	for i := range res.Count() {
-		v.Rows = append(v.Rows, p.candidateRow(p.candidateByID[recordID(res.Record(i))]))
+		ci, _ := p.ds.Lookup(dataset.Candidates, recordID(res.Record(i)))
+		v.Rows = append(v.Rows, p.candidateRow(ci))
 	}
 	var what []string
 	if f.district != 0 {
 		what = append(what, "district "+strconv.Itoa(f.district))
 	}
 	if f.party != "" {
-		what = append(what, p.ds.Parties()[p.partyBySlug[f.party]].Name)
+		pi, _ := p.ds.Lookup(dataset.Parties, f.party)
+		what = append(what, p.ds.Parties()[pi].Name)
 	}
 	// The caption says what the page leaves out, as meta.total does in
 	// the API's answer; the pager links the pages before and after.
@@ -518,7 +499,8 @@ func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request, q *reques
 		v := districtsView{Locality: locality, Lookup: true}
 		var ds []dataset.District
 		for i := range res.Count() {
-			ds = append(ds, p.ds.Districts()[p.districtByNumber[p.districtByID[recordID(res.Record(i))]]])
+			di, _ := p.ds.Lookup(dataset.Districts, recordID(res.Record(i)))
+			ds = append(ds, p.ds.Districts()[di])
 		}
 		v.Districts = p.districtViews(ds)
 		return p.render("districts", "Districts", "districts", BasePath+"/districts?"+url.Values{"locality": {locality}}.Encode(), v)
@@ -644,7 +626,8 @@ func (p *pageSet) candidateRow(i int) candidateRow {
 	c := p.ds.Candidates()[i]
 	row := candidateRow{Slug: c.Slug, Name: c.Name, Party: "independent", District: p.districtByID[c.PrimaryDistrictID], Elected: yesNo(c.Elected)}
 	if c.PartyID != nil {
-		party := p.ds.Parties()[p.partyByID[*c.PartyID]]
+		pi, _ := p.ds.Lookup(dataset.Parties, *c.PartyID)
+		party := p.ds.Parties()[pi]
 		row.Party, row.PartySlug = party.Name, party.Slug
 	}
 	var others []string
