@@ -21,7 +21,7 @@ func queryCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "query",
 		Usage:     "print what the API answers, without a server",
-		ArgsUsage: "parties|districts|candidates [KEY]",
+		ArgsUsage: dataset.CollectionNames("|") + " [KEY]",
 		Description: "Prints the body GET /api/public/v1/COLLECTION returns for the same parameters\n" +
 			"(byte for byte, but for meta.generatedAt), or the records as CSV, NDJSON or a\n" +
 			"table. Parameters are checked as the API checks them; a refused one prints\n" +
@@ -49,7 +49,7 @@ func queryCommand() *cli.Command {
 
 func query(c *cli.Context) error {
 	if c.NArg() < 1 || c.NArg() > 2 {
-		return usagef("query takes one collection: parties, districts or candidates, and at most one record's key")
+		return usagef("query takes one collection: %s, and at most one record's key", dataset.CollectionChoice())
 	}
 	collection, err := dataset.ParseCollection(c.Args().First())
 	if err != nil {
@@ -179,18 +179,14 @@ func labels(ds *dataset.Dataset) map[string]string {
 // per field, with the columns of besideIDs, lists joined with ";"
 // (localities by name), null as empty.
 func writeColumns(w io.Writer, format string, ds *dataset.Dataset, c dataset.Collection, res dataset.Result) error {
-	var recs []reflect.Value
-	var err error
+	var all reflect.Value // the collection's records, in published order
 	switch c {
 	case dataset.Parties:
-		recs, err = resultRecords(res, ds.Parties(), func(p dataset.Party) string { return p.ID })
+		all = reflect.ValueOf(ds.Parties())
 	case dataset.Districts:
-		recs, err = resultRecords(res, ds.Districts(), func(d dataset.District) string { return d.ID })
+		all = reflect.ValueOf(ds.Districts())
 	case dataset.Candidates:
-		recs, err = resultRecords(res, ds.Candidates(), func(c dataset.Candidate) string { return c.ID })
-	}
-	if err != nil {
-		return err
+		all = reflect.ValueOf(ds.Candidates())
 	}
 	cols := columns(c)
 	var head []string
@@ -203,7 +199,8 @@ func writeColumns(w io.Writer, format string, ds *dataset.Dataset, c dataset.Col
 	}
 	rows := [][]string{head}
 	names := labels(ds)
-	for _, rec := range recs {
+	for i := range res.Count() {
+		rec := all.Index(res.Index(i)) // the answer's i-th record, as a value
 		row := make([]string, 0, len(head))
 		for j, col := range cols {
 			row = append(row, cell(rec.Field(j), nil))
@@ -230,31 +227,6 @@ func writeColumns(w io.Writer, format string, ds *dataset.Dataset, c dataset.Col
 		}
 	}
 	return tw.Flush()
-}
-
-// resultRecords returns the records of res, in its order, as the dataset's
-// own values. A result holds its records encoded; only their ids are read
-// back, to find each one among all.
-func resultRecords[T any](res dataset.Result, all []T, id func(T) string) ([]reflect.Value, error) {
-	byID := make(map[string]int, len(all))
-	for i, r := range all {
-		byID[id(r)] = i
-	}
-	out := make([]reflect.Value, res.Count())
-	for i := range out {
-		var rec struct {
-			ID string `json:"id"`
-		}
-		if err := json.Unmarshal(res.Record(i), &rec); err != nil {
-			return nil, err
-		}
-		j, ok := byID[rec.ID]
-		if !ok {
-			return nil, fmt.Errorf("record %d of the answer, id %q, is not in the dataset", i, rec.ID)
-		}
-		out[i] = reflect.ValueOf(all[j])
-	}
-	return out, nil
 }
 
 // cell writes one field: null as empty, ids as their labels, lists joined

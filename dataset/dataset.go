@@ -262,7 +262,7 @@ func (d *Dataset) index() {
 	d.partiesList = newList("p", d.parties)
 	d.districtsList = newList("d", d.districts)
 	d.candidateLists = make([]*list, (DistrictCount+1)*(len(d.parties)+1))
-	for _, c := range d.candidates {
+	for ci, c := range d.candidates {
 		record := encodeRecord(c)
 		dn := d.districtByID[c.PrimaryDistrictID]
 		keys := []int{d.candidateKey(0, 0), d.candidateKey(dn, 0)}
@@ -274,7 +274,7 @@ func (d *Dataset) index() {
 			if d.candidateLists[k] == nil {
 				d.candidateLists[k] = newList[Candidate]("c"+strconv.Itoa(k), nil)
 			}
-			d.candidateLists[k].add(record)
+			d.candidateLists[k].add(record, ci)
 		}
 	}
 	for _, l := range append([]*list{d.emptyList, d.partiesList, d.districtsList}, d.candidateLists...) {
@@ -306,9 +306,13 @@ const answerFormat = "f2"
 // records of one filter, in order, with the offset at which each ends so that
 // the first n records are a slice of data.
 type list struct {
-	tag   string // identifies the list inside a dataset version (ETags)
-	data  []byte
-	ends  []int
+	tag  string // identifies the list inside a dataset version (ETags)
+	data []byte
+	ends []int
+	// pos holds each record's position in its collection's published
+	// order (Parties, Districts or Candidates), so that a result gives its
+	// records as values without decoding what was just encoded.
+	pos   []int32
 	gz    compressed
 	etags []string // etags[n]: the ETag of the first n records
 	// defaultETag is the ETag of the first page at the default limit when
@@ -334,19 +338,21 @@ func (l *list) tagAll(version string, limited bool) {
 	}
 }
 
-func (l *list) add(record []byte) {
+// add appends a record, the one at position pos of its collection.
+func (l *list) add(record []byte, pos int) {
 	if len(l.ends) > 0 {
 		l.data = append(l.data, ',')
 	}
 	l.data = append(l.data, record...)
 	l.ends = append(l.ends, len(l.data))
+	l.pos = append(l.pos, int32(pos))
 }
 
 func newList[T any](tag string, records []T) *list {
 	l := &list{tag: tag}
 	l.data = append(l.data, envelopeStart...)
-	for _, r := range records {
-		l.add(encodeRecord(r))
+	for i, r := range records {
+		l.add(encodeRecord(r), i)
 	}
 	return l
 }

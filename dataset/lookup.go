@@ -162,10 +162,10 @@ func (d *Dataset) indexRecords() {
 	// One writer, reset for each record: a new one per record would cost
 	// more than the record's compression.
 	fw, _ := flate.NewWriter(nil, flate.BestSpeed)
-	prepare := func(tag string, record []byte) *list {
+	prepare := func(tag string, record []byte, pos int) *list {
 		l := &list{tag: tag}
 		l.data = append(l.data, envelopeStart...)
-		l.add(record)
+		l.add(record, pos)
 		l.compressOne(fw)
 		l.tagAll(d.Version, false)
 		return l
@@ -175,17 +175,17 @@ func (d *Dataset) indexRecords() {
 	encoded := func(l *list, i int) []byte { return Result{list: l, n: len(l.ends)}.Record(i) }
 	r := &d.recs
 	for i, p := range d.parties {
-		r.party = append(r.party, prepare("rp"+strconv.Itoa(i), encoded(d.partiesList, i)))
+		r.party = append(r.party, prepare("rp"+strconv.Itoa(i), encoded(d.partiesList, i), i))
 		r.partySlugs = append(r.partySlugs, p.Slug)
 	}
 	for i, dist := range d.districts {
-		r.district = append(r.district, prepare("rd"+strconv.Itoa(dist.Number), encoded(d.districtsList, i)))
+		r.district = append(r.district, prepare("rd"+strconv.Itoa(dist.Number), encoded(d.districtsList, i), i))
 	}
 	r.candidateBySlug = make(map[string]int, len(d.candidates))
 	r.candidateByID = make(map[string]int, len(d.candidates))
 	all := d.candidateLists[d.candidateKey(0, 0)]
 	for i, c := range d.candidates {
-		r.candidate = append(r.candidate, prepare("rc"+strconv.Itoa(i), encoded(all, i)))
+		r.candidate = append(r.candidate, prepare("rc"+strconv.Itoa(i), encoded(all, i), i))
 		r.candidateBySlug[c.Slug] = i
 		r.candidateByID[c.ID] = i
 		r.candidateSlugs = append(r.candidateSlugs, c.Slug)
@@ -233,7 +233,7 @@ func (d *Dataset) indexRecords() {
 			l = &list{tag: tag}
 			l.data = append(l.data, envelopeStart...)
 			for _, n := range ns {
-				l.add(d.recs.district[n-1].data[len(envelopeStart):])
+				l.add(d.recs.district[n-1].data[len(envelopeStart):], n-1)
 			}
 			l.compress(false)
 			l.tagAll(d.Version, false)

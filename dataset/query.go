@@ -7,19 +7,6 @@ import (
 	"time"
 )
 
-// Collection names one of the published collections.
-type Collection string
-
-// The published collections, named as in the API's paths.
-const (
-	Parties    Collection = "parties"
-	Districts  Collection = "districts"
-	Candidates Collection = "candidates"
-)
-
-// Collections lists every collection in a stable order.
-var Collections = []Collection{Parties, Districts, Candidates}
-
 // The candidates' limit parameter: its default and its accepted range.
 const (
 	DefaultLimit = 100
@@ -57,17 +44,7 @@ type CollectionError struct{ Name string }
 
 // Error lists the collections that exist.
 func (e *CollectionError) Error() string {
-	return fmt.Sprintf("unknown collection %q: use parties, districts or candidates", e.Name)
-}
-
-// ParseCollection turns a name into a Collection.
-func ParseCollection(name string) (Collection, error) {
-	for _, c := range Collections {
-		if string(c) == name {
-			return c, nil
-		}
-	}
-	return "", &CollectionError{Name: name}
+	return fmt.Sprintf("unknown collection %q: use %s", e.Name, CollectionChoice())
 }
 
 // Reasons for refusing a parameter; they tell the accepted values.
@@ -290,11 +267,12 @@ func AppendTime(dst []byte, t time.Time) []byte {
 // fractional digits.
 const TimeFormat = "2006-01-02T15:04:05.000Z"
 
-// IsParam reports whether name is a query parameter of some collection;
-// every other name is ignored.
-func IsParam(name string) bool {
-	return name == "district" || name == "party" || name == "limit" || name == "offset" || name == "locality"
-}
+// Index returns the position of the result's i-th record in its
+// collection's published order: the record is Parties()[Index(i)],
+// Districts()[Index(i)] or Candidates()[Index(i)]. The pages and query's
+// columns read records as values through it, rather than decoding the JSON
+// the result holds.
+func (r Result) Index(i int) int { return int(r.list.pos[r.offset+i]) }
 
 // Record returns the encoded JSON of the i-th record of the result, exactly
 // as it appears in the body.
