@@ -1,0 +1,346 @@
+package sheet_test
+
+import (
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"ballot/dataset"
+	"ballot/dataset/sheet"
+)
+
+// TestImportProblems gives every problem sheet.go can report a case that
+// triggers it, and asserts the whole report, word for word, with its file,
+// line and column. The messages, as sheet.go writes them, and the cases
+// that cover them:
+//
+// read:
+//
+//	file is missing                                           missing file, missing manifest
+//	cannot be read: %v                                        unreadable file
+//	is not UTF-8 text: export the sheet as "CSV UTF-8"        not UTF-8, Latin-3 export
+//
+// readCSV and csvError (the csv package's own messages):
+//
+//	is empty: it needs a header row                           empty file, only a byte-order mark, only blank lines
+//	bare " in non-quoted-field                                bare quote, space before quote, quote in header
+//	extraneous or missing " in quoted-field                   text after closing quote
+//	column %d has no name                                     unnamed column, trailing comma in header
+//	unknown column                                            unknown column, control character in unknown column
+//	unknown column (did you mean %q?)                         misspelt column, misspelt required column
+//	column appears twice                                      column twice
+//	required column is missing                                required column missing, required columns missing
+//	has %d cells, but the header has %d columns               fewer cells, more cells, syntax error stops the file
+//	dataset.CheckText: holds the control character U+%04X,
+//	  not allowed in names, slugs, ids and links              control character, line break in a name, C1 control, control character in unknown column
+//	dataset.CheckText: holds the control character U+%04X,
+//	  not allowed in text, where only a tab and line breaks
+//	  are allowed                                             control character in a note
+//	dataset.CheckText: holds the bidirectional control
+//	  U+%04X, which can make text display in another order
+//	  than it is stored                                       bidi control
+//
+// manifest (dataset.CheckManifest's problems are passed on, at their TOML
+// key or line):
+//
+//	(dataset.CheckManifest's messages)                        TOML syntax, manifest key missing, manifest key misspelt, namespace not canonical
+//	missing: ids are derived from it; add [ids] with
+//	  namespace = a UUID of your own (uuidgen makes one)
+//	  and never change it                                     no namespace
+//
+// rows:
+//
+//	%q is not a UUID (8-4-4-4-12 hex digits)                  party id not a UUID, candidate id in braces
+//	%q is not yes or no (or empty for unknown)                not yes or no, split not yes or no
+//	%q is not an absolute http or https URL                   party URL, candidate URL, district URL
+//	must not be empty                                         party name empty, candidate names empty, locality empty, number empty
+//	%q is not a slug (lower-case ASCII letters and digits
+//	  joined by single hyphens; %q would do)                  party slug not a slug, locality slug not a slug, candidate slug not a slug
+//	%q is not a colour of the form #rrggbb                    colour
+//	%q is already used on line %d                             party slug twice, candidate slug twice
+//	%q also names the party on an earlier line, so
+//	  candidates.csv could not tell them apart                short name names another party
+//	district %d is given %q here but %q on line %d            district name differs, district id differs
+//	%q is already listed in district %d on line %d            locality twice
+//	%q is already used in district %d on line %d              locality slug twice
+//	%q makes no slug: give one in locality_slug               locality makes no slug
+//	district %d has no rows: each of the %d districts
+//	  needs at least one locality                             district without rows
+//	district %q is not a number from 1 to %d                  district number out of range, candidate district not a number
+//	%q makes no slug: give one in a slug column               candidate makes no slug
+//	no party in %s has the slug or short name %q; leave it
+//	  empty for an independent                                unknown party
+//	no party in %s has the slug or short name %q (did you
+//	  mean %q?); leave it empty for an independent            misspelt party
+//	must not be empty: give the district numbers separated
+//	  by ;, the primary first                                 candidate districts empty
+//	district %d is listed twice                               candidate district twice
+//
+// Import (dataset.LoadFiles's errors passed on, at their JSON file and
+// pointer):
+//
+//	(dataset.LoadFiles's messages)                            party id given twice, manifest bidi control
+//
+// Not covered, because no input reaches them: csvError's branch for an
+// error that is not a *csv.ParseError (the reader reads from memory), the
+// error of dataset.LoadFiles that is not a *dataset.Report (it reads from
+// memory too), and encode's panic (records hold only plain values).
+func TestImportProblems(t *testing.T) {
+	const idA = "0b6c8f3e-3f4a-4a7e-9d2b-5c1e7a9f0d11"
+	base := minimal()
+	tests := []struct {
+		name string
+		src  fs.FS
+		want []string // the report, one problem a line
+	}{
+		// read
+		{"missing file", base.without(sheet.CandidatesFile).fs(), []string{
+			"candidates.csv: file is missing",
+		}},
+		{"missing manifest", base.without(dataset.ManifestFile).fs(), []string{
+			"dataset.toml: file is missing",
+		}},
+		{"unreadable file", unreadable(base, sheet.PartiesFile), []string{
+			"parties.csv: cannot be read: invalid argument",
+		}},
+		{"not UTF-8", base.with(sheet.PartiesFile, "slug,name,short_name\npl,Partit Laburista,PL\npn,Partit Nazzjonali\xffsta,PN\n").fs(), []string{
+			`parties.csv:3: is not UTF-8 text: export the sheet as "CSV UTF-8"`,
+		}},
+		{"Latin-3 export", base.with(sheet.DistrictsFile, strings.Replace(districtsCSV, "Mellieħa", "Mellie\xb1a", 1)).fs(), []string{
+			`districts.csv:13: is not UTF-8 text: export the sheet as "CSV UTF-8"`,
+		}},
+
+		// readCSV
+		{"empty file", base.with(sheet.DistrictsFile, "").fs(), []string{
+			"districts.csv: is empty: it needs a header row",
+		}},
+		{"only a byte-order mark", base.with(sheet.PartiesFile, "\uFEFF").fs(), []string{
+			"parties.csv: is empty: it needs a header row",
+		}},
+		{"only blank lines", base.with(sheet.CandidatesFile, "\n\r\n\n").fs(), []string{
+			"candidates.csv: is empty: it needs a header row",
+		}},
+		{"bare quote", base.with(sheet.PartiesFile, "slug,name,short_name\npl,Partit \"Laburista\",PL\n").fs(), []string{
+			`parties.csv:2: bare " in non-quoted-field`,
+		}},
+		{"space before quote", base.with(sheet.PartiesFile, "slug,name,short_name\npl, \"Partit Laburista\",PL\n").fs(), []string{
+			`parties.csv:2: bare " in non-quoted-field`,
+		}},
+		{"quote in header", base.with(sheet.PartiesFile, "slug,na\"me,short_name\npl,Partit Laburista,PL\n").fs(), []string{
+			`parties.csv:1: bare " in non-quoted-field`,
+		}},
+		{"text after closing quote", base.with(sheet.DistrictsFile, strings.Replace(districtsCSV, "7,Rabat", "7,\"Rabat\"x", 1)).fs(), []string{
+			`districts.csv:8: extraneous or missing " in quoted-field`,
+		}},
+		// The rows before a syntax error are checked, those after it are
+		// not, nor is the file as a whole.
+		{"syntax error stops the file", base.with(sheet.PartiesFile, "slug,name,short_name\npl,Partit Laburista\npn,\"Partit\"x,PN\nad,AD\n").fs(), []string{
+			"parties.csv:2: has 2 cells, but the header has 3 columns",
+			`parties.csv:3: extraneous or missing " in quoted-field`,
+		}},
+		{"unnamed column", base.with(sheet.PartiesFile, "slug, ,name,short_name\npl,x,Partit Laburista,PL\npn,,Partit Nazzjonalista,PN\n").fs(), []string{
+			"parties.csv:1: column 2 has no name",
+		}},
+		{"trailing comma in header", base.with(sheet.PartiesFile, "slug,name,short_name,\npl,Partit Laburista,PL,\npn,Partit Nazzjonalista,PN,\n").fs(), []string{
+			"parties.csv:1: column 4 has no name",
+		}},
+		{"unknown column", base.with(sheet.PartiesFile, "slug,name,short_name,Motto\npl,Partit Laburista,PL,x\npn,Partit Nazzjonalista,PN,\n").fs(), []string{
+			"parties.csv:1: motto: unknown column",
+		}},
+		{"misspelt column", base.with(sheet.PartiesFile, "slug,name,short_name,colour\npl,Partit Laburista,PL,#e2001a\npn,Partit Nazzjonalista,PN,\n").fs(), []string{
+			`parties.csv:1: colour: unknown column (did you mean "color"?)`,
+		}},
+		{"misspelt required column", base.with(sheet.PartiesFile, "slug,nmae,short_name\npl,Partit Laburista,PL\n").fs(), []string{
+			`parties.csv:1: nmae: unknown column (did you mean "name"?)`,
+		}},
+		{"column twice", base.with(sheet.PartiesFile, "slug,name,short_name, NAME\npl,Partit Laburista,PL,x\npn,Partit Nazzjonalista,PN,y\n").fs(), []string{
+			"parties.csv:1: name: column appears twice",
+		}},
+		{"required column missing", base.with(sheet.DistrictsFile, "number,name\n1,Valletta\n").fs(), []string{
+			"districts.csv:1: name: unknown column",
+			"districts.csv:1: locality: required column is missing",
+		}},
+		{"required columns missing", base.with(sheet.PartiesFile, "slug\npl\n").fs(), []string{
+			"parties.csv:1: name: required column is missing",
+			"parties.csv:1: short_name: required column is missing",
+		}},
+		{"fewer cells", base.with(sheet.PartiesFile, "slug,name,short_name\npl,Partit Laburista\npn,Partit Nazzjonalista,PN\n").fs(), []string{
+			"parties.csv:2: has 2 cells, but the header has 3 columns",
+		}},
+		{"more cells", base.with(sheet.CandidatesFile, candidatesCSV+"Arnold,Cassola,,10,11\n").fs(), []string{
+			"candidates.csv:4: has 5 cells, but the header has 4 columns",
+		}},
+		{"control character", base.with(sheet.PartiesFile, "slug,name,short_name\npl,Partit\aLaburista,PL\npn,Partit Nazzjonalista,PN\n").fs(), []string{
+			"parties.csv:2: name: holds the control character U+0007, not allowed in names, slugs, ids and links",
+		}},
+		{"line break in a name", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,5\n\"Marija\nAnna\",Borġ,PN,6\n").fs(), []string{
+			"candidates.csv:3: given_name: holds the control character U+000A, not allowed in names, slugs, ids and links",
+		}},
+		{"C1 control", base.with(sheet.DistrictsFile, strings.Replace(districtsCSV, "9,Msida", "9,Msi\u0085da", 1)).fs(), []string{
+			"districts.csv:10: locality: holds the control character U+0085, not allowed in names, slugs, ids and links",
+		}},
+		{"control character in unknown column", base.with(sheet.PartiesFile, "slug,name,short_name,Motto\npl,Partit Laburista,PL,a\x1bb\npn,Partit Nazzjonalista,PN,\n").fs(), []string{
+			"parties.csv:1: motto: unknown column",
+			"parties.csv:2: motto: holds the control character U+001B, not allowed in names, slugs, ids and links",
+		}},
+		{"control character in a note", base.with(sheet.DistrictsFile, districts("number,locality,note", "1,Valletta,\"the\tcapital\a\"")).fs(), []string{
+			"districts.csv:2: note: holds the control character U+0007, not allowed in text, where only a tab and line breaks are allowed",
+		}},
+		{"bidi control", base.with(sheet.PartiesFile, "slug,name,short_name\npl,Partit \u202eLaburista,PL\npn,Partit Nazzjonalista,PN\u2066\n").fs(), []string{
+			"parties.csv:2: name: holds the bidirectional control U+202E, which can make text display in another order than it is stored",
+			"parties.csv:3: short_name: holds the bidirectional control U+2066, which can make text display in another order than it is stored",
+		}},
+
+		// manifest
+		{"TOML syntax", base.with(dataset.ManifestFile, strings.Replace(manifestTOML, `title = "Sample general election"`, `title = "Sample general election`, 1)).fs(), []string{
+			"dataset.toml:1: strings cannot contain newlines",
+		}},
+		{"manifest key missing", base.with(dataset.ManifestFile, strings.Replace(manifestTOML, `title = "Sample general election"`, `title = " "`, 1)).fs(), []string{
+			`dataset.toml: title: key "title" is missing or empty`,
+		}},
+		{"manifest key misspelt", base.with(dataset.ManifestFile, strings.Replace(manifestTOML, "license =", "licence =", 1)).fs(), []string{
+			`dataset.toml: licence: unknown key "licence" (did you mean "license"?)`,
+			`dataset.toml: license: key "license" is missing or empty`,
+		}},
+		{"namespace not canonical", base.with(dataset.ManifestFile, strings.Replace(manifestTOML, namespace, strings.ToUpper(namespace), 1)).fs(), []string{
+			`dataset.toml: ids.namespace: "6F1C2A4E-8D3B-4C5A-9E7F-1A2B3C4D5E6F" is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)`,
+		}},
+		{"no namespace", base.with(dataset.ManifestFile, strings.Replace(manifestTOML, `namespace = "`+namespace+`"`, "", 1)).fs(), []string{
+			"dataset.toml: ids.namespace: missing: ids are derived from it; add [ids] with namespace = a UUID of your own (uuidgen makes one) and never change it",
+		}},
+
+		// rows
+		{"party id not a UUID", base.with(sheet.PartiesFile, "slug,name,short_name,id\npl,Partit Laburista,PL,123\npn,Partit Nazzjonalista,PN,\n").fs(), []string{
+			`parties.csv:2: id: "123" is not a UUID (8-4-4-4-12 hex digits)`,
+		}},
+		{"candidate id in braces", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts,id\nĠorġ,Borġ,PL,5,{"+idA+"}\n").fs(), []string{
+			`candidates.csv:2: id: "{` + idA + `}" is not a UUID (8-4-4-4-12 hex digits)`,
+		}},
+		{"not yes or no", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts,elected,is_incumbent\nĠorġ,Borġ,PL,5,maybe,yes\nMarija,Borġ,PN,6,no,Iva\n").fs(), []string{
+			`candidates.csv:2: elected: "maybe" is not yes or no (or empty for unknown)`,
+			`candidates.csv:3: is_incumbent: "Iva" is not yes or no (or empty for unknown)`,
+		}},
+		{"split not yes or no", base.with(sheet.DistrictsFile, districts("number,locality,split", "1,Valletta, perhaps ")).fs(), []string{
+			`districts.csv:2: split: "perhaps" is not yes or no (or empty for unknown)`,
+		}},
+		{"party URL", base.with(sheet.PartiesFile, "slug,name,short_name,website,logo_url,wikipedia_url\npl,Partit Laburista,PL,partitlaburista.org,/logo.png,mailto:pl@example.org\npn,Partit Nazzjonalista,PN,,,\n").fs(), []string{
+			`parties.csv:2: website: "partitlaburista.org" is not an absolute http or https URL`,
+			`parties.csv:2: logo_url: "/logo.png" is not an absolute http or https URL`,
+			`parties.csv:2: wikipedia_url: "mailto:pl@example.org" is not an absolute http or https URL`,
+		}},
+		{"candidate URL", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts,website,photo_url\nĠorġ,Borġ,PL,5,https://,ftp://img.example/g.jpg\n").fs(), []string{
+			`candidates.csv:2: website: "https://" is not an absolute http or https URL`,
+			`candidates.csv:2: photo_url: "ftp://img.example/g.jpg" is not an absolute http or https URL`,
+		}},
+		{"district URL", base.with(sheet.DistrictsFile, districts("number,locality,source_url", "1,Valletta,www.electoral.gov.mt")).fs(), []string{
+			`districts.csv:2: source_url: "www.electoral.gov.mt" is not an absolute http or https URL`,
+		}},
+		{"party name empty", base.with(sheet.PartiesFile, "slug,name,short_name\npl,  ,PL\npn,Partit Nazzjonalista,\n").fs(), []string{
+			"parties.csv:2: name: must not be empty",
+			"parties.csv:3: short_name: must not be empty",
+		}},
+		{"candidate names empty", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\n,Borġ,PL,5\nMarija,,PN,6\n").fs(), []string{
+			"candidates.csv:2: given_name: must not be empty",
+			"candidates.csv:3: family_name: must not be empty",
+		}},
+		{"locality empty", base.with(sheet.DistrictsFile, districts("number,locality", "1,Valletta", "1,")).fs(), []string{
+			"districts.csv:3: locality: must not be empty",
+		}},
+		{"number empty", base.with(sheet.DistrictsFile, districts("number,locality", "1,Valletta", ",Floriana")).fs(), []string{
+			"districts.csv:3: number: must not be empty",
+		}},
+		{"party slug not a slug", base.with(sheet.PartiesFile, "slug,name,short_name\nPL,Partit Laburista,PL\npn,Partit Nazzjonalista,PN\n").fs(), []string{
+			`parties.csv:2: slug: "PL" is not a slug (lower-case ASCII letters and digits joined by single hyphens; "pl" would do)`,
+		}},
+		{"locality slug not a slug", base.with(sheet.DistrictsFile, districts("number,locality,locality_slug", "1,Ħal Għaxaq,Ħal Għaxaq")).fs(), []string{
+			`districts.csv:2: locality_slug: "Ħal Għaxaq" is not a slug (lower-case ASCII letters and digits joined by single hyphens; "hal-ghaxaq" would do)`,
+		}},
+		{"candidate slug not a slug", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts,slug\nĠorġ,Borġ,PL,5,ġorġ--borġ\n").fs(), []string{
+			`candidates.csv:2: slug: "ġorġ--borġ" is not a slug (lower-case ASCII letters and digits joined by single hyphens; "gorg-borg" would do)`,
+		}},
+		{"colour", base.with(sheet.PartiesFile, "slug,name,short_name,color\npl,Partit Laburista,PL,Red\npn,Partit Nazzjonalista,PN,#0054A\nad,Alternattiva Demokratika,AD,#00A65G\n").fs(), []string{
+			`parties.csv:2: color: "Red" is not a colour of the form #rrggbb`,
+			`parties.csv:3: color: "#0054A" is not a colour of the form #rrggbb`,
+			`parties.csv:4: color: "#00A65G" is not a colour of the form #rrggbb`,
+		}},
+		{"party slug twice", base.with(sheet.PartiesFile, "slug,name,short_name\npl,Partit Laburista,PL\npl,Partit Nazzjonalista,PN\n").fs(), []string{
+			`parties.csv:3: slug: "pl" is already used on line 2`,
+		}},
+		{"candidate slug twice", base.with(sheet.CandidatesFile, "slug,given_name,family_name,party,districts\nborg,Ġorġ,Borġ,PL,5\n,Marija,Borġ,PN,6\nborg,Ġorġ,Borġ,PN,12\n").fs(), []string{
+			`candidates.csv:4: slug: "borg" is already used on line 2`,
+		}},
+		{"short name names another party", base.with(sheet.PartiesFile, "slug,name,short_name\npl,Partit Laburista,PL\nlab,Labour,Pl\npn,Partit Nazzjonalista,PN\n").fs(), []string{
+			`parties.csv:3: short_name: "Pl" also names the party on an earlier line, so candidates.csv could not tell them apart`,
+		}},
+		{"district name differs", base.with(sheet.DistrictsFile, districts("number,locality,district_name", "1,Valletta,Il-Belt", "1,Floriana,", "1,Pietà,Il-Belt", "1,Ħamrun,Valletta")).fs(), []string{
+			`districts.csv:5: district_name: district 1 is given "Valletta" here but "Il-Belt" on line 2`,
+		}},
+		{"district id differs", base.with(sheet.DistrictsFile, districts("number,locality,id", "1,Valletta,", "1,Floriana,"+idA, "1,Pietà,"+strings.ToUpper(idA))).fs(), []string{
+			`districts.csv:4: id: district 1 is given "` + strings.ToUpper(idA) + `" here but "` + idA + `" on line 3`,
+		}},
+		{"locality twice", base.with(sheet.DistrictsFile, districts("number,locality", "1,Valletta", "1,Floriana", "1,valletta ")).fs(), []string{
+			`districts.csv:4: locality: "valletta" is already listed in district 1 on line 2`,
+		}},
+		{"locality slug twice", base.with(sheet.DistrictsFile, districts("number,locality,locality_slug", "1,Valletta,belt", "1,Il-Belt Valletta,belt")).fs(), []string{
+			`districts.csv:3: locality_slug: "belt" is already used in district 1 on line 2`,
+		}},
+		{"locality makes no slug", base.with(sheet.DistrictsFile, districts("number,locality", "1,Valletta", "1,+++")).fs(), []string{
+			`districts.csv:3: locality: "+++" makes no slug: give one in locality_slug`,
+		}},
+		{"district without rows", base.with(sheet.DistrictsFile, strings.Replace(districtsCSV, "13,Victoria\n", "", 1)).fs(), []string{
+			"districts.csv: number: district 13 has no rows: each of the 13 districts needs at least one locality",
+		}},
+		{"district number out of range", base.with(sheet.DistrictsFile, districtsCSV+"14,Għajnsielem\n0,Kerċem\n1.0,Floriana\n").fs(), []string{
+			`districts.csv:15: number: district "14" is not a number from 1 to 13`,
+			`districts.csv:16: number: district "0" is not a number from 1 to 13`,
+			`districts.csv:17: number: district "1.0" is not a number from 1 to 13`,
+		}},
+		{"candidate district not a number", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,5;six\nMarija,Borġ,PN,5/6\n").fs(), []string{
+			`candidates.csv:2: districts: district "six" is not a number from 1 to 13`,
+			`candidates.csv:3: districts: district "5/6" is not a number from 1 to 13`,
+		}},
+		{"candidate makes no slug", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\n?,!,PL,5\n").fs(), []string{
+			`candidates.csv:2: name: "? !" makes no slug: give one in a slug column`,
+		}},
+		{"unknown party", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,AD,5\n").fs(), []string{
+			`candidates.csv:2: party: no party in parties.csv has the slug or short name "AD"; leave it empty for an independent`,
+		}},
+		{"misspelt party", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PLL,5\n").fs(), []string{
+			`candidates.csv:2: party: no party in parties.csv has the slug or short name "PLL" (did you mean "pl"?); leave it empty for an independent`,
+		}},
+		{"candidate districts empty", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,  \n").fs(), []string{
+			"candidates.csv:2: districts: must not be empty: give the district numbers separated by ;, the primary first",
+		}},
+		{"candidate district twice", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,5; 6;05\n").fs(), []string{
+			"candidates.csv:2: districts: district 5 is listed twice",
+		}},
+
+		// Import, after the sheets: what dataset.LoadFiles refuses
+		{"party id given twice", base.with(sheet.PartiesFile, "slug,name,short_name,id\npl,Partit Laburista,PL,"+idA+"\npn,Partit Nazzjonalista,PN,"+idA+"\n").fs(), []string{
+			"parties.json: /1/id: id " + idA + " is already used at parties.json#/0/id",
+		}},
+		{"manifest bidi control", base.with(dataset.ManifestFile, strings.Replace(manifestTOML, "Sample general", "Sample \u202egeneral", 1)).fs(), []string{
+			"dataset.toml: title: holds the bidirectional control U+202E, which can make text display in another order than it is stored",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := strings.Join(tt.want, "\n")
+			if got := importProblems(t, tt.src); got != want {
+				t.Errorf("report\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
+// unreadable returns s as an fs.FS in which name is a directory, which
+// opens but cannot be read as a file.
+func unreadable(s sheets, name string) fs.FS {
+	m := fstest.MapFS{}
+	for n, content := range s {
+		m[n] = &fstest.MapFile{Data: []byte(content)}
+	}
+	m[name] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
+	return m
+}

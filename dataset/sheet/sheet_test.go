@@ -1,0 +1,600 @@
+package sheet_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"ballot/dataset"
+	"ballot/dataset/sheet"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// namespace is the ids.namespace of the test manifests.
+const namespace = "6f1c2a4e-8d3b-4c5a-9e7f-1a2b3c4d5e6f"
+
+const manifestTOML = `title = "Sample general election"
+license = "CC-BY-4.0"
+
+[publisher]
+name = "Example Newsroom"
+url = "https://news.example/"
+
+[ids]
+namespace = "` + namespace + `"
+`
+
+const partiesCSV = "slug,name,short_name\n" +
+	"pl,Partit Laburista,PL\n" +
+	"pn,Partit Nazzjonalista,PN\n"
+
+// localities are the one locality of each district 1 to 13 in the minimal
+// districts.csv.
+var localities = [dataset.DistrictCount]string{"Valletta", "Birgu", "Żabbar", "Paola", "Luqa", "Qormi", "Rabat", "Birkirkara", "Msida", "Sliema", "Mosta", "Mellieħa", "Victoria"}
+
+const districtsCSV = "number,locality\n" +
+	"1,Valletta\n" +
+	"2,Birgu\n" +
+	"3,Żabbar\n" +
+	"4,Paola\n" +
+	"5,Luqa\n" +
+	"6,Qormi\n" +
+	"7,Rabat\n" +
+	"8,Birkirkara\n" +
+	"9,Msida\n" +
+	"10,Sliema\n" +
+	"11,Mosta\n" +
+	"12,Mellieħa\n" +
+	"13,Victoria\n"
+
+const candidatesCSV = "given_name,family_name,party,districts\n" +
+	"Ġorġ,Borġ,PL,5;6\n" +
+	"Marija,Borġ,pn,6\n"
+
+// sheets is a source folder held in memory: file name -> content.
+type sheets map[string]string
+
+// minimal is the smallest valid folder: the manifest, two parties, one
+// locality per district and two candidates.
+func minimal() sheets {
+	return sheets{
+		dataset.ManifestFile: manifestTOML,
+		sheet.PartiesFile:    partiesCSV,
+		sheet.DistrictsFile:  districtsCSV,
+		sheet.CandidatesFile: candidatesCSV,
+	}
+}
+
+// with returns a copy of s with the files given as name, content pairs
+// replaced.
+func (s sheets) with(pairs ...string) sheets {
+	if len(pairs)%2 != 0 {
+		panic("with: odd number of arguments")
+	}
+	out := maps.Clone(s)
+	for i := 0; i < len(pairs); i += 2 {
+		out[pairs[i]] = pairs[i+1]
+	}
+	return out
+}
+
+// without returns a copy of s without the named file.
+func (s sheets) without(name string) sheets {
+	out := maps.Clone(s)
+	delete(out, name)
+	return out
+}
+
+func (s sheets) fs() dataset.Files {
+	files := dataset.Files{}
+	for name, content := range s {
+		files[name] = []byte(content)
+	}
+	return files
+}
+
+// districts returns a districts.csv with header, then rows (lines 2, 3, …,
+// usually district 1's), then one row for each district 2 to 13 with its
+// locality from localities and as many empty cells as the header has
+// further columns.
+func districts(header string, rows ...string) string {
+	var b strings.Builder
+	b.WriteString(header + "\n")
+	for _, r := range rows {
+		b.WriteString(r + "\n")
+	}
+	pad := strings.Repeat(",", strings.Count(header, ",")-1)
+	for n := 2; n <= dataset.DistrictCount; n++ {
+		b.WriteString(strconv.Itoa(n) + "," + localities[n-1] + pad + "\n")
+	}
+	return b.String()
+}
+
+// importOK imports src and fails the test unless it succeeds.
+func importOK(t *testing.T, src fs.FS) map[string][]byte {
+	t.Helper()
+	files, err := sheet.Import(src)
+	if err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	return files
+}
+
+// importProblems imports src, which must fail with sheet.Problems and no
+// files, and returns the report, one problem a line.
+func importProblems(t *testing.T, src fs.FS) string {
+	t.Helper()
+	files, err := sheet.Import(src)
+	var problems sheet.Problems
+	if !errors.As(err, &problems) {
+		t.Fatalf("Import: error %v (%T), want sheet.Problems", err, err)
+	}
+	if files != nil {
+		t.Errorf("Import returned %d files beside its problems, want none", len(files))
+	}
+	if len(problems) == 0 {
+		t.Errorf("Import returned an empty Problems")
+	}
+	return err.Error()
+}
+
+// decode unmarshals one of the JSON files Import returns.
+func decode[T any](t *testing.T, files map[string][]byte, name string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(files[name], &v); err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, files[name])
+	}
+	return v
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./dataset/sheet -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run go test ./dataset/sheet -update if the change is intended)\n got:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// outputs are the files Import returns, in the order they are compared.
+var outputs = []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile}
+
+// TestImportMinimal: the minimal folder gives the four dataset files
+// (golden), the manifest as it is, which dataset.LoadFiles accepts, and a
+// second import gives the same bytes.
+func TestImportMinimal(t *testing.T) {
+	files := importOK(t, minimal().fs())
+	if got := slices.Sorted(maps.Keys(files)); !slices.Equal(got, slices.Sorted(slices.Values(outputs))) {
+		t.Fatalf("Import returned %v, want %v", got, outputs)
+	}
+	if string(files[dataset.ManifestFile]) != manifestTOML {
+		t.Errorf("dataset.toml is\n%s\nwant the manifest as it is\n%s", files[dataset.ManifestFile], manifestTOML)
+	}
+	for _, name := range outputs[1:] {
+		golden(t, filepath.Join("testdata", "minimal", name), files[name])
+	}
+	ds, err := dataset.LoadFiles(files)
+	if err != nil {
+		t.Fatalf("LoadFiles: %v", err)
+	}
+	if p, d, c := len(ds.Parties()), len(ds.Districts()), len(ds.Candidates()); p != 2 || d != 13 || c != 2 {
+		t.Errorf("the dataset holds %d parties, %d districts, %d candidates; want 2, 13, 2", p, d, c)
+	}
+	again := importOK(t, minimal().fs())
+	for _, name := range outputs {
+		if !bytes.Equal(files[name], again[name]) {
+			t.Errorf("%s differs between two imports of the same folder", name)
+		}
+	}
+}
+
+// TestImportAllColumns: every optional column of every file, header names
+// in another case and order and with space around them, gives the golden
+// files, which dataset.LoadFiles accepts.
+func TestImportAllColumns(t *testing.T) {
+	src := minimal().with(
+		sheet.PartiesFile, " Wikipedia_URL ,LOGO_URL,leader_name,website,color,name_en,id,short_name,name,slug\n"+
+			"https://en.wikipedia.org/wiki/Labour_Party_(Malta),https://pl.example/logo.png,Robert Abela,https://partitlaburista.org,#E2001A,Labour Party,,PL,Partit Laburista,pl\n"+
+			",,,,,,9c0d5a8e-2f4b-4c6d-8e1f-3a5b7c9d1e2f,PN,Partit Nazzjonalista,pn\n",
+		sheet.DistrictsFile, districts("number,locality,id,district_name,locality_slug,locality_name_en,split,note,source_url",
+			"1,Valletta,,Il-Belt,,City of Valletta,no,the capital,https://electoral.gov.mt/d1",
+			"1,Floriana,4B1D2C3E-5F6A-4B7C-8D9E-0F1A2B3C4D5E,Il-Belt,il-furjana,,,,https://electoral.gov.mt/d1",
+			"1,Ħamrun,,,,,yes,\"only the part\nnorth of the road\",",
+		),
+		sheet.CandidatesFile, "photo_url,website,is_incumbent,elected,slug,name,id,districts,party,family_name,given_name\n"+
+			"https://img.example/gorg.jpg,https://gorg.example,yes,no,,Ġorġ Borġ Jr,,1;2,pl,Borġ,Ġorġ\n"+
+			",,,,marija,,2d3e4f50-6172-4839-8a9b-0c1d2e3f4a5b,2,PN,Borġ,Marija\n"+
+			",,n,,,,,13,,Cassola,Arnold\n",
+	)
+	files := importOK(t, src.fs())
+	for _, name := range outputs[1:] {
+		golden(t, filepath.Join("testdata", "all-columns", name), files[name])
+	}
+	if _, err := dataset.LoadFiles(files); err != nil {
+		t.Fatalf("LoadFiles: %v", err)
+	}
+}
+
+// TestImportIDs: an id not given is the name-based UUID (version 5) of
+// ids.key_prefix and the record's natural key in ids.namespace, as the
+// README says; an id given wins, in lower-case canonical form, and a
+// district's may be given on any one of its rows.
+func TestImportIDs(t *testing.T) {
+	const givenDistrict = "4B1D2C3E-5F6A-4B7C-8D9E-0F1A2B3C4D5E"
+	ns := uuid.MustParse(namespace)
+	derived := func(prefix, key string) string { return uuid.NewSHA1(ns, []byte(prefix+key)).String() }
+	for _, prefix := range []string{"", "2027/"} {
+		t.Run("key_prefix="+strconv.Quote(prefix), func(t *testing.T) {
+			manifest := strings.Replace(manifestTOML, "[ids]\n", "[ids]\nkey_prefix = "+strconv.Quote(prefix)+"\n", 1)
+			src := minimal().with(
+				dataset.ManifestFile, manifest,
+				sheet.DistrictsFile, districts("number,locality,id", "1,Valletta,", "1,Floriana,"+givenDistrict),
+			)
+			files := importOK(t, src.fs())
+			parties := decode[[]dataset.Party](t, files, dataset.PartiesFile)
+			dists := decode[[]dataset.District](t, files, dataset.DistrictsFile)
+			cands := decode[[]dataset.Candidate](t, files, dataset.CandidatesFile)
+			if got, want := parties[0].ID, derived(prefix, "party/pl"); got != want {
+				t.Errorf("party pl has id %s, want %s", got, want)
+			}
+			if got, want := dists[0].ID, strings.ToLower(givenDistrict); got != want {
+				t.Errorf("district 1 has id %s, want the given %s", got, want)
+			}
+			if got, want := dists[4].ID, derived(prefix, "district/5"); got != want {
+				t.Errorf("district 5 has id %s, want %s", got, want)
+			}
+			if got, want := cands[1].ID, derived(prefix, "candidate/marija-borg"); got != want {
+				t.Errorf("candidate marija-borg has id %s, want %s", got, want)
+			}
+			if got, want := *cands[1].PartyID, derived(prefix, "party/pn"); got != want {
+				t.Errorf("candidate marija-borg has party_id %s, want %s", got, want)
+			}
+			if got, want := cands[0].DistrictIDs, []string{derived(prefix, "district/5"), derived(prefix, "district/6")}; !slices.Equal(got, want) || cands[0].PrimaryDistrictID != want[0] {
+				t.Errorf("candidate gorg-borg has district_ids %v, primary %s; want %v, the first primary", got, cands[0].PrimaryDistrictID, want)
+			}
+		})
+	}
+}
+
+// TestImportBooleans: the words a yes/no cell accepts, in any case and
+// with space around them; an empty cell is null.
+func TestImportBooleans(t *testing.T) {
+	yes, no := true, false
+	tests := []struct {
+		cell string
+		want *bool
+	}{
+		{"yes", &yes}, {"Y", &yes}, {"TRUE", &yes}, {"1", &yes}, {"x", &yes}, {" Yes ", &yes},
+		{"no", &no}, {"N", &no}, {"False", &no}, {"0", &no},
+		{"", nil}, {"   ", nil},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.Quote(tt.cell), func(t *testing.T) {
+			src := minimal().with(sheet.CandidatesFile, "given_name,family_name,party,districts,elected\nĠorġ,Borġ,PL,5,"+tt.cell+"\n")
+			got := decode[[]dataset.Candidate](t, importOK(t, src.fs()), dataset.CandidatesFile)[0].Elected
+			if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
+				t.Errorf("elected %q gives %v, want %v", tt.cell, fmtBool(got), fmtBool(tt.want))
+			}
+		})
+	}
+}
+
+func fmtBool(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	return strconv.FormatBool(*b)
+}
+
+// TestImportDelimiters: the files are read with a comma between cells and
+// nothing else. A file separated by semicolons (as a spreadsheet set to a
+// locale with a decimal comma exports it) or by tabs is today read as one
+// column named after the whole header line: an unknown column, every
+// required column missing and, for tabs, a control character in every row.
+// The importer does not guess the delimiter nor say that one looks wrong.
+func TestImportDelimiters(t *testing.T) {
+	tests := []struct {
+		name    string
+		parties string
+		want    string // the report; "" when the import succeeds
+	}{
+		{"comma", "slug,name,short_name\npl,Partit Laburista,PL\npn,Partit Nazzjonalista,PN\n", ""},
+		{"semicolon", "slug;name;short_name\npl;Partit Laburista;PL\npn;Partit Nazzjonalista;PN\n",
+			"parties.csv:1: slug;name;short_name: unknown column\n" +
+				"parties.csv:1: slug: required column is missing\n" +
+				"parties.csv:1: name: required column is missing\n" +
+				"parties.csv:1: short_name: required column is missing"},
+		{"semicolon, a comma in a cell", "slug;name;short_name\npl;Partit Laburista, Malta;PL\n",
+			"parties.csv:1: slug;name;short_name: unknown column\n" +
+				"parties.csv:1: slug: required column is missing\n" +
+				"parties.csv:1: name: required column is missing\n" +
+				"parties.csv:1: short_name: required column is missing\n" +
+				"parties.csv:2: has 2 cells, but the header has 1 columns"},
+		{"tab", "slug\tname\tshort_name\npl\tPartit Laburista\tPL\npn\tPartit Nazzjonalista\tPN\n",
+			"parties.csv:1: slug\tname\tshort_name: unknown column\n" +
+				"parties.csv:1: slug: required column is missing\n" +
+				"parties.csv:1: name: required column is missing\n" +
+				"parties.csv:1: short_name: required column is missing\n" +
+				"parties.csv:2: slug\tname\tshort_name: holds the control character U+0009, not allowed in names, slugs, ids and links\n" +
+				"parties.csv:3: slug\tname\tshort_name: holds the control character U+0009, not allowed in names, slugs, ids and links"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := minimal().with(sheet.PartiesFile, tt.parties).fs()
+			if tt.want == "" {
+				files := importOK(t, src)
+				if got := decode[[]dataset.Party](t, files, dataset.PartiesFile); len(got) != 2 || got[1].Name != "Partit Nazzjonalista" || got[1].ShortName != "PN" {
+					t.Errorf("parties %+v, want pl and pn", got)
+				}
+				return
+			}
+			if got := importProblems(t, src); got != tt.want {
+				t.Errorf("report\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestImportQuoting: quoted cells as a spreadsheet writes them keep their
+// commas, doubled quotes and line breaks (CRLF inside quotes read as LF);
+// cells are trimmed, quoted or not; an empty quoted cell is empty.
+func TestImportQuoting(t *testing.T) {
+	tests := []struct {
+		name       string
+		cell       string // the name of party pn, as written in parties.csv
+		want       string
+		nameEN     string // the name_en cell
+		wantNameEN *string
+	}{
+		{name: "plain", cell: "Partit Nazzjonalista", want: "Partit Nazzjonalista"},
+		{name: "quoted", cell: `"Partit Nazzjonalista"`, want: "Partit Nazzjonalista"},
+		{name: "comma", cell: `"Partit Nazzjonalista, Malta"`, want: "Partit Nazzjonalista, Malta"},
+		{name: "doubled quotes", cell: `"Il-""Partit"" Nazzjonalista"`, want: `Il-"Partit" Nazzjonalista`},
+		{name: "only a doubled quote", cell: `""""`, want: `"`},
+		{name: "space inside quotes trimmed", cell: `"  Partit Nazzjonalista  "`, want: "Partit Nazzjonalista"},
+		{name: "space around unquoted trimmed", cell: "  Partit Nazzjonalista ", want: "Partit Nazzjonalista"},
+		{name: "empty quoted optional is null", cell: "Partit Nazzjonalista", want: "Partit Nazzjonalista", nameEN: `""`},
+		{name: "quoted comma in optional", cell: "Partit Nazzjonalista", want: "Partit Nazzjonalista", nameEN: `"Nationalist Party, Malta"`, wantNameEN: ptr("Nationalist Party, Malta")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := minimal().with(sheet.PartiesFile, "slug,name,short_name,name_en\npl,Partit Laburista,PL,\npn,"+tt.cell+",PN,"+tt.nameEN+"\n")
+			p := decode[[]dataset.Party](t, importOK(t, src.fs()), dataset.PartiesFile)[1]
+			if p.Name != tt.want || p.ShortName != "PN" {
+				t.Errorf("name %q, short_name %q; want %q, \"PN\"", p.Name, p.ShortName, tt.want)
+			}
+			if !equalPtr(p.NameEN, tt.wantNameEN) {
+				t.Errorf("name_en %v, want %v", fmtPtr(p.NameEN), fmtPtr(tt.wantNameEN))
+			}
+		})
+	}
+
+	// A line break inside quotes is allowed in a note, kept as LF, and the
+	// lines after it are still numbered as in the file.
+	notes := []struct{ name, cell, want string }{
+		{"LF", "\"only the part\nnorth of the road\"", "only the part\nnorth of the road"},
+		{"CRLF", "\"only the part\r\nnorth of the road\"", "only the part\nnorth of the road"},
+		{"tab", "\"only the part\tnorth\"", "only the part\tnorth"},
+		{"comma and quotes", `"only ""Ħal Farruġ"", not the rest"`, `only "Ħal Farruġ", not the rest`},
+	}
+	for _, tt := range notes {
+		t.Run("note "+tt.name, func(t *testing.T) {
+			src := minimal().with(sheet.DistrictsFile, districts("number,locality,split,note", "1,Valletta,yes,"+tt.cell, "1,Floriana,perhaps,"))
+			want := "districts.csv:" + strconv.Itoa(3+strings.Count(tt.cell, "\n")) + ": split: \"perhaps\" is not yes or no (or empty for unknown)"
+			if got := importProblems(t, src.fs()); got != want {
+				t.Errorf("report\n%s\nwant\n%s", got, want)
+			}
+			src = minimal().with(sheet.DistrictsFile, districts("number,locality,split,note", "1,Valletta,yes,"+tt.cell, "1,Floriana,,"))
+			d := decode[[]dataset.District](t, importOK(t, src.fs()), dataset.DistrictsFile)[0]
+			if len(d.Localities) != 2 || !equalPtr(d.Localities[0].Note, &tt.want) || !d.Localities[0].Split || d.Localities[1].Note != nil || d.Localities[1].Split {
+				t.Errorf("district 1 localities %+v, want Valletta split with note %q, then Floriana", d.Localities, tt.want)
+			}
+		})
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+func equalPtr(a, b *string) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+
+func fmtPtr(s *string) string {
+	if s == nil {
+		return "null"
+	}
+	return strconv.Quote(*s)
+}
+
+// TestImportBOM: the byte-order mark a spreadsheet writes at the start of
+// a file is dropped, from the manifest too, so the output is that of the
+// same folder without it. Only one is dropped: a second is part of the
+// first header name.
+func TestImportBOM(t *testing.T) {
+	const bom = "\uFEFF"
+	plain := importOK(t, minimal().fs())
+	withBOM := sheets{}
+	for name, content := range minimal() {
+		withBOM[name] = bom + content
+	}
+	got := importOK(t, withBOM.fs())
+	for _, name := range outputs {
+		if !bytes.Equal(got[name], plain[name]) {
+			t.Errorf("%s with a byte-order mark is\n%s\nwant as without\n%s", name, got[name], plain[name])
+		}
+	}
+
+	want := "parties.csv:1: \uFEFFslug: unknown column\n" +
+		"parties.csv:1: slug: required column is missing"
+	if got := importProblems(t, minimal().with(sheet.PartiesFile, bom+bom+partiesCSV).fs()); got != want {
+		t.Errorf("two byte-order marks: report\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestImportMaltese: Maltese letters are kept exactly as written in every
+// name (not even normalised), and the slugs made from them drop the dot
+// and the bar (ċ ġ ż → c g z, ħ → h, għ → gh), in either case.
+func TestImportMaltese(t *testing.T) {
+	// One locality per district, with the slug it gets.
+	locs := [dataset.DistrictCount]struct{ name, slug string }{
+		{"Ħal Għaxaq", "hal-ghaxaq"},
+		{"Żebbuġ", "zebbug"},
+		{"Ċirkewwa", "cirkewwa"},
+		{"Il-Gżira", "il-gzira"},
+		{"Ħ'Attard", "hattard"},
+		{"San Ġiljan", "san-giljan"},
+		{"Ta' Xbiex", "ta-xbiex"},
+		{"Għargħur", "gharghur"},
+		{"ĦAŻ-ŻEBBUĠ", "haz-zebbug"},
+		{"ĊENSU ĠIĠI ĦAĦĦ", "censu-gigi-hahh"},
+		{"Z\u0307ebbug\u0307", "zebbug"}, // Żebbuġ with the dots as combining marks
+		{"Mellieħa", "mellieha"},
+		{"Għajnsielem", "ghajnsielem"},
+	}
+	var csv strings.Builder
+	csv.WriteString("number,locality\n")
+	for i, l := range locs {
+		csv.WriteString(strconv.Itoa(i+1) + "," + l.name + "\n")
+	}
+	cands := []struct{ given, family, slug string }{
+		{"Ġorġ", "Borġ", "gorg-borg"},
+		{"Ċensu", "Żammit", "censu-zammit"},
+		{"ĦILDA", "ĠAUĊI", "hilda-gauci"},
+		{"Marija", "Għaġġ", "marija-ghagg"},
+	}
+	var ccsv strings.Builder
+	ccsv.WriteString("given_name,family_name,party,districts\n")
+	for i, c := range cands {
+		party := []string{"ĦŻ", "ħż", "hz", "Hż"}[i] // the party by its short name, in any case, with or without marks
+		ccsv.WriteString(c.given + "," + c.family + "," + party + ",1\n")
+	}
+	src := minimal().with(
+		sheet.PartiesFile, "slug,name,short_name\nhz,Ħilda Żgħira,ĦŻ\n",
+		sheet.DistrictsFile, csv.String(),
+		sheet.CandidatesFile, ccsv.String(),
+	)
+	files := importOK(t, src.fs())
+
+	p := decode[[]dataset.Party](t, files, dataset.PartiesFile)[0]
+	if p.Name != "Ħilda Żgħira" || p.ShortName != "ĦŻ" {
+		t.Errorf("party name %q, short_name %q; want \"Ħilda Żgħira\", \"ĦŻ\"", p.Name, p.ShortName)
+	}
+	for i, d := range decode[[]dataset.District](t, files, dataset.DistrictsFile) {
+		l := d.Localities[0]
+		if l.Name != locs[i].name || l.Slug != locs[i].slug {
+			t.Errorf("district %d: locality %q slug %q, want %q slug %q", d.Number, l.Name, l.Slug, locs[i].name, locs[i].slug)
+		}
+	}
+	for i, c := range decode[[]dataset.Candidate](t, files, dataset.CandidatesFile) {
+		want := cands[i]
+		if c.GivenName != want.given || c.FamilyName != want.family || c.Name != want.given+" "+want.family || c.Slug != want.slug {
+			t.Errorf("candidate %d: %q %q name %q slug %q, want %q %q name %q slug %q", i, c.GivenName, c.FamilyName, c.Name, c.Slug, want.given, want.family, want.given+" "+want.family, want.slug)
+		}
+		if c.PartyID == nil || *c.PartyID != p.ID {
+			t.Errorf("candidate %d: party_id %v, want %s", i, fmtPtr(c.PartyID), p.ID)
+		}
+	}
+	// What was written is also what a load accepts.
+	if _, err := dataset.LoadFiles(files); err != nil {
+		t.Errorf("LoadFiles: %v", err)
+	}
+}
+
+// TestImportDuplicateRows: what a row given twice does in each file. A
+// party or a locality given twice is an error; a candidate given twice is
+// taken as two namesakes, the second slug numbered (unless the slug or id
+// is given, which cannot be shared); rows of empty cells are skipped.
+func TestImportDuplicateRows(t *testing.T) {
+	const gorgID = "2d3e4f50-6172-4839-8a9b-0c1d2e3f4a5b"
+	tests := []struct {
+		name  string
+		src   sheets
+		want  string   // the report, or "" when the import succeeds
+		slugs []string // the candidates' slugs when it succeeds
+	}{
+		{name: "party", src: minimal().with(sheet.PartiesFile, partiesCSV+"pn,Partit Nazzjonalista,PN\n"),
+			want: `parties.csv:4: slug: "pn" is already used on line 3`},
+		{name: "locality", src: minimal().with(sheet.DistrictsFile, districts("number,locality", "1,Valletta", "1,Valletta")),
+			want: `districts.csv:3: locality: "Valletta" is already listed in district 1 on line 2`},
+		{name: "locality in another case and without marks", src: minimal().with(sheet.DistrictsFile, districts("number,locality", "1,Ħamrun", "1,HAMRUN")),
+			want: `districts.csv:3: locality: "HAMRUN" is already listed in district 1 on line 2`},
+		{name: "candidate", src: minimal().with(sheet.CandidatesFile, candidatesCSV+"Ġorġ,Borġ,PL,5;6\nĠorġ,Borġ,PL,5;6\n"),
+			slugs: []string{"gorg-borg", "marija-borg", "gorg-borg-2", "gorg-borg-3"}},
+		{name: "candidate with the slug given", src: minimal().with(sheet.CandidatesFile, "slug,given_name,family_name,party,districts\ngorg-borg,Ġorġ,Borġ,PL,5\ngorg-borg,Ġorġ,Borġ,PL,5\n"),
+			want: `candidates.csv:3: slug: "gorg-borg" is already used on line 2`},
+		{name: "candidate with the id given", src: minimal().with(sheet.CandidatesFile, "id,given_name,family_name,party,districts\n"+gorgID+",Ġorġ,Borġ,PL,5\n"+gorgID+",Ġorġ,Borġ,PL,5\n"),
+			want: "candidates.json: /1/id: id " + gorgID + " is already used at candidates.json#/0/id"},
+		{name: "rows of empty cells", src: minimal().with(sheet.CandidatesFile, candidatesCSV+",,,\n , ,  ,\n\n,,,\n"),
+			slugs: []string{"gorg-borg", "marija-borg"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.want != "" {
+				if got := importProblems(t, tt.src.fs()); got != tt.want {
+					t.Errorf("report\n%s\nwant\n%s", got, tt.want)
+				}
+				return
+			}
+			files := importOK(t, tt.src.fs())
+			cands := decode[[]dataset.Candidate](t, files, dataset.CandidatesFile)
+			var slugs []string
+			ids := map[string]bool{}
+			for _, c := range cands {
+				slugs = append(slugs, c.Slug)
+				ids[c.ID] = true
+			}
+			if !slices.Equal(slugs, tt.slugs) || len(ids) != len(cands) {
+				t.Errorf("candidates' slugs %v (%d distinct ids), want %v with distinct ids", slugs, len(ids), tt.slugs)
+			}
+		})
+	}
+}
+
+// TestProblemString: a problem is FILE:LINE: column: message, leaving out
+// the line when it is 0 and the column when it is empty; Problems is one
+// a line.
+func TestProblemString(t *testing.T) {
+	tests := []struct {
+		name string
+		p    sheet.Problem
+		want string
+	}{
+		{"all", sheet.Problem{File: "parties.csv", Line: 3, Column: "slug", Message: "m"}, "parties.csv:3: slug: m"},
+		{"no line", sheet.Problem{File: "districts.csv", Column: "number", Message: "m"}, "districts.csv: number: m"},
+		{"no column", sheet.Problem{File: "parties.csv", Line: 2, Message: "m"}, "parties.csv:2: m"},
+		{"file only", sheet.Problem{File: "parties.csv", Message: "m"}, "parties.csv: m"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.p.String(); got != tt.want {
+				t.Errorf("String() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	ps := sheet.Problems{tests[0].p, tests[1].p}
+	if got, want := ps.Error(), "parties.csv:3: slug: m\ndistricts.csv: number: m"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
