@@ -63,9 +63,18 @@ func TestE2EHTTP(t *testing.T) {
 		})
 	})
 	t.Run("preflight", func(t *testing.T) {
-		for _, name := range []string{"parties", "districts", "candidates", "nothing"} {
+		for _, name := range []string{"parties", "districts", "candidates", "candidates/robert-abela", ""} {
 			t.Run(name, func(t *testing.T) { checkPreflight(t, c, e2eBase+"/"+name) })
 		}
+		// A path that is no endpoint's has nothing to preflight: OPTIONS
+		// gets its 404, counted no more than a preflight.
+		t.Run("nothing", func(t *testing.T) {
+			r := c.do(t, http.MethodOptions, e2eBase+"/nothing", map[string]string{"Origin": "https://example.org", "Access-Control-Request-Method": "GET"})
+			checkProblem(t, r, http.StatusNotFound)
+			if got := r.header.Get("Access-Control-Allow-Methods"); got != "" {
+				t.Errorf("Access-Control-Allow-Methods = %q on a 404, want none", got)
+			}
+		})
 	})
 }
 

@@ -42,11 +42,11 @@ func (s *Server) AdminHandler(load func() (*dataset.Dataset, error)) http.Handle
 			}
 			writeAdminJSON(w, http.StatusUnprocessableEntity, map[string]any{
 				"status": "refused", "detail": "the dataset is invalid; the previous one is still served",
-				"errors": lines, "version": s.data.Load().Version,
+				"errors": lines, "version": s.snap.Load().ds.Version,
 			})
 		case err != nil:
 			writeAdminJSON(w, http.StatusInternalServerError, map[string]any{
-				"status": "failed", "detail": err.Error(), "version": s.data.Load().Version,
+				"status": "failed", "detail": err.Error(), "version": s.snap.Load().ds.Version,
 			})
 		default:
 			writeAdminJSON(w, http.StatusOK, map[string]string{"status": "reloaded", "version": ds.Version})
@@ -78,13 +78,13 @@ func (l panicLogger) Println(v ...any) {
 // handleReady reports the dataset being served: its version (content hash)
 // and when it was loaded.
 func (s *Server) handleReady(w http.ResponseWriter, _ *http.Request) {
-	ds := s.data.Load() // New always holds one: ready from the start
+	snap := s.snap.Load() // New always holds one: ready from the start
 	writeAdminJSON(w, http.StatusOK, map[string]any{
 		"status": "ready",
 		"dataset": map[string]string{
-			"title":     ds.Manifest.Title,
-			"version":   ds.Version,
-			"loaded_at": time.Unix(0, s.loadedAt.Load()).UTC().Format(dataset.TimeFormat),
+			"title":     snap.ds.Manifest.Title,
+			"version":   snap.ds.Version,
+			"loaded_at": snap.loadedAt.UTC().Format(dataset.TimeFormat),
 		},
 	})
 }

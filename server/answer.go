@@ -5,13 +5,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"ballot/dataset"
 )
 
-// answer is a successful answer prepared at load: a document's bytes, or a
-// collection's result, whose body is made with the request's time.
+// answer is a successful answer: a document's or a page's bytes, prepared
+// at load, or a collection's result, whose body is made with the request's
+// time.
 type answer struct {
 	contentType []string
 	// etag names the plain body and gzipETag the gzip one. A document's
@@ -19,7 +19,8 @@ type answer struct {
 	// weak (generatedAt differs between equal bodies) and name the content,
 	// the same in both encodings.
 	etag, gzipETag string
-	// body and gzipBody are a document's bytes; nil for a collection.
+	// body and gzipBody are a document's bytes; nil for a collection. A
+	// page rendered for the request has a body alone, sent as it is.
 	body, gzipBody []byte
 	result         dataset.Result // a collection's records
 }
@@ -29,11 +30,13 @@ type answer struct {
 var bodies = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
 
 // writeAnswer writes a successful answer: its validators, 304 when the
-// client holds it already, gzip when the client accepts it, the length, and
-// the body in one write (none to HEAD). Every successful answer of the
-// public API goes through it.
-func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer, now time.Time) {
-	gz := acceptsGzip(r.Header["Accept-Encoding"])
+// client holds it already, gzip when the client accepts it and the answer
+// has it, the length, and the body in one write (none to HEAD). Every
+// successful answer of the public listener, API and pages, goes through it.
+// Home-made: gorilla/handlers' CompressHandler compresses every body as it
+// is written, and these are compressed when the dataset loads.
+func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) {
+	gz := (a.body == nil || a.gzipBody != nil) && acceptsGzip(r.Header["Accept-Encoding"])
 	etag := a.etag
 	if gz {
 		etag = a.gzipETag
@@ -59,9 +62,9 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer, 
 		bp = bodies.Get().(*[]byte)
 		if gz {
 			// Prepared at load: only the tail is compressed here.
-			body = a.result.AppendGzip((*bp)[:0], now)
+			body = a.result.AppendGzip((*bp)[:0], stateOf(w).now)
 		} else {
-			body = a.result.AppendJSON((*bp)[:0], now)
+			body = a.result.AppendJSON((*bp)[:0], stateOf(w).now)
 		}
 	}
 	values[1], values[2] = s.lengthAndLink(len(body), r.URL.Path, a.result)

@@ -14,7 +14,8 @@ import (
 // forwarding header read, right to left, and only as far as the hops trusted
 // proxies wrote. Everything left of the first untrusted hop was written by
 // the client or by proxies nobody vouches for, so it is never parsed: a
-// client cannot choose its counter by sending a header.
+// client cannot choose its counter by sending a header. Home-made:
+// gorilla/handlers' ProxyHeaders believes those headers from any peer.
 type ClientIP struct {
 	// Trusted are the proxies whose forwarding header is believed. An
 	// IPv4-mapped IPv6 range (::ffff:10.0.0.0/104) matches the IPv4

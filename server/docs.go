@@ -45,7 +45,7 @@ type documents struct {
 // buildDocuments prepares the documents of ds. publicURL is the API's
 // public base URL, such as "https://elections.example.org", with no
 // trailing slash; empty, the documents' URLs are relative.
-func buildDocuments(ds *dataset.Dataset, publicURL string) *documents {
+func buildDocuments(ds *dataset.Dataset, publicURL string, endpoints []endpoint) *documents {
 	api := openAPI
 	if publicURL != "" {
 		url := bytes.TrimSuffix(dataset.EncodeJSON(publicURL), []byte("\n"))
@@ -55,7 +55,7 @@ func buildDocuments(ds *dataset.Dataset, publicURL string) *documents {
 	}
 	abs := func(path string) string { return publicURL + path }
 	return &documents{
-		index:   prepare(jsonValue, dataset.EncodeJSON(newIndex(ds))),
+		index:   prepare(jsonValue, dataset.EncodeJSON(newIndex(ds, endpoints))),
 		openAPI: prepare(jsonValue, api),
 		catalog: prepare(jsonLDValue, dataset.EncodeJSON(newCatalog(ds, abs))),
 	}
@@ -107,10 +107,23 @@ type attribution struct {
 	HowToCredit string  `json:"how_to_credit"`
 }
 
-type counts struct {
-	Parties    int `json:"parties"`
-	Districts  int `json:"districts"`
-	Candidates int `json:"candidates"`
+// counts is the number of records of each collection, keyed by the
+// collection's name in dataset.Table's order.
+type counts []int
+
+// MarshalJSON writes the counts as an object, in dataset.Table's order,
+// which a map would lose.
+func (c counts) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, info := range dataset.Table {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, string(info.Name))
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(c[i]), 10)
+	}
+	return append(b, '}'), nil
 }
 
 type indexEndpoint struct {
@@ -120,19 +133,13 @@ type indexEndpoint struct {
 	Parameters  []parameter `json:"parameters"`
 }
 
-type parameter struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Default     *int   `json:"default"`
-}
-
 type indexLinks struct {
 	Self    string `json:"self"`
 	OpenAPI string `json:"openapi"`
 	Catalog string `json:"catalog"`
 }
 
-func newIndex(ds *dataset.Dataset) index {
+func newIndex(ds *dataset.Dataset, endpoints []endpoint) index {
 	m := ds.Manifest
 	notes := m.Coverage.Notes
 	if notes == nil {
@@ -160,10 +167,20 @@ func newIndex(ds *dataset.Dataset) index {
 			AboutURL:    nonEmpty(m.Publisher.AboutURL),
 			HowToCredit: howToCredit(m),
 		},
-		Counts:    counts{Parties: len(ds.Parties()), Districts: len(ds.Districts()), Candidates: len(ds.Candidates())},
+		Counts:    countsOf(ds),
 		Endpoints: list,
 		Links:     indexLinks{Self: BasePath + "/", OpenAPI: BasePath + "/openapi.json", Catalog: BasePath + "/catalog.jsonld"},
 	}
+}
+
+// countsOf counts the records of each collection of ds.
+func countsOf(ds *dataset.Dataset) counts {
+	c := make(counts, len(dataset.Table))
+	for i, info := range dataset.Table {
+		res, _ := ds.Query(info.Name, dataset.Params{"limit": {"1"}}) // no parameter is ever refused
+		c[i] = res.Total()
+	}
+	return c
 }
 
 // howToCredit is the one sentence a reuser can follow.
@@ -287,19 +304,6 @@ var catalogContext = map[string]string{
 	"xsd":   "http://www.w3.org/2001/XMLSchema#",
 }
 
-// What the catalogue says of each collection, beyond the dataset's own
-// manifest.
-var catalogEntries = []struct {
-	collection  dataset.Collection
-	title       string
-	description string
-	keywords    []string
-}{
-	{dataset.Parties, "parties", "The parties that stood in the election: id, slug, name, short name, English name, colour and website.", []string{"elections", "political parties"}},
-	{dataset.Districts, "electoral districts", "The 13 electoral districts, each with its localities (local councils, some split between two districts).", []string{"elections", "electoral districts", "localities"}},
-	{dataset.Candidates, "candidates", "The candidates: names, party (null for an independent), primary district and every district contested, and whether they were elected.", []string{"elections", "candidates"}},
-}
-
 // newCatalog builds the catalogue of ds; abs makes the URL of a path, on
 // the public URL when one is set.
 func newCatalog(ds *dataset.Dataset, abs func(path string) string) catalog {
@@ -336,13 +340,13 @@ func newCatalog(ds *dataset.Dataset, abs func(path string) string) catalog {
 		Modified:    date,
 	}
 	var served []ref
-	for _, e := range catalogEntries {
-		path := BasePath + "/" + string(e.collection)
-		id := self + "#" + string(e.collection)
+	for _, e := range dataset.Table {
+		path := BasePath + "/" + string(e.Name)
+		id := self + "#" + string(e.Name)
 		dist := distribution{
 			ID:            id + "-json",
 			Type:          "dcat:Distribution",
-			Title:         m.Title + ": " + e.title + " (JSON)",
+			Title:         m.Title + ": " + e.Title + " (JSON)",
 			Description:   "The API's JSON answer: the records in data, their count and the time of the answer in meta.",
 			AccessURL:     ref{abs(path)},
 			MediaType:     ref{"https://www.iana.org/assignments/media-types/application/json"},
@@ -355,7 +359,7 @@ func newCatalog(ds *dataset.Dataset, abs func(path string) string) catalog {
 		// The whole collection in one answer: candidates come 100 at a
 		// time unless asked for more, up to 500.
 		switch {
-		case e.collection != dataset.Candidates:
+		case e.Name != dataset.Candidates:
 			dist.DownloadURL = &ref{abs(path)}
 		case len(ds.Candidates()) <= dataset.MaxLimit:
 			dist.DownloadURL = &ref{abs(path + "?limit=" + strconv.Itoa(dataset.MaxLimit))}
@@ -364,9 +368,9 @@ func newCatalog(ds *dataset.Dataset, abs func(path string) string) catalog {
 			ID:           id,
 			Type:         "dcat:Dataset",
 			Identifier:   id,
-			Title:        m.Title + ": " + e.title,
-			Description:  e.description,
-			Keywords:     e.keywords,
+			Title:        m.Title + ": " + e.Title,
+			Description:  e.Description,
+			Keywords:     e.Keywords,
 			Publisher:    ref{publisher.ID},
 			ContactPoint: contact{Type: "vcard:Organization", Name: m.Publisher.Name, URL: ref{contactURL}},
 			License:      lic,

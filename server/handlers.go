@@ -4,29 +4,78 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"ballot/dataset"
 )
 
+// The handlers of the API's endpoints. Each reads the snapshot being served
+// once, asks it for a prepared answer, and writes it with writeAnswer, or
+// the refusal with writeError.
+
 // collection answers GET and HEAD for one collection.
-func collection(c dataset.Collection) func(*Server, http.ResponseWriter, *http.Request, *request) {
-	return func(s *Server, w http.ResponseWriter, r *http.Request, q *request) {
-		res, err := s.data.Load().Query(c, parseQuery(r.URL.RawQuery))
+func (s *Server) collection(c dataset.Collection) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := queries.Get().(*query)
+		defer q.release()
+		res, err := s.snap.Load().ds.Query(c, q.parse(r.URL.RawQuery))
 		if err != nil {
-			writeError(w, err)
+			writeError(w, r, err, nil)
 			return
 		}
-		etag := res.ETag() // prepared at load
-		s.writeAnswer(w, r, &answer{contentType: jsonValue, etag: etag, gzipETag: etag, result: res}, q.now)
-	}
+		s.writeResult(w, r, res)
+	})
+}
+
+// record answers GET and HEAD for one record of a collection, named by the
+// route's key. Its answer was prepared when the dataset loaded, as a
+// collection's is; query parameters are ignored.
+func (s *Server) record(c dataset.Collection, key string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		res, err := s.snap.Load().ds.Record(c, pathKey(r, key))
+		if err != nil {
+			writeError(w, r, err, nil)
+			return
+		}
+		s.writeResult(w, r, res)
+	})
+}
+
+// writeResult writes a collection's or a record's answer.
+func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, res dataset.Result) {
+	etag := res.ETag() // prepared at load
+	s.writeAnswer(w, r, &answer{contentType: jsonValue, etag: etag, gzipETag: etag, result: res})
 }
 
 // document answers GET and HEAD with one of the documents prepared when
 // the dataset was loaded.
-func document(pick func(*documents) *answer) func(*Server, http.ResponseWriter, *http.Request, *request) {
-	return func(s *Server, w http.ResponseWriter, r *http.Request, q *request) {
-		s.writeAnswer(w, r, pick(s.docs.Load()), q.now)
+func (s *Server) document(pick func(*documents) *answer) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeAnswer(w, r, pick(s.snap.Load().docs))
+	})
+}
+
+// notFound answers a path that is no route's: the 404 problem or, with the
+// pages on, the 404 page for a browser (a request whose Accept names
+// text/html) outside the API. CONNECT names a host, not a path: no route
+// could answer it, whatever it names.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect {
+		handleMethodNotAllowed(w, r)
+		return
 	}
+	p := s.snap.Load().pages
+	if p == nil || r.URL.Path == BasePath || strings.HasPrefix(r.URL.Path, BasePath+"/") {
+		handleNotFound(w)
+		return
+	}
+	w.Header()["Vary"] = varyAcceptValue
+	if !acceptsHTML(r.Header["Accept"]) {
+		handleNotFound(w)
+		return
+	}
+	w.Header()["Content-Security-Policy"] = cspValue
+	writePageError(w, r, http.StatusNotFound, p.site.NotFound)
 }
 
 func handleNotFound(w http.ResponseWriter) {
@@ -34,19 +83,48 @@ func handleNotFound(w http.ResponseWriter) {
 		BasePath+"/parties, "+BasePath+"/districts and "+BasePath+"/candidates, and "+BasePath+"/ lists every endpoint", nil)
 }
 
-func handleMethodNotAllowed(w http.ResponseWriter) {
+// handleMethodNotAllowed is the router's MethodNotAllowedHandler: a path
+// of a route asked with a method other than GET, HEAD and OPTIONS.
+func handleMethodNotAllowed(w http.ResponseWriter, _ *http.Request) {
 	w.Header()["Allow"] = allowValue
 	writeProblem(w, http.StatusMethodNotAllowed, "this endpoint answers only GET, HEAD and OPTIONS", nil)
 }
 
 const allowedMethods = "GET, HEAD, OPTIONS"
 
+// acceptsHTML reports whether an Accept header names text/html, as a
+// browser's does when it follows a link.
+func acceptsHTML(values []string) bool {
+	for _, v := range values {
+		if strings.Contains(strings.ToLower(v), "text/html") {
+			return true
+		}
+	}
+	return false
+}
+
 // parseQuery splits a raw query string into parameters. Unlike
 // url.ParseQuery it never fails: a pair whose name cannot be decoded is an
 // unknown parameter and is ignored, and a value that cannot be decoded is
 // kept as it came, so the parameter's own check refuses it by name.
 func parseQuery(raw string) dataset.Params {
-	var p dataset.Params
+	return (&query{}).parse(raw)
+}
+
+// query holds the parameters of one request, parsed by parseQuery's rules
+// into a map and values that the collections' handler reuses from request
+// to request: a filtered answer would otherwise allocate the map and each
+// value's slice. dataset.Query keeps nothing of them.
+type query struct {
+	params dataset.Params
+	values [4]string // the first value of each parameter, in order
+}
+
+var queries = sync.Pool{New: func() any { return new(query) }}
+
+// parse parses raw into q, and returns its parameters, nil for none.
+func (q *query) parse(raw string) dataset.Params {
+	n := 0
 	for raw != "" {
 		var pair string
 		pair, raw, _ = strings.Cut(raw, "&")
@@ -58,12 +136,28 @@ func parseQuery(raw string) dataset.Params {
 		if value, err := queryUnescape(v); err == nil {
 			v = value
 		}
-		if p == nil {
-			p = make(dataset.Params, 3)
+		if q.params == nil {
+			q.params = make(dataset.Params, len(q.values))
 		}
-		p[name] = append(p[name], v)
+		if vs := q.params[name]; len(vs) == 0 && n < len(q.values) {
+			q.values[n] = v
+			q.params[name] = q.values[n : n+1 : n+1]
+			n++
+		} else {
+			q.params[name] = append(vs, v) // given again: its own slice
+		}
 	}
-	return p
+	if len(q.params) == 0 {
+		return nil
+	}
+	return q.params
+}
+
+// release empties q and returns it to the pool.
+func (q *query) release() {
+	clear(q.params)
+	q.values = [len(q.values)]string{}
+	queries.Put(q)
 }
 
 func queryUnescape(s string) (string, error) {

@@ -3,11 +3,15 @@ package server
 import (
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/gorilla/mux"
 
 	"ballot/dataset"
 )
@@ -26,7 +30,7 @@ func TestPanicBecomesProblem(t *testing.T) {
 			opts := DefaultOptions()
 			opts.Logger = slog.New(slog.NewTextHandler(&logged, nil))
 			s := New(ds, opts)
-			s.data.Store(nil)
+			s.snap.Store(&snapshot{}) // no dataset: the handlers panic
 			req := httptest.NewRequest(http.MethodGet, "/api/public/v1/parties", nil)
 			req.Header.Set("Accept-Encoding", accept)
 			rec := httptest.NewRecorder()
@@ -153,31 +157,75 @@ func FuzzParseQuery(f *testing.F) {
 	})
 }
 
-// TestEndpointsMatchOpenAPI: the endpoint table and openapi.json name the
-// same paths, so a row added without its OpenAPI entry, or an entry without
-// its row, fails here.
+// TestEndpointsMatchOpenAPI walks the router: the API's routes and
+// openapi.json name the same paths, so a route added without its OpenAPI
+// entry, or an entry without its route, fails here; and every route's name
+// is one of the metrics' fixed set.
 func TestEndpointsMatchOpenAPI(t *testing.T) {
 	var doc struct{ Paths map[string]json.RawMessage }
 	if err := json.Unmarshal(openAPI, &doc); err != nil {
 		t.Fatal(err)
 	}
-	table := map[string]bool{}
-	for _, e := range endpoints {
-		path := BasePath + e.path
-		if table[path] {
-			t.Errorf("the table has %s twice", path)
+	ds, err := dataset.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(ds, DefaultOptions())
+	routed := map[string]bool{}
+	err = s.router.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		tpl, err := route.GetPathTemplate()
+		if err != nil {
+			return err
 		}
-		table[path] = true
+		path := tpl
+		if !strings.HasPrefix(path, BasePath+"/") {
+			return nil // a page
+		}
+		if routed[path] {
+			t.Errorf("the router has %s twice", path)
+		}
+		routed[path] = true
 		if _, ok := doc.Paths[path]; !ok {
-			t.Errorf("the table has %s, which openapi.json's paths lack", path)
+			t.Errorf("the router has %s, which openapi.json's paths lack", path)
 		}
+		if _, ok := s.metrics.routes[route.GetName()]; !ok {
+			t.Errorf("%s: route name %q has no metrics", path, route.GetName())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	for path := range doc.Paths {
-		if !table[path] {
-			t.Errorf("openapi.json has %s, which the endpoint table lacks", path)
+		if !routed[path] {
+			t.Errorf("openapi.json has %s, which the router lacks", path)
 		}
 	}
-	if len(routeNames) != len(endpoints)+2 || routeNames[otherRoute] != "other" || routeNames[pageRoute] != "page" {
-		t.Errorf("routeNames = %q, want the endpoints' names, other and page", routeNames)
+	if len(routed) != 2*len(dataset.Table)+3 {
+		t.Errorf("the router has %d API paths, want a list and a record for each of the %d collections, and the 3 documents", len(routed), len(dataset.Table))
 	}
+	names := slices.Sorted(maps.Keys(s.metrics.routes))
+	if want := []string{"candidate", "candidates", "catalog", "district", "districts", "index", "openapi", "other", "page", "parties", "party"}; !slices.Equal(names, want) {
+		t.Errorf("metrics' routes %q, want %q", names, want)
+	}
+}
+
+// TestQueryReuse: a query parsed into a pooled query, released and parsed
+// again, has the new parameters alone, each with every value it was given.
+func TestQueryReuse(t *testing.T) {
+	q := queries.Get().(*query)
+	for _, raw := range []string{"district=5&party=pn&limit=3&offset=1&locality=x", "limit=7", "", "party=a&party=b&district=1", "district=2"} {
+		got, want := q.parse(raw), parseQuery(raw)
+		if len(got) != len(want) {
+			t.Fatalf("%q: parsed %v, want %v", raw, got, want)
+		}
+		for name, vs := range want {
+			if !slices.Equal(got[name], vs) {
+				t.Errorf("%q: %s = %q, want %q", raw, name, got[name], vs)
+			}
+		}
+		q.release()
+		q = queries.Get().(*query)
+	}
+	q.release()
 }

@@ -22,31 +22,47 @@ type metrics struct {
 	loadedAt    prometheus.Gauge
 	syncCycle   prometheus.Histogram
 
-	// The series a request touches, looked up once here rather than by
-	// label values on every request.
-	// They are indexed by route; slices, as the routes are numbered
-	// from the endpoint table, whose handlers know the Server.
-	byStatus  [][len(commonStatuses)]prometheus.Counter
-	durations []prometheus.Observer
-	limited   []prometheus.Counter
+	// routes holds the series each route's requests touch, looked up
+	// once rather than by label values on every request, by route name.
+	routes map[string]*routeMetrics
+}
+
+// routeMetrics are the series of one route, named in metrics and logs.
+type routeMetrics struct {
+	name     string
+	m        *metrics
+	byStatus [len(commonStatuses)]prometheus.Counter
+	duration prometheus.Observer
+	limited  prometheus.Counter
 }
 
 // commonStatuses are the statuses the public API answers with.
 var commonStatuses = [...]int{200, 204, 304, 400, 404, 405, 429, 500}
 
 // observe counts one answer and its duration.
-func (m *metrics) observe(route, status int, elapsed time.Duration) {
-	m.durations[route].Observe(elapsed.Seconds())
+func (rt *routeMetrics) observe(status int, elapsed time.Duration) {
+	rt.duration.Observe(elapsed.Seconds())
 	for i, st := range commonStatuses {
 		if st == status {
-			m.byStatus[route][i].Inc()
+			rt.byStatus[i].Inc()
 			return
 		}
 	}
-	m.requests.WithLabelValues(routeNames[route], strconv.Itoa(status)).Inc()
+	rt.m.requests.WithLabelValues(rt.name, strconv.Itoa(status)).Inc()
 }
 
-func newMetrics(s *Server) *metrics {
+// route returns the series of a route of routeNames.
+func (m *metrics) route(name string) *routeMetrics {
+	rt, ok := m.routes[name]
+	if !ok {
+		panic("server: route " + name + " is not among the metrics' routes")
+	}
+	return rt
+}
+
+// newMetrics makes the metrics of s, with the series of each route of
+// routeNames, a fixed set, so that no client can grow the metrics.
+func newMetrics(s *Server, routeNames []string) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -83,17 +99,15 @@ func newMetrics(s *Server) *metrics {
 	for _, outcome := range []string{"success", "failure"} {
 		m.reloads.WithLabelValues(outcome)
 	}
-	m.byStatus = make([][len(commonStatuses)]prometheus.Counter, len(routeNames))
-	m.durations = make([]prometheus.Observer, len(routeNames))
-	m.limited = make([]prometheus.Counter, len(routeNames))
-	for r, name := range routeNames {
-		m.durations[r] = m.duration.WithLabelValues(name)
-		m.limited[r] = m.limitedVec.WithLabelValues(name)
+	m.routes = make(map[string]*routeMetrics, len(routeNames))
+	for _, name := range routeNames {
+		rt := &routeMetrics{name: name, m: m, duration: m.duration.WithLabelValues(name), limited: m.limitedVec.WithLabelValues(name)}
 		// Every route and common status is exported from the start, at
 		// zero: a series that appears late hides its first increase.
 		for i, st := range commonStatuses {
-			m.byStatus[r][i] = m.requests.WithLabelValues(name, strconv.Itoa(st))
+			rt.byStatus[i] = m.requests.WithLabelValues(name, strconv.Itoa(st))
 		}
+		m.routes[name] = rt
 	}
 	m.registry.MustRegister(m.requests, m.duration, m.limitedVec, m.reloads, m.datasetInfo, m.loadedAt,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gorilla/mux"
+
 	"ballot/server/ratelimit"
 )
 
@@ -31,30 +33,54 @@ var (
 	gzipValue       = []string{"gzip"}
 )
 
-// stage is one step of the public API's chain, from the middleware to the
-// endpoints: a handler that is also given what exchange worked out about
-// the request, so that no stage has to look for it.
-type stage func(w http.ResponseWriter, r *http.Request, q *request)
+// The middleware of the public listener are standard gorilla/mux
+// middleware, func(http.Handler) http.Handler, composed once per route at
+// start-up (chain), so that any other, such as one of gorilla/handlers',
+// slots in among them.
+//
+// What they need to know of a request, its client, its time and its route,
+// is worked out once, by exchange, the outermost, and kept in one place: the
+// *exchange that exchange hands down as the ResponseWriter, which the others
+// read with stateOf. A value in the request's context would do the same at
+// the cost of a copy of the request and two allocations on every request.
 
-// allowCrossOrigin opens the API to every origin and sets the headers every
-// response carries. gorilla/handlers' CORS sets them only when the request
-// has an Origin header; the contract wants them on every response.
-func allowCrossOrigin(next stage) stage {
-	return func(w http.ResponseWriter, r *http.Request, q *request) {
+// chain wraps h, the handler of one route, in the middleware of the public
+// listener. A request meets them in the order of this list, from the
+// bottom up:
+func (s *Server) chain(route string, counter int, h http.Handler) http.Handler {
+	if route != otherRoute { // a path that is no route's has nothing to preflight: 404
+		h = answerPreflight(h) // OPTIONS: 204, after the rate-limit headers are set
+	}
+	h = s.limitRate(counter)(h)                  // per client and counter; the headers on every response
+	h = setCommonHeaders(h)                      // CORS and the fixed headers on every response
+	return s.exchange(s.metrics.route(route))(h) // the client's address, the time; panic recovery, metrics, access log
+}
+
+// setCommonHeaders opens the API to every origin and sets the headers
+// every response carries. gorilla/handlers' CORS sets them only when the
+// request has an Origin header; the contract wants them on every response.
+func setCommonHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h["Access-Control-Allow-Origin"] = starValue
 		h["Access-Control-Expose-Headers"] = exposedValue
 		h["X-Content-Type-Options"] = nosniffValue
-		next(w, r, q)
-	}
+		// Caches key every answer by Accept-Encoding, errors included,
+		// so one rule covers whatever a path answers.
+		h["Vary"] = varyEncValue
+		next.ServeHTTP(w, r)
+	})
 }
 
-// answerPreflight answers OPTIONS on any path: a CORS preflight gets the
-// methods and the headers it asked for, cached for a day.
-func answerPreflight(next stage) stage {
-	return func(w http.ResponseWriter, r *http.Request, q *request) {
+// answerPreflight answers OPTIONS: a CORS preflight gets the methods and
+// the headers it asked for, cached for a day. It is in the chain of every
+// route; a path that is no route's gets 404, whatever its method.
+// gorilla/handlers' CORS answers a preflight only when it has an Origin
+// and an allowed method, and without the rate-limit headers.
+func answerPreflight(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodOptions {
-			next(w, r, q)
+			next.ServeHTTP(w, r)
 			return
 		}
 		h := w.Header()
@@ -66,7 +92,7 @@ func answerPreflight(next stage) stage {
 		h["Access-Control-Max-Age"] = maxAgeDayValue
 		h["Vary"] = varyReqHdrValue
 		w.WriteHeader(http.StatusNoContent)
-	}
+	})
 }
 
 // isTokenList reports whether s is a comma-separated list of header names,
@@ -90,56 +116,62 @@ func isTokenList(s string) bool {
 	return true
 }
 
-// limitRate counts the request against its client's quota for the endpoint
+// limitRate counts the request against its client's quota on counter
 // and sets the rate-limit headers; past the quota it answers 429. A CORS
-// preflight is not counted but still carries the headers.
-func (s *Server) limitRate(next stage) stage {
-	return func(w http.ResponseWriter, r *http.Request, q *request) {
-		key := q.client.key(s.opts.IPv6Prefix, counterOf(q.route))
-		var d ratelimit.Decision
-		if r.Method == http.MethodOptions {
-			d = s.limiter.PeekAt(key, q.now)
-		} else {
-			d = s.limiter.TakeAt(key, q.now)
-		}
-		reset := d.ResetUnix()
-		untilReset := max((d.Reset.Sub(q.now)+time.Second-1)/time.Second, 0) // rounded up
-		// One allocation holds the values, and one the text of those that
-		// change: Remaining and the IETF RateLimit field.
-		var text [80]byte
-		b := strconv.AppendInt(text[:0], int64(d.Remaining), 10)
-		remaining := len(b)
-		b = strconv.AppendInt(b, reset, 10)
-		resetEnd := len(b)
-		b = append(b, `"endpoint";r=`...)
-		b = strconv.AppendInt(b, int64(d.Remaining), 10)
-		b = append(b, ";t="...)
-		b = strconv.AppendInt(b, int64(untilReset), 10)
-		str := string(b)
-		values := make([]string, 4)
-		values[0], values[1], values[2] = str[:remaining], str[remaining:resetEnd], str[resetEnd:]
-		h := w.Header()
-		h["X-Ratelimit-Limit"] = s.limitValue
-		h["X-Ratelimit-Remaining"] = values[0:1:1]
-		h["X-Ratelimit-Reset"] = values[1:2:2]
-		// The IETF fields (draft-ietf-httpapi-ratelimit-headers-10): the
-		// policy, and what is left of it with the seconds until it resets.
-		h["Ratelimit-Policy"] = s.policyValue
-		h["Ratelimit"] = values[2:3:3]
-		// A refused preflight would hide the 429 from the page's script:
-		// the browser would never send the request that gets it.
-		if !d.Allowed && r.Method != http.MethodOptions {
-			s.metrics.limited[q.route].Inc()
-			wait := d.RetryAfterSeconds()
-			values[3] = strconv.FormatInt(wait, 10)
-			h["Retry-After"] = values[3:4:4]
-			writeProblem(w, http.StatusTooManyRequests, fmt.Sprintf(
-				"rate limit of %d requests per %s for this endpoint exceeded; retry after %d s, at %s",
-				d.Limit, windowText(s.opts.RateWindow), wait,
-				time.Unix(reset, 0).UTC().Format(time.RFC3339)), nil)
-			return
-		}
-		next(w, r, q)
+// preflight is not counted but still carries the headers. Home-made:
+// gorilla/handlers has no rate limiter.
+func (s *Server) limitRate(counter int) mux.MiddlewareFunc {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			q := stateOf(w)
+			key := q.client.key(s.opts.IPv6Prefix, uint8(counter))
+			var d ratelimit.Decision
+			if r.Method == http.MethodOptions {
+				d = s.limiter.PeekAt(key, q.now)
+			} else {
+				d = s.limiter.TakeAt(key, q.now)
+			}
+			reset := d.ResetUnix()
+			untilReset := max((d.Reset.Sub(q.now)+time.Second-1)/time.Second, 0) // rounded up
+			// One allocation holds the values, and one the text of those
+			// that change: Remaining and the IETF RateLimit field.
+			var text [80]byte
+			b := strconv.AppendInt(text[:0], int64(d.Remaining), 10)
+			remaining := len(b)
+			b = strconv.AppendInt(b, reset, 10)
+			resetEnd := len(b)
+			b = append(b, `"endpoint";r=`...)
+			b = strconv.AppendInt(b, int64(d.Remaining), 10)
+			b = append(b, ";t="...)
+			b = strconv.AppendInt(b, int64(untilReset), 10)
+			str := string(b)
+			values := make([]string, 4)
+			values[0], values[1], values[2] = str[:remaining], str[remaining:resetEnd], str[resetEnd:]
+			h := w.Header()
+			h["X-Ratelimit-Limit"] = s.limitValue
+			h["X-Ratelimit-Remaining"] = values[0:1:1]
+			h["X-Ratelimit-Reset"] = values[1:2:2]
+			// The IETF fields (draft-ietf-httpapi-ratelimit-headers-10):
+			// the policy, and what is left of it with the seconds until it
+			// resets.
+			h["Ratelimit-Policy"] = s.policyValue
+			h["Ratelimit"] = values[2:3:3]
+			// A refused preflight would hide the 429 from the page's
+			// script: the browser would never send the request that gets
+			// it.
+			if !d.Allowed && r.Method != http.MethodOptions {
+				q.route.limited.Inc()
+				wait := d.RetryAfterSeconds()
+				values[3] = strconv.FormatInt(wait, 10)
+				h["Retry-After"] = values[3:4:4]
+				writeProblem(w, http.StatusTooManyRequests, fmt.Sprintf(
+					"rate limit of %d requests per %s for this endpoint exceeded; retry after %d s, at %s",
+					d.Limit, windowText(s.opts.RateWindow), wait,
+					time.Unix(reset, 0).UTC().Format(time.RFC3339)), nil)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
 	}
 }
 
@@ -150,9 +182,11 @@ func windowText(d time.Duration) string {
 	return d.String()
 }
 
-// exchange is what the middleware share about one request: what they need
-// to know of it, worked out once, and what the answer was, for the metrics,
-// the access log and the recovery from a panic. Exchanges are pooled.
+// exchange is the one home of what the middleware and handlers know of a
+// request, worked out once, and of what its answer was, for the metrics,
+// the access log and the recovery from a panic. It is the ResponseWriter
+// that the outermost middleware hands down; stateOf finds it. Exchanges are
+// pooled.
 type exchange struct {
 	http.ResponseWriter
 	request
@@ -166,10 +200,26 @@ type request struct {
 	// now is when it arrived, read once: the rate limit, the rate-limit
 	// headers and meta.generatedAt all use it.
 	now   time.Time
-	route int // its endpoint's index in endpoints, or otherRoute
+	route *routeMetrics // its route's name and series
 }
 
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
+
+// stateOf returns what exchange worked out about the request whose
+// ResponseWriter is w, looking through writers that wrap it (those with an
+// Unwrap method, as http.ResponseController asks of them).
+func stateOf(w http.ResponseWriter) *request {
+	for {
+		switch x := w.(type) {
+		case *exchange:
+			return &x.request
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			panic("server: a handler of the public listener runs outside exchange")
+		}
+	}
+}
 
 func (e *exchange) WriteHeader(status int) {
 	if e.status == 0 {
@@ -190,43 +240,48 @@ func (e *exchange) Write(b []byte) (int, error) {
 // Unwrap gives http.ResponseController the writer underneath.
 func (e *exchange) Unwrap() http.ResponseWriter { return e.ResponseWriter }
 
-// exchange is the outermost middleware. It works out the request's client
-// address, time and route once and hands them to the stages inside, turns
-// a panic anywhere inside into a 500 problem (keeping the headers
-// already set, such as CORS and the rate limit; the panic and its stack go
-// to the log, never to the client; when the answer had already begun, the
-// connection is dropped instead, as net/http does), and records the answer
-// in the metrics and the access log.
-func (s *Server) exchange(next stage) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		now := start
-		if s.injectedClock {
-			now = s.opts.Now()
-		}
-		e := exchanges.Get().(*exchange)
-		*e = exchange{ResponseWriter: w, request: request{client: s.opts.ClientIP.Resolve(r), now: now, route: routeOf(r)}}
-		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
-				}
-				s.opts.Logger.Error("panic serving a request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
-					slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
-				if e.status != 0 {
-					panic(http.ErrAbortHandler)
-				}
-				h := w.Header()
-				delete(h, "Content-Encoding")
-				delete(h, "Retry-After")
-				writeProblem(e, http.StatusInternalServerError, "the server could not answer this request", nil)
+// exchange is the outermost middleware of a route. It works out the
+// request's client address and time once and hands them, with the route, to
+// the middleware inside; turns a panic anywhere inside into a 500 problem
+// (keeping the headers already set, such as CORS and the rate limit; the
+// panic and its stack go to the log, never to the client; when the answer
+// had already begun, the connection is dropped instead, as net/http does);
+// and records the answer in the metrics and the access log. Home-made:
+// gorilla/handlers' RecoveryHandler answers a bare 500 with no problem
+// document, and its LoggingHandler writes Apache's format to a writer, not
+// slog, with the TCP peer rather than the client behind trusted proxies.
+func (s *Server) exchange(route *routeMetrics) mux.MiddlewareFunc {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			now := start
+			if s.injectedClock {
+				now = s.opts.Now()
 			}
-			s.observe(e, r, time.Since(start))
-			*e = exchange{}
-			exchanges.Put(e)
-		}()
-		next(e, r, &e.request)
-	})
+			e := exchanges.Get().(*exchange)
+			*e = exchange{ResponseWriter: w, request: request{client: s.opts.ClientIP.Resolve(r), now: now, route: route}}
+			defer func() {
+				if v := recover(); v != nil {
+					if v == http.ErrAbortHandler {
+						panic(v)
+					}
+					s.opts.Logger.Error("panic serving a request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+						slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+					if e.status != 0 {
+						panic(http.ErrAbortHandler)
+					}
+					h := w.Header()
+					delete(h, "Content-Encoding")
+					delete(h, "Retry-After")
+					writeProblem(e, http.StatusInternalServerError, "the server could not answer this request", nil)
+				}
+				s.observe(e, r, time.Since(start))
+				*e = exchange{}
+				exchanges.Put(e)
+			}()
+			next.ServeHTTP(e, r)
+		})
+	}
 }
 
 // observe records one answered request: its metrics, and its access-log
@@ -236,14 +291,18 @@ func (s *Server) observe(e *exchange, r *http.Request, elapsed time.Duration) {
 		e.status = http.StatusOK
 	}
 	rt := e.route
-	s.metrics.observe(rt, e.status, elapsed)
+	rt.observe(e.status, elapsed)
 	if !s.opts.AccessLog {
+		return
+	}
+	if s.opts.AccessLogText != nil {
+		writeAccessLine(s.opts.AccessLogText, time.Now(), e.client.String(), r.Method, rt.name, r.URL.RequestURI(), e.status, e.size, elapsed)
 		return
 	}
 	s.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 		slog.String("client_ip", e.client.String()),
 		slog.String("method", r.Method),
-		slog.String("route", routeNames[rt]),
+		slog.String("route", rt.name),
 		slog.String("uri", r.URL.RequestURI()),
 		slog.Int("status", e.status),
 		slog.Int("bytes", e.size),

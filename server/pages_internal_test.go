@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"ballot/dataset"
+	"ballot/server/pages"
 )
 
 // missingEndpoints lists the endpoints of the endpoints table that the
 // reference page does not show, each with its operations and parameters.
-func missingEndpoints(page []byte) []string {
+func missingEndpoints(endpoints []endpoint, page []byte) []string {
 	var missing []string
 	for _, e := range endpoints {
 		path := BasePath + e.path
@@ -37,8 +38,9 @@ func TestReferenceListsEveryEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := buildPages(ds).reference.body
-	if missing := missingEndpoints(page); len(missing) > 0 {
+	s := New(ds, DefaultOptions())
+	page := s.snap.Load().pages.reference.body
+	if missing := missingEndpoints(s.endpointList, page); len(missing) > 0 {
 		t.Errorf("the reference page lacks %q", missing)
 	}
 	for _, want := range []string{"<th scope=\"row\">200</th>", "<th scope=\"row\">304</th>", "<th scope=\"row\">400</th>", "<th scope=\"row\">404</th>", "<th scope=\"row\">405</th>", "<th scope=\"row\">429</th>", "<th scope=\"row\">500</th>", "<th scope=\"row\">204</th>",
@@ -58,32 +60,11 @@ func TestReferenceListsEveryEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := newReference(b)
+	site, err := pages.New(ds, pages.About{}, BasePath, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &pageSet{site: "test"}
-	if missing := missingEndpoints(p.render("reference", "API reference", "reference", "", ref)); !slices.Equal(missing, []string{gone}) {
+	if missing := missingEndpoints(s.endpointList, site.Reference); !slices.Equal(missing, []string{gone}) {
 		t.Errorf("with %s left out of openapi.json, the check finds %q missing", gone, missing)
-	}
-}
-
-// TestReferencePathParameters: a path item's own keys (its summary, its
-// parameters) are no operations, and its parameters apply to each one.
-func TestReferencePathParameters(t *testing.T) {
-	doc := `{"openapi":"3.1.0","info":{"summary":"s","description":"d","version":"1"},
-"paths":{"/api/public/v1/things/{key}":{"summary":"things","parameters":[{"name":"key","in":"path","required":true,"schema":{"type":"string"}}],
-"get":{"summary":"A thing","responses":{"200":{"description":"the thing"}}}}},
-"components":{"responses":{},"headers":{}}}`
-	ref, err := newReference([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ref.Paths) != 1 || len(ref.Paths[0].Operations) != 1 {
-		t.Fatalf("paths %+v, want one path with one operation", ref.Paths)
-	}
-	op := ref.Paths[0].Operations[0]
-	if op.Method != "GET" || len(op.Parameters) != 1 || op.Parameters[0].Name != "key" || op.Parameters[0].In != "path" || !op.Parameters[0].Required {
-		t.Errorf("operation %s with parameters %+v, want GET with the path's key", op.Method, op.Parameters)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/gorilla/mux"
+
 	"ballot/dataset"
 )
 
@@ -32,9 +34,19 @@ func TestRecordRoutes(t *testing.T) {
 		{"/api/public/v1/ballots/x", "other"},
 		{"/api/public/v1//pn", "other"},
 	}
+	ds, err := dataset.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	router := New(ds, DefaultOptions()).router
 	for _, tt := range tests {
 		req := httptest.NewRequest(http.MethodGet, tt.target, nil)
-		if got := routeNames[routeOf(req)]; got != tt.route {
+		var m mux.RouteMatch
+		got := otherRoute
+		if router.Match(canonicalPath(req), &m) && m.Route != nil {
+			got = m.Route.GetName()
+		}
+		if got != tt.route {
 			t.Errorf("%s: route %q, want %q", tt.target, got, tt.route)
 		}
 	}
@@ -85,7 +97,7 @@ func FuzzLocality(f *testing.F) {
 	f.Fuzz(func(t *testing.T, locality string) {
 		answersFuzz(t, s, "/api/public/v1/districts?locality="+url.QueryEscape(locality), http.StatusBadRequest)
 		if l := dataset.LocalityKey(locality); l != "" {
-			if res, err := s.data.Load().Query(dataset.Districts, dataset.Params{"locality": {locality}}); err == nil && res.Count() == 0 {
+			if res, err := s.snap.Load().ds.Query(dataset.Districts, dataset.Params{"locality": {locality}}); err == nil && res.Count() == 0 {
 				t.Fatalf("locality %q: 200 with no district", locality)
 			}
 		}

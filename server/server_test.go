@@ -169,6 +169,9 @@ var failure = map[string]string{
 	"ETag":          "",
 }
 
+// uncounted is the rate limit of a request that spent none of it.
+var uncounted = map[string]string{"X-RateLimit-Remaining": "60", "RateLimit": `"endpoint";r=60;t=60`}
+
 const (
 	district5ID = "d0e4f679-6e46-543c-a8f9-478075abcc0a"
 	partyPNID   = "2acf0508-f838-57a5-918a-affa0a1b1d89"
@@ -250,6 +253,9 @@ func TestEndpoints(t *testing.T) {
 		{"POST", request{method: http.MethodPost, target: "/api/public/v1/parties"}, 405, merge(failure, map[string]string{"Allow": "GET, HEAD, OPTIONS"}), "405.json"},
 		{"DELETE", request{method: http.MethodDelete, target: "/api/public/v1/candidates"}, 405, merge(failure, map[string]string{"Allow": "GET, HEAD, OPTIONS"}), "405.json"},
 		{"an odd method", request{method: "BREW", target: "/api/public/v1/districts"}, 405, merge(failure, map[string]string{"Allow": "GET, HEAD, OPTIONS"}), "405.json"},
+		// Not a preflight of anything, so not counted, as preflights are not.
+		{"OPTIONS on an unknown path", request{method: http.MethodOptions, target: "/api/public/v1/ballots"}, 404, merge(failure, uncounted), "404.json"},
+		{"OPTIONS on a record's path with an encoded slash", request{method: http.MethodOptions, target: "/api/public/v1/parties/a%2Fb"}, 404, merge(failure, uncounted), "404.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -170,7 +170,8 @@ func DocumentErrors() []error { return load().errs }
 // Date, Connection…), and the body must match the schema of its media type
 // (after gunzipping, when Content-Encoding says gzip). A request the
 // document has no operation for must have been answered as its components
-// say: OPTIONS with the Preflight response, an unknown path with NotFound,
+// say: OPTIONS on a path of the document with the Preflight response, an
+// unknown path (whatever its method) with NotFound,
 // another method with MethodNotAllowed. The body of an answer to HEAD is
 // not read: a real server sends none, whatever a recorder kept.
 func Check(t testing.TB, req *http.Request, status int, header http.Header, body []byte) {
@@ -246,7 +247,7 @@ func (c *checker) check(req *http.Request, status int, header http.Header, body 
 	} else {
 		name, wantStatus := notFound, http.StatusNotFound
 		switch {
-		case req.Method == http.MethodOptions:
+		case req.Method == http.MethodOptions && item != nil:
 			name, wantStatus = preflight, http.StatusNoContent
 		case item != nil, req.Method == http.MethodConnect:
 			name, wantStatus = methodNotAllowed, http.StatusMethodNotAllowed

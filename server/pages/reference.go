@@ -1,4 +1,4 @@
-package server
+package pages
 
 import (
 	"bytes"
@@ -9,21 +9,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The API reference page is rendered from openapi.json, so that it says
 // what the document says and nothing else: every path and operation, its
 // parameters, its answers with their headers and an example, the answers
 // any path may give, and every header.
-
-// apiReference is the reference of the embedded openapi.json.
-var apiReference = func() referenceView {
-	v, err := newReference(openAPI)
-	if err != nil {
-		panic("server: openapi.json: " + err.Error()) // embedded, and tested
-	}
-	return v
-}()
 
 type referenceView struct {
 	Summary, OpenAPI, Version, Document string
@@ -146,7 +138,30 @@ func (s spec) resolve(raw json.RawMessage) (json.RawMessage, string, error) {
 }
 
 // newReference reads an OpenAPI document into the reference page's view.
-func newReference(doc []byte) (referenceView, error) {
+// references keeps the last document read, so that a reload, which passes
+// the same document, does not read it again.
+var references struct {
+	sync.Mutex
+	doc, api string
+	view     referenceView
+}
+
+// newReference reads the reference page's view from an OpenAPI document;
+// api is the API's base path, where the document is served.
+func newReference(doc []byte, api string) (referenceView, error) {
+	references.Lock()
+	defer references.Unlock()
+	if references.doc == string(doc) && references.api == api {
+		return references.view, nil
+	}
+	v, err := readReference(doc, api)
+	if err == nil {
+		references.doc, references.api, references.view = string(doc), api, v
+	}
+	return v, err
+}
+
+func readReference(doc []byte, api string) (referenceView, error) {
 	var top struct {
 		OpenAPI string `json:"openapi"`
 		Info    struct {
@@ -170,7 +185,7 @@ func newReference(doc []byte) (referenceView, error) {
 	}
 	v := referenceView{
 		Summary: top.Info.Summary, OpenAPI: top.OpenAPI, Version: top.Info.Version,
-		Document: BasePath + "/openapi.json", Intro: introOf(top.Info.Description),
+		Document: api + "/openapi.json", Intro: introOf(top.Info.Description),
 	}
 	paths, err := decodeOrdered(top.Paths)
 	if err != nil {
