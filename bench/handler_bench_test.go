@@ -17,11 +17,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -47,8 +49,14 @@ func (d *discard) WriteHeader(status int)      { d.status = status }
 func (d *discard) Write(b []byte) (int, error) { d.n += len(b); return len(b), nil }
 
 func benchServe(b *testing.B, ds *dataset.Dataset, target string, header map[string]string) {
+	benchServeWith(b, ds, target, header, func(*server.Options) {})
+}
+
+// benchServeWith is benchServe with the options as set changes them.
+func benchServeWith(b *testing.B, ds *dataset.Dataset, target string, header map[string]string, set func(*server.Options)) {
 	opts := server.DefaultOptions()
 	opts.RateLimit, opts.MaxClients = 1_000_000_000, 1_000_000
+	set(&opts)
 	srv := server.New(ds, opts)
 	req := httptest.NewRequest(http.MethodGet, target, nil)
 	req.RemoteAddr = "192.0.2.7:40000"
@@ -99,6 +107,46 @@ func BenchmarkCandidates(b *testing.B) { benchServe(b, malta(b), api+"/candidate
 func BenchmarkCandidatesDistrict5(b *testing.B) {
 	benchServe(b, malta(b), api+"/candidates?district=5", nil)
 }
+
+// The access log as serve keeps it by default: text lines through a
+// buffer of whole lines (commands/logbuffer's role) to a file, here one
+// that keeps nothing. BenchmarkPartiesLogSlog writes the same lines through
+// log/slog's text handler, as the access log did before it wrote them by
+// hand.
+func BenchmarkPartiesLog(b *testing.B) {
+	benchServeWith(b, malta(b), api+"/parties", nil, accessLog(false))
+}
+func BenchmarkPartiesLogSlog(b *testing.B) {
+	benchServeWith(b, malta(b), api+"/parties", nil, accessLog(true))
+}
+func BenchmarkCandidatesLog(b *testing.B) {
+	benchServeWith(b, malta(b), api+"/candidates", nil, accessLog(false))
+}
+func BenchmarkCandidatesDistrict5Log(b *testing.B) {
+	benchServeWith(b, malta(b), api+"/candidates?district=5", nil, accessLog(false))
+}
+
+// lockedWriter is a writer safe for concurrent use that keeps nothing, as
+// serve's log buffer is one with a lock.
+type lockedWriter struct{ mu sync.Mutex }
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(p), nil
+}
+
+func accessLog(viaSlog bool) func(*server.Options) {
+	return func(o *server.Options) {
+		w := &lockedWriter{}
+		o.AccessLog = true
+		o.Logger = slog.New(slog.NewTextHandler(w, nil))
+		if !viaSlog {
+			o.AccessLogText = w
+		}
+	}
+}
+
 func BenchmarkCandidatesGzip(b *testing.B) { benchServe(b, malta(b), api+"/candidates", gzipped) }
 func BenchmarkCandidateRecord(b *testing.B) {
 	benchServe(b, malta(b), api+"/candidates/toni-bezzina", nil)

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# ab.sh REV: this tree's ballot against the ballot of commit REV, side by
+# side in one run, each with its default configuration (the access log on,
+# to a file) as users run it, and both against go+hdr: net/http sending the
+# bytes and header fields saved from this tree's ballot (bench/gohandler
+# -ballot-headers). wrk runs in alternation over the three servers and the
+# three endpoints the kit compares; the table gives each server's median
+# requests per second and CPU per request, and the ratios of one run.
+#
+#   bench/ab.sh 1045fa0                  # 5 rounds x 5 s (~5 min)
+#   ROUNDS=3 DURATION=3 bench/ab.sh HEAD~3
+#
+# Like run.sh it installs wrk and curl when missing, builds into bench/out,
+# sends traffic to 127.0.0.1 alone, bounds every run in time, and stops every
+# process it starts by its PID.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+REV=${1:?usage: bench/ab.sh REV}
+ROUNDS=${ROUNDS:-5} DURATION=${DURATION:-5} CONNS=${CONNS:-32}
+PORT_BASE=${PORT_BASE:-18280}
+P_NEW=$((PORT_BASE + 1)) P_OLD=$((PORT_BASE + 2)) P_GOH=$((PORT_BASE + 3))
+ENDPOINTS=(/api/public/v1/candidates "/api/public/v1/candidates?district=5" /api/public/v1/parties)
+
+install_tools wrk curl
+build
+for p in "$P_NEW" "$P_OLD" "$P_GOH"; do port_free "$p"; done
+# The other commit, built from a worktree of its own.
+SRC=$OUT/ab-src
+git -C "$ROOT" worktree remove --force "$SRC" 2>/dev/null || rm -rf "$SRC"
+git -C "$ROOT" worktree add --detach "$SRC" "$REV" >/dev/null
+(cd "$SRC" && go build -o "$OUT/ballot-$REV" .)
+git -C "$ROOT" worktree remove --force "$SRC"
+
+# start PORT LOG BINARY: the default configuration (run in bench/out, so no
+# config.toml is read), but for a limit the load never reaches and no admin
+# listener; its log goes to a file, as a service's goes to its journal.
+start() {
+	# shellcheck disable=SC2016 # the inner shell expands them
+	start_bg "$2" bash -c 'cd "$1" && shift && exec "$@"' _ "$OUT" \
+		"$3" serve --listen "127.0.0.1:$1" --rate-limit 1000000000 --admin-listen ""
+	wait_line "$2" "ballot: serving"
+}
+start "$P_NEW" "$OUT/ab-new.log" "$OUT/ballot"
+PID_NEW=$BG_PID
+start "$P_OLD" "$OUT/ab-old.log" "$OUT/ballot-$REV"
+PID_OLD=$BG_PID
+
+STATIC=$OUT/ab-static
+rm -rf "$STATIC" && mkdir -p "$STATIC"
+i=0
+for uri in "${ENDPOINTS[@]}"; do
+	i=$((i + 1))
+	curl -sS --fail -D "$STATIC/$i.headers" -o "$STATIC/$i.json" "http://127.0.0.1:$P_NEW$uri"
+	printf '%s\t%s\t%s\n' "$uri" "$i.json" "$i.headers" >>"$STATIC/urls.tsv"
+done
+start_bg "$OUT/ab-gohdr.log" "$OUT/gohandler" -ballot-headers -dir "$STATIC" -listen "127.0.0.1:$P_GOH"
+PID_GOH=$BG_PID
+wait_http "http://127.0.0.1:$P_GOH/api/public/v1/parties"
+
+CLK_TCK=$(getconf CLK_TCK)
+RESULTS=$OUT/ab.tsv
+printf 'round\tendpoint\tserver\trps\tcpu_us_per_req\n' >"$RESULTS"
+for ((round = 1; round <= ROUNDS; round++)); do
+	for uri in "${ENDPOINTS[@]}"; do
+		order=(new old gohdr)
+		((round % 2)) || order=(gohdr old new)
+		for server in "${order[@]}"; do
+			case $server in
+			new) port=$P_NEW pid=$PID_NEW ;;
+			old) port=$P_OLD pid=$PID_OLD ;;
+			gohdr) port=$P_GOH pid=$PID_GOH ;;
+			esac
+			wait_quiet
+			c0=$(cpu_ticks "$pid")
+			out=$(timeout $((DURATION + 20)) wrk -t1 -c"$CONNS" -d"${DURATION}s" "http://127.0.0.1:$port$uri")
+			c1=$(cpu_ticks "$pid")
+			reqs=$(awk '/ requests in /{ print $1 }' <<<"$out")
+			rps=$(awk '/^Requests\/sec:/{ print $2 }' <<<"$out")
+			grep -q 'Non-2xx' <<<"$out" && die "$server $uri: non-2xx answers"
+			printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$uri" "$server" "$rps" \
+				"$(awk -v t=$((c1 - c0)) -v hz="$CLK_TCK" -v n="$reqs" 'BEGIN { printf "%.1f", t * 1e6 / hz / n }')" >>"$RESULTS"
+		done
+	done
+done
+
+col() { awk -F'\t' -v e="$1" -v s="$2" -v c="$3" '$2 == e && $3 == s { print $c }' "$RESULTS" | median; }
+{
+	echo "bench/ab.sh: $(source_state) against $REV; $ROUNDS rounds x ${DURATION}s, wrk -c$CONNS; the access log on (the default) on both"
+	printf '%-40s %9s %9s %9s | %8s %8s %8s | %s\n' endpoint new old go+hdr new/old new/goh old/goh "CPU us/req new old go+hdr"
+	for uri in "${ENDPOINTS[@]}"; do
+		n=$(col "$uri" new 4) o=$(col "$uri" old 4) g=$(col "$uri" gohdr 4)
+		printf '%-40s %9.0f %9.0f %9.0f | %8s %8s %8s | %s %s %s\n' "$uri" "$n" "$o" "$g" \
+			"$(ratio "$n" "$o")" "$(ratio "$n" "$g")" "$(ratio "$o" "$g")" \
+			"$(col "$uri" new 5)" "$(col "$uri" old 5)" "$(col "$uri" gohdr 5)"
+	done
+	((${NOISY_WAITS:-0} == 0)) || echo "note: the machine was not quiet before $NOISY_WAITS runs"
+} | tee "$OUT/ab-summary.txt"
