@@ -52,7 +52,9 @@ import (
 // rows:
 //
 //	%q is not a UUID (8-4-4-4-12 hex digits)                  party id not a UUID, candidate id in braces
-//	%q is not yes or no (or empty for unknown)                not yes or no, split not yes or no
+//	%q is not yes or no: write yes/no, true/false, 1/0, y/n
+//	  or iva/le (in any letter case), or leave it empty for
+//	  unknown                                                 not yes or no, split not yes or no
 //	%q is not an absolute http or https URL                   party URL, candidate URL, district URL
 //	must not be empty                                         party name empty, candidate names empty, locality empty, number empty
 //	%q is not a slug (lower-case ASCII letters and digits
@@ -217,12 +219,12 @@ func TestImportProblems(t *testing.T) {
 		{"candidate id in braces", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts,id\nĠorġ,Borġ,PL,5,{"+idA+"}\n").fs(), []string{
 			`candidates.csv:2: id: "{` + idA + `}" is not a UUID (8-4-4-4-12 hex digits)`,
 		}},
-		{"not yes or no", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts,elected,is_incumbent\nĠorġ,Borġ,PL,5,maybe,yes\nMarija,Borġ,PN,6,no,Iva\n").fs(), []string{
-			`candidates.csv:2: elected: "maybe" is not yes or no (or empty for unknown)`,
-			`candidates.csv:3: is_incumbent: "Iva" is not yes or no (or empty for unknown)`,
+		{"not yes or no", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts,elected,is_incumbent\nĠorġ,Borġ,PL,5,maybe,yes\nMarija,Borġ,PN,6,Le,x\n").fs(), []string{
+			`candidates.csv:2: elected: "maybe" is not yes or no: write yes/no, true/false, 1/0, y/n or iva/le (in any letter case), or leave it empty for unknown`,
+			`candidates.csv:3: is_incumbent: "x" is not yes or no: write yes/no, true/false, 1/0, y/n or iva/le (in any letter case), or leave it empty for unknown`,
 		}},
 		{"split not yes or no", base.with(sheet.DistrictsFile, districts("number,locality,split", "1,Valletta, perhaps ")).fs(), []string{
-			`districts.csv:2: split: "perhaps" is not yes or no (or empty for unknown)`,
+			`districts.csv:2: split: "perhaps" is not yes or no: write yes/no, true/false, 1/0, y/n or iva/le (in any letter case), or leave it empty for unknown`,
 		}},
 		{"party URL", base.with(sheet.PartiesFile, "slug,name,short_name,website,logo_url,wikipedia_url\npl,Partit Laburista,PL,partitlaburista.org,/logo.png,mailto:pl@example.org\npn,Partit Nazzjonalista,PN,,,\n").fs(), []string{
 			`parties.csv:2: website: "partitlaburista.org" is not an absolute http or https URL`,

@@ -335,18 +335,20 @@ func optional(s string) *string {
 	return &s
 }
 
-// boolean reads a yes/no cell; an empty cell is null.
+// boolean reads a yes/no cell; an empty cell is null. Only the words the
+// README lists are taken: a tick mark such as "x" is refused, since the
+// empty cells beside it would read as unknown, not as no.
 func (im *importer) boolean(t *table, r row, col string) *bool {
 	var v bool
 	switch strings.ToLower(t.get(r, col)) {
 	case "":
 		return nil
-	case "yes", "y", "true", "1", "x":
+	case "yes", "true", "1", "y", "iva":
 		v = true
-	case "no", "n", "false", "0":
+	case "no", "false", "0", "n", "le":
 		v = false
 	default:
-		im.add(t.file, r.line, col, "%q is not yes or no (or empty for unknown)", t.get(r, col))
+		im.add(t.file, r.line, col, "%q is not yes or no: write yes/no, true/false, 1/0, y/n or iva/le (in any letter case), or leave it empty for unknown", t.get(r, col))
 		return nil
 	}
 	return &v

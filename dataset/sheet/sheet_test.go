@@ -280,26 +280,51 @@ func TestImportIDs(t *testing.T) {
 	}
 }
 
-// TestImportBooleans: the words a yes/no cell accepts, in any case and
-// with space around them; an empty cell is null.
+// TestImportBooleans: the words a yes/no cell accepts (yes/no, true/false,
+// 1/0, y/n and the Maltese iva/le), in any case and with space around
+// them, in elected and is_incumbent alike; an empty cell is null.
 func TestImportBooleans(t *testing.T) {
 	yes, no := true, false
 	tests := []struct {
 		cell string
 		want *bool
 	}{
-		{"yes", &yes}, {"Y", &yes}, {"TRUE", &yes}, {"1", &yes}, {"x", &yes}, {" Yes ", &yes},
-		{"no", &no}, {"N", &no}, {"False", &no}, {"0", &no},
+		{"yes", &yes}, {"Y", &yes}, {"TRUE", &yes}, {"1", &yes}, {" Yes ", &yes}, {"iva", &yes}, {"Iva", &yes}, {" IVA ", &yes},
+		{"no", &no}, {"N", &no}, {"False", &no}, {"0", &no}, {"le", &no}, {"Le", &no}, {"LE ", &no},
 		{"", nil}, {"   ", nil},
 	}
 	for _, tt := range tests {
-		t.Run(strconv.Quote(tt.cell), func(t *testing.T) {
-			src := minimal().with(sheet.CandidatesFile, "given_name,family_name,party,districts,elected\nĠorġ,Borġ,PL,5,"+tt.cell+"\n")
-			got := decode[[]dataset.Candidate](t, importOK(t, src.fs()), dataset.CandidatesFile)[0].Elected
-			if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
-				t.Errorf("elected %q gives %v, want %v", tt.cell, fmtBool(got), fmtBool(tt.want))
-			}
-		})
+		for _, col := range []string{"elected", "is_incumbent"} {
+			t.Run(col+"="+strconv.Quote(tt.cell), func(t *testing.T) {
+				src := minimal().with(sheet.CandidatesFile, "given_name,family_name,party,districts,"+col+"\nĠorġ,Borġ,PL,5,"+tt.cell+"\n")
+				c := decode[[]dataset.Candidate](t, importOK(t, src.fs()), dataset.CandidatesFile)[0]
+				got := c.Elected
+				if col == "is_incumbent" {
+					got = c.IsIncumbent
+				}
+				if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
+					t.Errorf("%s %q gives %v, want %v", col, tt.cell, fmtBool(got), fmtBool(tt.want))
+				}
+			})
+		}
+	}
+}
+
+// TestImportBooleansRefused: any other word, "x" (a tick mark) and
+// "maybe" among them, is a problem at its file, line and column that
+// lists the words allowed, rather than a guess.
+func TestImportBooleansRefused(t *testing.T) {
+	const allowed = "yes/no, true/false, 1/0, y/n or iva/le (in any letter case), or leave it empty for unknown"
+	for _, cell := range []string{"x", "X", "maybe", "2", "-", "yes please", "ie", "sì"} {
+		for _, col := range []string{"elected", "is_incumbent"} {
+			t.Run(col+"="+strconv.Quote(cell), func(t *testing.T) {
+				src := minimal().with(sheet.CandidatesFile, "given_name,family_name,party,districts,"+col+"\nĠorġ,Borġ,PL,5,yes\nMarija,Borġ,PN,6, "+cell+" \n")
+				want := "candidates.csv:3: " + col + ": " + strconv.Quote(cell) + " is not yes or no: write " + allowed
+				if got := importProblems(t, src.fs()); got != want {
+					t.Errorf("report\n%s\nwant\n%s", got, want)
+				}
+			})
+		}
 	}
 }
 
@@ -404,7 +429,7 @@ func TestImportQuoting(t *testing.T) {
 	for _, tt := range notes {
 		t.Run("note "+tt.name, func(t *testing.T) {
 			src := minimal().with(sheet.DistrictsFile, districts("number,locality,split,note", "1,Valletta,yes,"+tt.cell, "1,Floriana,perhaps,"))
-			want := "districts.csv:" + strconv.Itoa(3+strings.Count(tt.cell, "\n")) + ": split: \"perhaps\" is not yes or no (or empty for unknown)"
+			want := "districts.csv:" + strconv.Itoa(3+strings.Count(tt.cell, "\n")) + ": split: \"perhaps\" is not yes or no: write yes/no, true/false, 1/0, y/n or iva/le (in any letter case), or leave it empty for unknown"
 			if got := importProblems(t, src.fs()); got != want {
 				t.Errorf("report\n%s\nwant\n%s", got, want)
 			}
