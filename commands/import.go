@@ -49,6 +49,9 @@ func importSheets(c *cli.Context) error {
 	if overlaps(src, out) {
 		return usagef("%s and %s overlap: OUT must be a directory apart from SRC, or --force would remove the sheets", src, out)
 	}
+	if err := checkParent(out); err != nil {
+		return err
+	}
 	entries, err := os.ReadDir(out)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -74,6 +77,23 @@ func importSheets(c *cli.Context) error {
 		return fmt.Errorf("import: %w", err)
 	}
 	_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: imported %s into %s\n", src, out)
+	return nil
+}
+
+// checkParent returns a usage error when the directory out would be made
+// in does not exist or is not a directory: import makes OUT, not the
+// directories above it, so a mistyped path is not quietly created.
+func checkParent(out string) error {
+	parent := filepath.Dir(filepath.Clean(out))
+	fi, err := os.Stat(parent)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usagef("import: cannot write %s: its parent directory %s does not exist; create it first (mkdir -p %s)", out, parent, parent)
+	case err != nil:
+		return usagef("import: cannot write %s: %v", out, err)
+	case !fi.IsDir():
+		return usagef("import: cannot write %s: %s is not a directory", out, parent)
+	}
 	return nil
 }
 

@@ -254,6 +254,38 @@ func TestImportOut(t *testing.T) {
 	}
 }
 
+// TestImportOutParent: OUT's parent directory must exist (import makes
+// OUT, not the directories above it); the usage error says which one is
+// missing and how to make it, and nothing is written.
+func TestImportOutParent(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, filepath.Join(dir, "sheets"), readExample(t))
+	writeFiles(t, filepath.Join(dir, "files"), map[string][]byte{"pub": []byte("a file")})
+	t.Chdir(dir)
+	tests := []struct{ name, out, want string }{
+		{"parent missing", "pub/2022", "ballot: import: cannot write pub/2022: its parent directory pub does not exist; create it first (mkdir -p pub)\n"},
+		{"grandparent missing", "pub/2022/final", "ballot: import: cannot write pub/2022/final: its parent directory pub/2022 does not exist; create it first (mkdir -p pub/2022)\n"},
+		{"parent is a file", "files/pub/2022", "ballot: import: cannot write files/pub/2022: files/pub is not a directory\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, "import", "sheets", tt.out)
+			if code != commands.ExitUsage || stdout != "" || stderr != tt.want {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, stdout, stderr, tt.want)
+			}
+		})
+	}
+	if _, err := os.Stat("pub"); !os.IsNotExist(err) {
+		t.Errorf("the refused imports made pub: %v", err)
+	}
+	if err := os.Mkdir("pub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "import", "sheets", "pub/2022"); code != commands.ExitOK {
+		t.Errorf("once pub is made: exit %d, %s", code, stderr)
+	}
+}
+
 // TestImportOutApart: OUT that is SRC, holds it or lies inside it, or is
 // a symbolic link (the one a server reads), is a usage error, even with
 // --force, and SRC's sheets are left as they were.
