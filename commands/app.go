@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"ballot/dataset"
 )
 
 // Exit codes of the ballot binary.
@@ -48,19 +51,72 @@ func NewApp(stdout, stderr io.Writer) *cli.App {
 			diffCommand(),
 			versionCommand(),
 		},
+		// Not cli.App.Version, whose flag is printed by a package-level
+		// cli.VersionPrinter: --version runs what the version command runs.
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "version", Usage: "print what 'ballot version' prints", DisableDefaultText: true},
+		},
 		OnUsageError: onUsageError,
 		// Errors are printed and turned into exit codes by Run, once.
 		ExitErrHandler: func(*cli.Context, error) {},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("unknown command %q; run 'ballot help'", c.Args().First())
+				name := c.Args().First()
+				if near := nearest(name, commandNames(c.App)); near != "" {
+					return usagef("unknown command %q (did you mean %q?); run 'ballot help'", name, near)
+				}
+				return usagef("unknown command %q; run 'ballot help'", name)
+			}
+			if c.Bool("version") {
+				return writeVersion(c.App.Writer, "text")
 			}
 			return cli.ShowAppHelp(c)
 		},
 	}
 }
 
-func onUsageError(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+// onUsageError marks a flag error as a usage error, with the flag that an
+// unknown one probably misspells. urfave/cli's own suggestion (App.Suggest)
+// is printed only without an OnUsageError, with the help after it, and
+// names the closest flag however far it is.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	const undefined = "flag provided but not defined: -"
+	if name, ok := strings.CutPrefix(err.Error(), undefined); ok {
+		if near := nearest(name, flagNames(c)); near != "" {
+			err = fmt.Errorf("%w (did you mean %q?)", err, "--"+near)
+		}
+	}
+	return usageError{err}
+}
+
+// nearest returns the name that s misspells by one letter, or "". Names of
+// one letter are left out: any other letter is one edit from them.
+func nearest(s string, names []string) string {
+	names = slices.DeleteFunc(names, func(n string) bool { return len(n) < 2 })
+	return dataset.Nearest(s, names)
+}
+
+func commandNames(app *cli.App) []string {
+	var names []string
+	for _, cmd := range app.Commands {
+		names = append(names, cmd.Names()...)
+	}
+	return names
+}
+
+// flagNames returns the names of the flags of the command being parsed,
+// or of the app's own.
+func flagNames(c *cli.Context) []string {
+	flags := c.App.Flags
+	if c.Command != nil && c.Command.Name != "" {
+		flags = c.Command.Flags
+	}
+	var names []string
+	for _, f := range flags {
+		names = append(names, f.Names()...)
+	}
+	return names
+}
 
 // Run runs the command line in args (args[0] is the program name) and
 // returns the process's exit code. Any error is printed once, to stderr.

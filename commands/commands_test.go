@@ -54,3 +54,42 @@ func TestExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestSuggestions: a command or flag one letter away from a real one is a
+// usage error, on one line like the others, that names the real one.
+func TestSuggestions(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"command", []string{"serv"}, "ballot: unknown command \"serv\" (did you mean \"serve\"?); run 'ballot help'\n"},
+		{"command with arguments", []string{"qeury", "candidates", "--limit", "5"}, "ballot: unknown command \"qeury\" (did you mean \"query\"?); run 'ballot help'\n"},
+		{"command far from any", []string{"publish"}, "ballot: unknown command \"publish\"; run 'ballot help'\n"},
+		{"flag", []string{"query", "candidates", "--limt", "5"}, "ballot: flag provided but not defined: -limt (did you mean \"--limit\"?)\n"},
+		{"flag before the command's argument", []string{"validate", "--stict", "."}, "ballot: flag provided but not defined: -stict (did you mean \"--strict\"?)\n"},
+		{"flag far from any", []string{"serve", "--port", "80"}, "ballot: flag provided but not defined: -port\n"},
+		{"flag of the app", []string{"--verison"}, "ballot: flag provided but not defined: -verison (did you mean \"--version\"?)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Chdir(t.TempDir()) // no config.toml
+			code, stdout, stderr := run(t, tt.args...)
+			if code != commands.ExitUsage || stdout != "" || stderr != tt.stderr {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d and %q", code, stdout, stderr, commands.ExitUsage, tt.stderr)
+			}
+		})
+	}
+}
+
+// TestVersionFlag: "ballot --version" prints what "ballot version" prints.
+func TestVersionFlag(t *testing.T) {
+	code, want, stderr := run(t, "version")
+	if code != commands.ExitOK || stderr != "" || !strings.HasPrefix(want, "ballot devel\ncommit:") {
+		t.Fatalf("version: exit %d, stdout %q, stderr %q", code, want, stderr)
+	}
+	code, stdout, stderr := run(t, "--version")
+	if code != commands.ExitOK || stderr != "" || stdout != want {
+		t.Errorf("--version: exit %d, stderr %q, stdout\n%s\nwant\n%s", code, stderr, stdout, want)
+	}
+}

@@ -3,6 +3,7 @@ package commands
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 
@@ -81,13 +82,18 @@ func version(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("version takes no arguments, got %q", c.Args().First())
 	}
+	return writeVersion(c.App.Writer, format)
+}
+
+// writeVersion writes what `ballot version` prints, in format text or
+// json; `ballot --version` prints it too.
+func writeVersion(w io.Writer, format string) error {
 	v := readBuildVersion()
 	ds, err := dataset.Default()
 	if err != nil {
 		return fmt.Errorf("the embedded dataset: %w", err)
 	}
 	v.Dataset.Title, v.Dataset.Version = ds.Manifest.Title, ds.Version
-	w := c.App.Writer
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
