@@ -28,6 +28,8 @@ func TestConfigSourcesAgree(t *testing.T) {
 		{"not a number, from a flag", "", nil, []string{"--max-header-bytes", "ten"}, "ballot: flag --max-header-bytes: max_header_bytes must be a whole number, not \"ten\"\n"},
 		{"not a number, from a variable", "", []string{"BALLOT_MAX_HEADER_BYTES=ten"}, nil, "ballot: environment variable BALLOT_MAX_HEADER_BYTES: max_header_bytes must be a whole number, not \"ten\"\n"},
 		{"a certificate without its key, from a flag", "", nil, []string{"--tls-cert-file", "cert.pem"}, "ballot: flag --tls-cert-file: tls_cert_file and tls_key_file go together: set both to serve HTTPS, or neither\n"},
+		{"watch without data, from a variable", "", []string{"BALLOT_WATCH=1"}, nil, "ballot: environment variable BALLOT_WATCH: watch needs a dataset directory (--data or data): the embedded dataset never changes\n"},
+		{"watch without data, from the file", "watch = true\n", nil, nil, "ballot: config config.toml: watch needs a dataset directory (--data or data): the embedded dataset never changes\n"},
 		{"a key without its certificate, from the file", "tls_key_file = \"key.pem\"\n", nil, nil, "ballot: config config.toml: tls_cert_file and tls_key_file go together: set both to serve HTTPS, or neither\n"},
 	}
 	for _, tt := range tests {

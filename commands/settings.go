@@ -28,7 +28,14 @@ func (s setting) source(c *cli.Context) string {
 	if !c.IsSet(name) {
 		return ""
 	}
-	if v, ok := os.LookupEnv(envName(s.key)); ok && v == c.String(name) {
+	v, ok := os.LookupEnv(envName(s.key))
+	if _, isBool := s.flag.(*cli.BoolFlag); isBool && ok {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		ok = err == nil && b == c.Bool(name)
+	} else if ok {
+		ok = v == c.String(name)
+	}
+	if ok {
 		return "environment variable " + envName(s.key)
 	}
 	return "flag --" + name
