@@ -182,7 +182,7 @@ const DefaultConfigFile = "config.toml"
 // naming the key. Relative paths (data, tls_cert_file, tls_key_file) are taken
 // relative to the file.
 func LoadConfig(path string, required bool) (Config, error) {
-	cfg, err := decodeConfig(path, required)
+	cfg, _, err := decodeConfig(path, required)
 	if err != nil {
 		return cfg, err
 	}
@@ -195,24 +195,27 @@ func LoadConfig(path string, required bool) (Config, error) {
 // decodeConfig is LoadConfig without the check of the values, for serve,
 // which checks them once the environment and flags are applied: a flag
 // may correct a value of the file, or complete it (tls_key_file beside the
-// file's tls_cert_file).
-func decodeConfig(path string, required bool) (Config, error) {
-	cfg := DefaultConfig()
+// file's tls_cert_file). inFile reports whether the file set a key, so that
+// a refused value can be traced to it.
+func decodeConfig(path string, required bool) (cfg Config, inFile func(key string) bool, err error) {
+	cfg = DefaultConfig()
+	inFile = func(string) bool { return false }
 	b, err := readConfigFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !required {
-			return cfg, nil
+			return cfg, inFile, nil
 		}
-		return cfg, fmt.Errorf("config %s: %w", path, errors.Unwrap(err))
+		return cfg, inFile, fmt.Errorf("config %s: %w", path, errors.Unwrap(err))
 	}
 	md, err := toml.Decode(string(b), &cfg)
 	if err != nil {
 		var perr toml.ParseError
 		if errors.As(err, &perr) {
-			return cfg, fmt.Errorf("config %s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
+			return cfg, inFile, fmt.Errorf("config %s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
 		}
-		return cfg, fmt.Errorf("config %s: %v", path, err)
+		return cfg, inFile, fmt.Errorf("config %s: %v", path, err)
 	}
+	inFile = func(key string) bool { return md.IsDefined(key) }
 	if keys := md.Undecoded(); len(keys) > 0 {
 		var names []string
 		for i, k := range keys {
@@ -226,14 +229,14 @@ func decodeConfig(path string, required bool) (Config, error) {
 			}
 			names = append(names, name)
 		}
-		return cfg, fmt.Errorf("config %s: unknown key %s (known keys: %s)", path, strings.Join(names, ", "), strings.Join(configKeys(), ", "))
+		return cfg, inFile, fmt.Errorf("config %s: unknown key %s (known keys: %s)", path, strings.Join(names, ", "), strings.Join(configKeys(), ", "))
 	}
 	for _, p := range []*string{&cfg.Data, &cfg.TLSCertFile, &cfg.TLSKeyFile} {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(filepath.Dir(path), *p)
 		}
 	}
-	return cfg, nil
+	return cfg, inFile, nil
 }
 
 // check refuses values no server could run with, naming the key and what it
@@ -241,37 +244,37 @@ func decodeConfig(path string, required bool) (Config, error) {
 func (c Config) check() error {
 	switch {
 	case strings.TrimSpace(c.Listen) == "":
-		return errors.New(`listen must be an address such as ":8080" or "127.0.0.1:8080"`)
+		return badSetting(errors.New(`listen must be an address such as ":8080" or "127.0.0.1:8080"`), "listen")
 	case c.PublicURL != "" && !isBaseURL(c.PublicURL):
-		return fmt.Errorf(`public_url must be an absolute http or https URL with no query or fragment, written in the characters a URL allows (percent-encode others), such as "https://elections.example.org", not %q`, c.PublicURL)
+		return badSetting(fmt.Errorf(`public_url must be an absolute http or https URL with no query or fragment, written in the characters a URL allows (percent-encode others), such as "https://elections.example.org", not %q`, c.PublicURL), "public_url")
 	case c.MaxDatasetBytes < 1024 || c.MaxDatasetBytes > maxDatasetBytes:
-		return fmt.Errorf("max_dataset_bytes must be a number of bytes from 1024 to %d (1 GiB)", maxDatasetBytes)
+		return badSetting(fmt.Errorf("max_dataset_bytes must be a number of bytes from 1024 to %d (1 GiB)", maxDatasetBytes), "max_dataset_bytes")
 	case (c.TLSCertFile == "") != (c.TLSKeyFile == ""):
-		return errors.New("tls_cert_file and tls_key_file go together: set both to serve HTTPS, or neither")
+		return badSetting(errors.New("tls_cert_file and tls_key_file go together: set both to serve HTTPS, or neither"), "tls_cert_file", "tls_key_file")
 	case c.CacheMaxAge < 0 || c.CacheMaxAge > maxCacheMaxAge:
-		return fmt.Errorf("cache_max_age must be a number of seconds from 0 to %d (a year)", maxCacheMaxAge)
+		return badSetting(fmt.Errorf("cache_max_age must be a number of seconds from 0 to %d (a year)", maxCacheMaxAge), "cache_max_age")
 	case c.CacheSMaxAge < 0 || c.CacheSMaxAge > maxCacheMaxAge:
-		return fmt.Errorf("cache_s_maxage must be a number of seconds from 0 (off) to %d (a year)", maxCacheMaxAge)
+		return badSetting(fmt.Errorf("cache_s_maxage must be a number of seconds from 0 (off) to %d (a year)", maxCacheMaxAge), "cache_s_maxage")
 	case c.CacheStaleWhileRevalidate < 0 || c.CacheStaleWhileRevalidate > maxCacheMaxAge:
-		return fmt.Errorf("cache_stale_while_revalidate must be a number of seconds from 0 (off) to %d (a year)", maxCacheMaxAge)
+		return badSetting(fmt.Errorf("cache_stale_while_revalidate must be a number of seconds from 0 (off) to %d (a year)", maxCacheMaxAge), "cache_stale_while_revalidate")
 	case c.CacheStaleIfError < 0 || c.CacheStaleIfError > maxCacheMaxAge:
-		return fmt.Errorf("cache_stale_if_error must be a number of seconds from 0 (off) to %d (a year)", maxCacheMaxAge)
+		return badSetting(fmt.Errorf("cache_stale_if_error must be a number of seconds from 0 (off) to %d (a year)", maxCacheMaxAge), "cache_stale_if_error")
 	case c.RateLimit < 1 || c.RateLimit > maxRateLimit:
-		return fmt.Errorf("rate_limit must be a number of requests per minute from 1 to %d", maxRateLimit)
+		return badSetting(fmt.Errorf("rate_limit must be a number of requests per minute from 1 to %d", maxRateLimit), "rate_limit")
 	case c.IPv6Prefix < 1 || c.IPv6Prefix > 128:
-		return errors.New("ipv6_prefix must be a prefix length from 1 to 128 (64 counts each /64 as one client)")
+		return badSetting(errors.New("ipv6_prefix must be a prefix length from 1 to 128 (64 counts each /64 as one client)"), "ipv6_prefix")
 	case c.MaxTrackedClients < 1 || c.MaxTrackedClients > server.MaxClients:
-		return fmt.Errorf("max_tracked_clients must be from 1 to %d (each reserves about 50 bytes)", server.MaxClients)
+		return badSetting(fmt.Errorf("max_tracked_clients must be from 1 to %d (each reserves about 50 bytes)", server.MaxClients), "max_tracked_clients")
 	case c.RateLimitStore != memoryStore && checkRateLimitStore(c.RateLimitStore) != nil:
-		return fmt.Errorf(`rate_limit_store must be "memory" or a redis:// or rediss:// URL such as "redis://127.0.0.1:6379/0": %v`, checkRateLimitStore(c.RateLimitStore))
+		return badSetting(fmt.Errorf(`rate_limit_store must be "memory" or a redis:// or rediss:// URL such as "redis://127.0.0.1:6379/0": %v`, checkRateLimitStore(c.RateLimitStore)), "rate_limit_store")
 	case c.ShutdownTimeout <= 0:
-		return errors.New(`shutdown_timeout must be a duration above zero, such as "10s"`)
+		return badSetting(errors.New(`shutdown_timeout must be a duration above zero, such as "10s"`), "shutdown_timeout")
 	case c.MaxHeaderBytes < 1024 || c.MaxHeaderBytes > maxHeaderBytes:
-		return fmt.Errorf("max_header_bytes must be from 1024 to %d (1 MiB)", maxHeaderBytes)
+		return badSetting(fmt.Errorf("max_header_bytes must be from 1024 to %d (1 MiB)", maxHeaderBytes), "max_header_bytes")
 	case !strings.EqualFold(c.ForwardedHeader, "X-Forwarded-For") && !strings.EqualFold(c.ForwardedHeader, "Forwarded"):
-		return fmt.Errorf("forwarded_header must be X-Forwarded-For or Forwarded, not %q", c.ForwardedHeader)
+		return badSetting(fmt.Errorf("forwarded_header must be X-Forwarded-For or Forwarded, not %q", c.ForwardedHeader), "forwarded_header")
 	case c.LogFormat != "text" && c.LogFormat != "json":
-		return fmt.Errorf("log_format must be text or json, not %q", c.LogFormat)
+		return badSetting(fmt.Errorf("log_format must be text or json, not %q", c.LogFormat), "log_format")
 	}
 	for _, d := range []struct {
 		key   string
@@ -283,12 +286,26 @@ func (c Config) check() error {
 		{"idle_timeout", c.IdleTimeout},
 	} {
 		if d.value <= 0 {
-			return fmt.Errorf(`%s must be a duration above zero, such as "5s"`, d.key)
+			return badSetting(fmt.Errorf(`%s must be a duration above zero, such as "5s"`, d.key), d.key)
 		}
 	}
-	_, err := c.trustedPrefixes()
-	return err
+	if _, err := c.trustedPrefixes(); err != nil {
+		return badSetting(err, "trusted_proxies")
+	}
+	return nil
 }
+
+// settingError is a value check refused: the error, and the keys whose
+// values it is about, so that serve can name where the value came from.
+type settingError struct {
+	err  error
+	keys []string
+}
+
+func (e settingError) Error() string { return e.err.Error() }
+func (e settingError) Unwrap() error { return e.err }
+
+func badSetting(err error, keys ...string) error { return settingError{err, keys} }
 
 // isBaseURL reports whether s is an absolute http or https URL with a host
 // and no user, query or fragment: a base the API's paths can be appended to.

@@ -98,8 +98,8 @@ func TestConfigErrors(t *testing.T) {
 				t.Errorf("error = %v, want it to contain %q", err, tt.want)
 			}
 			code, stdout, stderr := run(t, "serve", "--config", path)
-			if code != commands.ExitFailure || stdout != "" || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 {
-				t.Errorf("serve: exit %d, stdout %q, stderr %q; want exit 1 and one line naming the problem", code, stdout, stderr)
+			if code != commands.ExitUsage || stdout != "" || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("serve: exit %d, stdout %q, stderr %q; want exit 2 and one line naming the problem", code, stdout, stderr)
 			}
 		})
 	}
@@ -166,8 +166,8 @@ func checkConfigUnknownKey(t *testing.T) {
 	// prodRun bounds the run: a serve that went on instead of refusing the
 	// file is killed and fails the test.
 	code, stderr, _ := prodRun(t, dir, nil, "serve")
-	if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "rate_limitt") || !strings.Contains(stderr, "config.toml") {
-		t.Errorf("exit %d, stderr %q; want exit 1 and one line naming config.toml and rate_limitt", code, stderr)
+	if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "rate_limitt") || !strings.Contains(stderr, "config.toml") {
+		t.Errorf("exit %d, stderr %q; want exit 2 and one line naming config.toml and rate_limitt", code, stderr)
 	}
 }
 
@@ -188,7 +188,8 @@ func checkConfigPrecedence(t *testing.T) {
 	checkRateLimited(t, prodStart(t, dir, []string{"BALLOT_RATE_LIMIT=3"}, "--rate-limit", "4"), 4)
 
 	// A value the file gets wrong is corrected by the environment or a
-	// flag; left alone, it is the file's mistake, named as such (exit 1).
+	// flag; left alone, it is the file's mistake, named as such (exit 2,
+	// as from any source).
 	bad := t.TempDir()
 	if err := os.WriteFile(filepath.Join(bad, "config.toml"), []byte("rate_limit = 0\nadmin_listen = \"\"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -196,8 +197,8 @@ func checkConfigPrecedence(t *testing.T) {
 	checkRateLimited(t, prodStart(t, bad, []string{"BALLOT_RATE_LIMIT=3"}), 3)
 	checkRateLimited(t, prodStart(t, bad, nil, "--rate-limit", "4"), 4)
 	code, stderr, _ := prodRun(t, bad, nil, "serve", "--listen", "127.0.0.1:0")
-	if want := "ballot: config config.toml: rate_limit must be a number of requests per minute from 1 to 1000000000\n"; code != 1 || stderr != want {
-		t.Errorf("rate_limit = 0 in the file alone: exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	if want := "ballot: config config.toml: rate_limit must be a number of requests per minute from 1 to 1000000000\n"; code != 2 || stderr != want {
+		t.Errorf("rate_limit = 0 in the file alone: exit %d, stderr %q; want 2 and %q", code, stderr, want)
 	}
 }
 

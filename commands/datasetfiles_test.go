@@ -90,7 +90,7 @@ func TestServeRefusesAnOversizedFile(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and the line %q", code, stderr, want)
 	}
 	code, stderr = filesRun(t, "serve", "--max-dataset-bytes", "100")
-	if want := "ballot: max_dataset_bytes must be a number of bytes from 1024 to 1073741824 (1 GiB)\n"; code != 2 || stderr != want {
+	if want := "ballot: flag --max-dataset-bytes: max_dataset_bytes must be a number of bytes from 1024 to 1073741824 (1 GiB)\n"; code != 2 || stderr != want {
 		t.Errorf("--max-dataset-bytes 100: exit %d, stderr %q; want 2, %q", code, stderr, want)
 	}
 }
@@ -104,8 +104,8 @@ func TestServeConfigMustBeARegularFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stderr := filesRun(t, "serve", "--listen", "127.0.0.1:0", "--config", fifo)
-	if want := "ballot: config " + fifo + ": not a regular file\n"; code != 1 || stderr != want {
-		t.Errorf("exit %d, stderr %q; want 1, %q", code, stderr, want)
+	if want := "ballot: config " + fifo + ": not a regular file\n"; code != 2 || stderr != want {
+		t.Errorf("exit %d, stderr %q; want 2, %q", code, stderr, want)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"ballot/dataset"
 	"ballot/dataset/sheet"
 )
 
@@ -21,12 +22,13 @@ func importCommand() *cli.Command {
 		ArgsUsage: "SRC OUT",
 		Description: "Reads dataset.toml, parties.csv, districts.csv and candidates.csv from SRC\n" +
 			"and writes the dataset they describe to OUT, which must not exist or be\n" +
-			"empty unless --force is given. Every problem is reported at once, one per\n" +
+			"empty unless --force is given; --force replaces only a dataset directory\n" +
+			"(one holding dataset.toml). Every problem is reported at once, one per\n" +
 			"line on stdout, as FILE:LINE: column: message; then nothing is written.\n" +
 			"The output always passes 'ballot validate'.\n" +
 			"Exit status: 0 written, 1 problems in SRC (nothing written), 2 usage error.",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "force", Usage: "replace OUT, and everything in it, when it is not empty"},
+			&cli.BoolFlag{Name: "force", Usage: "replace OUT, and everything in it, when it is a dataset directory (holds dataset.toml)"},
 		},
 		OnUsageError: onUsageError,
 		Action:       importSheets,
@@ -57,7 +59,12 @@ func importSheets(c *cli.Context) error {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
 		return usagef("%s is not a directory", out)
-	case len(entries) > 0 && !c.Bool("force"):
+	case len(entries) == 0:
+	case !isDatasetDir(out):
+		// --force removes OUT whole, so it must be something import
+		// wrote before, never a directory of someone's other files.
+		return usagef("%s holds files and no %s: not a dataset directory; --force replaces only a dataset directory or an empty one", out, dataset.ManifestFile)
+	case !c.Bool("force"):
 		return usagef("%s is not empty: give --force to replace it whole", out)
 	}
 
@@ -95,6 +102,13 @@ func checkParent(out string) error {
 		return usagef("import: cannot write %s: %s is not a directory", out, parent)
 	}
 	return nil
+}
+
+// isDatasetDir reports whether dir holds a dataset's manifest as a regular
+// file: the mark of a directory that --force may replace.
+func isDatasetDir(dir string) bool {
+	fi, err := os.Lstat(filepath.Join(dir, dataset.ManifestFile))
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // overlaps reports whether one of the directories a and b holds the other,

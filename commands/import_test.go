@@ -3,6 +3,8 @@ package commands_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -224,7 +226,7 @@ func TestImportOut(t *testing.T) {
 	dir := t.TempDir()
 	empty, full := filepath.Join(dir, "empty"), filepath.Join(dir, "full")
 	writeFiles(t, empty, nil)
-	writeFiles(t, full, map[string][]byte{"old.txt": []byte("old")})
+	writeFiles(t, full, map[string][]byte{"dataset.toml": []byte("title = \"old\"\n"), "old.txt": []byte("old")})
 
 	if code, _, stderr := run(t, "import", importExample, empty); code != commands.ExitOK {
 		t.Errorf("into an empty directory: exit %d, %s", code, stderr)
@@ -283,6 +285,41 @@ func TestImportOutParent(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "import", "sheets", "pub/2022"); code != commands.ExitOK {
 		t.Errorf("once pub is made: exit %d, %s", code, stderr)
+	}
+}
+
+// TestImportForceRefusesOtherDirectories: --force replaces a dataset
+// directory (one holding dataset.toml) or an empty one, never a directory
+// of other files, and the refusal touches nothing.
+func TestImportForceRefusesOtherDirectories(t *testing.T) {
+	for _, force := range []bool{true, false} {
+		t.Run(fmt.Sprintf("force=%v", force), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "photos")
+			files := map[string][]byte{"notes.txt": []byte("notes"), "photo.jpg": []byte("\xff\xd8\xff")}
+			writeFiles(t, out, files)
+			args := []string{"import", importExample, out}
+			if force {
+				args = []string{"import", "--force", importExample, out}
+			}
+			code, stdout, stderr := run(t, args...)
+			want := "ballot: " + out + " holds files and no dataset.toml: not a dataset directory; --force replaces only a dataset directory or an empty one\n"
+			if code != commands.ExitUsage || stdout != "" || stderr != want {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing, %q", code, stdout, stderr, want)
+			}
+			entries, err := os.ReadDir(out)
+			if err != nil || len(entries) != len(files) {
+				t.Fatalf("OUT holds %v, %v; want only %v", entries, err, slices.Sorted(maps.Keys(files)))
+			}
+			for name, b := range files {
+				if got, err := os.ReadFile(filepath.Join(out, name)); err != nil || !bytes.Equal(got, b) {
+					t.Errorf("%s: %q, %v; want it untouched", name, got, err)
+				}
+			}
+			siblings, _ := os.ReadDir(filepath.Dir(out))
+			if len(siblings) != 1 {
+				t.Errorf("the refused import left %v beside OUT", siblings)
+			}
+		})
 	}
 }
 

@@ -547,7 +547,7 @@ func TestWatchConfigMap(t *testing.T) {
 // TestWatchNeedsData: --watch without a dataset directory is a usage error.
 func TestWatchNeedsData(t *testing.T) {
 	code, stdout, stderr := run(t, "serve", "--watch", "--listen", "127.0.0.1:0", "--admin-listen", "")
-	want := "ballot: watch needs a dataset directory (--data or data): the embedded dataset never changes\n"
+	want := "ballot: flag --watch: watch needs a dataset directory (--data or data): the embedded dataset never changes\n"
 	if code != 2 || stdout != "" || stderr != want {
 		t.Errorf("serve --watch: exit %d, stdout %q, stderr %q; want exit 2 and %q", code, stdout, stderr, want)
 	}

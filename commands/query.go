@@ -177,7 +177,8 @@ func labels(ds *dataset.Dataset) map[string]string {
 
 // writeColumns writes the records as CSV or as an aligned table: one column
 // per field, with the columns of besideIDs, lists joined with ";"
-// (localities by name), null as empty.
+// (localities by name), null as empty. A CSV cell that a spreadsheet would
+// run as a formula is neutralised by dataset.SafeCSVCell.
 func writeColumns(w io.Writer, format string, ds *dataset.Dataset, c dataset.Collection, res dataset.Result) error {
 	var all reflect.Value // the collection's records, in published order
 	switch c {
@@ -211,6 +212,11 @@ func writeColumns(w io.Writer, format string, ds *dataset.Dataset, c dataset.Col
 		rows = append(rows, row)
 	}
 	if format == "csv" {
+		for _, row := range rows {
+			for j := range row {
+				row[j] = dataset.SafeCSVCell(row[j])
+			}
+		}
 		cw := csv.NewWriter(w)
 		if err := cw.WriteAll(rows); err != nil {
 			return err

@@ -421,7 +421,7 @@ func TestE2ERateLimitStoreAtStartup(t *testing.T) {
 	for _, tc := range []struct {
 		name, url, want string
 	}{
-		{"another scheme", "http://127.0.0.1:6379", `ballot: rate_limit_store must be "memory" or a redis:// or rediss:// URL such as "redis://127.0.0.1:6379/0": redis: invalid URL scheme: http`},
+		{"another scheme", "http://127.0.0.1:6379", `ballot: flag --rate-limit-store: rate_limit_store must be "memory" or a redis:// or rediss:// URL such as "redis://127.0.0.1:6379/0": redis: invalid URL scheme: http`},
 		{"a broken URL with a password", "redis://:hunter2@[::1", `missing ']' in host`},
 		{"a database that is not a number", "redis://127.0.0.1:6379/zero", `invalid database number: "zero"`},
 	} {

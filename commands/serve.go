@@ -35,7 +35,9 @@ func serveCommand() *cli.Command {
 }
 
 // configFrom resolves serve's configuration: defaults, the file, then
-// environment variables and flags.
+// environment variables and flags. A bad setting is a usage error (exit 2)
+// whichever source it comes from, named with that source: "config FILE",
+// "environment variable BALLOT_KEY" or "flag --key".
 func configFrom(c *cli.Context) (Config, error) {
 	if c.NArg() > 0 {
 		return Config{}, usagef("serve takes no arguments, got %q", c.Args().First())
@@ -44,30 +46,51 @@ func configFrom(c *cli.Context) (Config, error) {
 	if c.IsSet("config") {
 		path, required = c.String("config"), true
 	}
-	file, err := decodeConfig(path, required)
+	cfg, inFile, err := decodeConfig(path, required)
 	if err != nil {
-		return file, err
+		return cfg, usageError{err}
 	}
-	cfg := file
 	for _, s := range settings {
 		if err := s.apply(c, &cfg); err != nil {
-			return cfg, usageError{err}
+			return cfg, usagef("%s: %w", s.source(c), err)
 		}
 	}
-	// The values are checked once, with every source applied; a value the
-	// file alone gets wrong, and nothing overrides, is the file's mistake.
+	// The values are checked once, with every source applied: a flag may
+	// correct a value of the file, or complete it.
 	if err := cfg.check(); err != nil {
-		if ferr := file.check(); ferr != nil && ferr.Error() == err.Error() {
-			return cfg, fmt.Errorf("config %s: %w", path, err)
-		}
-		return cfg, usageError{err}
+		return cfg, usageError{fromSource(c, path, inFile, err)}
 	}
 	// Checked here, not with the file: the file may set watch and a flag
 	// or variable the data directory.
 	if cfg.Watch && cfg.Data == "" {
-		return cfg, usagef("watch needs a dataset directory (--data or data): the embedded dataset never changes")
+		err := badSetting(errors.New("watch needs a dataset directory (--data or data): the embedded dataset never changes"), "watch")
+		return cfg, usageError{fromSource(c, path, inFile, err)}
 	}
 	return cfg, nil
+}
+
+// fromSource prefixes a refused setting with where its value came from:
+// of the keys the error is about, the first that a flag, a variable or the
+// file set.
+func fromSource(c *cli.Context, path string, inFile func(string) bool, err error) error {
+	var bad settingError
+	if !errors.As(err, &bad) {
+		return err
+	}
+	for _, key := range bad.keys {
+		for _, s := range settings {
+			if s.key != key {
+				continue
+			}
+			if src := s.source(c); src != "" {
+				return fmt.Errorf("%s: %w", src, err)
+			}
+		}
+		if inFile(key) {
+			return fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	return err
 }
 
 // loadDataset loads the dataset in dir, or the embedded one, with files of

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,29 @@ type setting struct {
 	key   string
 	flag  cli.Flag
 	apply func(c *cli.Context, cfg *Config) error
+}
+
+// source names where s's value in c came from: "flag --key",
+// "environment variable BALLOT_KEY", or "" when neither set it. The cli
+// package tells a flag from a variable only by value: a variable whose
+// value is the one in force is taken as the source, so a flag that repeats
+// it is named as the variable (the same value, refused the same way).
+func (s setting) source(c *cli.Context) string {
+	name := flagName(s.key)
+	if !c.IsSet(name) {
+		return ""
+	}
+	v, ok := os.LookupEnv(envName(s.key))
+	if _, isBool := s.flag.(*cli.BoolFlag); isBool && ok {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		ok = err == nil && b == c.Bool(name)
+	} else if ok {
+		ok = v == c.String(name)
+	}
+	if ok {
+		return "environment variable " + envName(s.key)
+	}
+	return "flag --" + name
 }
 
 func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }

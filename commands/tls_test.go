@@ -317,7 +317,7 @@ func TestTLSRefusesToStart(t *testing.T) {
 		{"key of another certificate", []string{"--tls-cert-file", good.cert, "--tls-key-file", other.key}, 1,
 			"ballot: tls_cert_file " + good.cert + " with tls_key_file " + other.key + ": tls: private key does not match public key\n"},
 		{"certificate alone", []string{"--tls-cert-file", good.cert}, 2,
-			"ballot: tls_cert_file and tls_key_file go together: set both to serve HTTPS, or neither\n"},
+			"ballot: flag --tls-cert-file: tls_cert_file and tls_key_file go together: set both to serve HTTPS, or neither\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", ""}, tt.args...)

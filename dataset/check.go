@@ -306,6 +306,37 @@ func (d *records) warn(r *Report) {
 			r.warnf(DistrictsFile, pointer(i), "district-unused", "district %d has no candidates", dist.Number)
 		}
 	}
+	d.warnFormulas(r)
+}
+
+// warnFormulas warns of a name or text that begins with a character a
+// spreadsheet reads as a formula: allowed, since query's CSV neutralises
+// it, but more likely a slip or a planted =HYPERLINK(...) than a real name.
+func (d *records) warnFormulas(r *Report) {
+	check := func(file, ptr string, s *string) {
+		if s != nil && FormulaPrefixed(*s) {
+			r.warnf(file, ptr, "formula-prefix", "%q begins with %q, which a spreadsheet may run as a formula", *s, (*s)[:1])
+		}
+	}
+	for i, p := range d.parties.each {
+		check(PartiesFile, pointer(i, "name"), &p.Name)
+		check(PartiesFile, pointer(i, "short_name"), &p.ShortName)
+		check(PartiesFile, pointer(i, "name_en"), p.NameEN)
+		check(PartiesFile, pointer(i, "leader_name"), p.LeaderName)
+	}
+	for i, dist := range d.districts.each {
+		check(DistrictsFile, pointer(i, "name"), &dist.Name)
+		for j, loc := range dist.Localities {
+			check(DistrictsFile, pointer(i, "localities", j, "name"), &loc.Name)
+			check(DistrictsFile, pointer(i, "localities", j, "name_en"), loc.NameEN)
+			check(DistrictsFile, pointer(i, "localities", j, "note"), loc.Note)
+		}
+	}
+	for i, c := range d.candidates.each {
+		check(CandidatesFile, pointer(i, "name"), &c.Name)
+		check(CandidatesFile, pointer(i, "given_name"), &c.GivenName)
+		check(CandidatesFile, pointer(i, "family_name"), &c.FamilyName)
+	}
 }
 
 func (d *records) checkManifest(r *Report) {
