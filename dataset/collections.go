@@ -97,21 +97,21 @@ var Collections = func() []Collection {
 // CollectionNames is the collections' names joined with sep, in Table's
 // order: "parties|districts|candidates" for a usage line.
 func CollectionNames(sep string) string {
+	return strings.Join(collectionNames(), sep)
+}
+
+func collectionNames() []string {
 	names := make([]string, len(Collections))
 	for i, c := range Collections {
 		names[i] = string(c)
 	}
-	return strings.Join(names, sep)
+	return names
 }
 
 // CollectionChoice is the collections' names as a sentence offers them:
 // "parties, districts or candidates".
 func CollectionChoice() string {
-	names := make([]string, len(Collections))
-	for i, c := range Collections {
-		names[i] = string(c)
-	}
-	return orList(names)
+	return orList(collectionNames())
 }
 
 // ParseCollection turns a name into a Collection.

@@ -42,10 +42,11 @@ type documents struct {
 	index, openAPI, catalog answer
 }
 
-// buildDocuments prepares the documents of ds. publicURL is the API's
+// buildDocuments prepares the documents of ds, whose index is idx.
+// publicURL is the API's
 // public base URL, such as "https://elections.example.org", with no
 // trailing slash; empty, the documents' URLs are relative.
-func buildDocuments(ds *dataset.Dataset, publicURL string, endpoints []endpoint) *documents {
+func buildDocuments(ds *dataset.Dataset, idx index, publicURL string) *documents {
 	api := openAPI
 	if publicURL != "" {
 		url := bytes.TrimSuffix(dataset.EncodeJSON(publicURL), []byte("\n"))
@@ -55,7 +56,7 @@ func buildDocuments(ds *dataset.Dataset, publicURL string, endpoints []endpoint)
 	}
 	abs := func(path string) string { return publicURL + path }
 	return &documents{
-		index:   prepare(jsonValue, dataset.EncodeJSON(newIndex(ds, endpoints))),
+		index:   prepare(jsonValue, dataset.EncodeJSON(idx)),
 		openAPI: prepare(jsonValue, api),
 		catalog: prepare(jsonLDValue, dataset.EncodeJSON(newCatalog(ds, abs))),
 	}

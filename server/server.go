@@ -242,9 +242,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // setDataset prepares the snapshot of ds and serves it from the next
 // request on.
 func (s *Server) setDataset(ds *dataset.Dataset) {
-	snap := &snapshot{ds: ds, docs: buildDocuments(ds, s.publicURL, s.endpointList), loadedAt: s.opts.Now()}
+	idx := newIndex(ds, s.endpointList) // the index document and the home page show it
+	snap := &snapshot{ds: ds, docs: buildDocuments(ds, idx, s.publicURL), loadedAt: s.opts.Now()}
 	if s.opts.Pages {
-		snap.pages = buildPages(ds, s.endpointList)
+		snap.pages = buildPages(ds, idx)
 	}
 	s.snap.Store(snap)
 	s.metrics.datasetChanged(ds, snap.loadedAt)

@@ -36,10 +36,9 @@ type sitePages struct {
 	party                                           []answer // by index in Parties
 }
 
-// buildPages renders the pages of ds that depend on it alone and prepares
-// their answers.
-func buildPages(ds *dataset.Dataset, endpoints []endpoint) *sitePages {
-	idx := newIndex(ds, endpoints)
+// buildPages renders the pages of ds that depend on it alone, the home
+// page showing idx, its index, and prepares their answers.
+func buildPages(ds *dataset.Dataset, idx index) *sitePages {
 	a := idx.Attribution
 	site, err := pages.New(ds, pages.About{
 		Title: idx.Title, Description: deref(idx.Description), Version: idx.Version,
