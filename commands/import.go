@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,10 +26,14 @@ func importCommand() *cli.Command {
 			"empty unless --force is given; --force replaces only a dataset directory\n" +
 			"(one holding dataset.toml). Every problem is reported at once, one per\n" +
 			"line on stdout, as FILE:LINE: column: message; then nothing is written.\n" +
+			"Warnings are reported the same way, and do not stop the import.\n" +
+			"The cells of each CSV file are separated by ',', ';' or tabs, guessed\n" +
+			"from its header row unless --delimiter is given; stderr says which.\n" +
 			"The output always passes 'ballot validate'.\n" +
 			"Exit status: 0 written, 1 problems in SRC (nothing written), 2 usage error.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Usage: "replace OUT, and everything in it, when it is a dataset directory (holds dataset.toml)"},
+			&cli.StringFlag{Name: "delimiter", Usage: "the character between cells in every CSV file: ',', ';' or tab (default: guessed from each file's header row)"},
 		},
 		OnUsageError: onUsageError,
 		Action:       importSheets,
@@ -40,6 +45,14 @@ func importSheets(c *cli.Context) error {
 		return usagef("import takes SRC and OUT, got %s", count(c.NArg(), "argument"))
 	}
 	src, out := c.Args().Get(0), c.Args().Get(1)
+	var opts sheet.Options
+	if c.IsSet("delimiter") {
+		d, ok := delimiters[c.String("delimiter")]
+		if !ok {
+			return usagef("--delimiter must be ',', ';' or tab, got %q", c.String("delimiter"))
+		}
+		opts.Delimiter = d
+	}
 	if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
 		return usagef("%s is not a directory", src)
 	}
@@ -68,24 +81,41 @@ func importSheets(c *cli.Context) error {
 		return usagef("%s is not empty: give --force to replace it whole", out)
 	}
 
-	files, err := sheet.Import(os.DirFS(src))
+	res, err := sheet.ImportWith(os.DirFS(src), opts)
+	for _, p := range res.Problems {
+		_, _ = fmt.Fprintln(c.App.Writer, p)
+	}
+	for _, r := range res.Read {
+		how := ""
+		if !r.Guessed {
+			how = " (--delimiter)"
+		}
+		_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: read %s: separated by %s%s\n", r.File, sheet.DelimiterName(r.Delimiter), how)
+	}
+	warnings := ""
+	if n := len(res.Problems) - res.Problems.Errors(); n > 0 {
+		warnings = " and " + count(n, "warning")
+	}
 	var problems sheet.Problems
 	if errors.As(err, &problems) {
-		for _, p := range problems {
-			_, _ = fmt.Fprintln(c.App.Writer, p)
-		}
-		_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: import failed: %s, nothing written\n", count(len(problems), "problem"))
+		_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: import failed: %s%s, nothing written\n", count(problems.Errors(), "problem"), warnings)
 		return quietError{ExitFailure}
 	}
 	if err != nil {
 		return err
 	}
-	if err := writeDataset(out, files); err != nil {
+	if err := writeDataset(out, res.Files); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: imported %s into %s\n", src, out)
+	if warnings != "" {
+		warnings = " with" + strings.TrimPrefix(warnings, " and")
+	}
+	_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: imported %s into %s%s\n", src, out, warnings)
 	return nil
 }
+
+// delimiters are the values --delimiter takes.
+var delimiters = map[string]rune{",": ',', ";": ';', "tab": '\t', "\t": '\t', `\t`: '\t'}
 
 // checkParent returns a usage error when the directory out would be made
 // in does not exist or is not a directory: import makes OUT, not the

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -80,7 +81,7 @@ func TestImportExample(t *testing.T) {
 	first, second := filepath.Join(dir, "first"), filepath.Join(dir, "second")
 	for _, out := range []string{first, second} {
 		code, stdout, stderr := run(t, "import", importExample, out)
-		if code != commands.ExitOK || stdout != "" || stderr != "ballot: imported "+importExample+" into "+out+"\n" {
+		if code != commands.ExitOK || stdout != "" || stderr != readComma+"ballot: imported "+importExample+" into "+out+"\n" {
 			t.Fatalf("import: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 		}
 	}
@@ -93,6 +94,86 @@ func TestImportExample(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "validate", first); code != commands.ExitOK {
 		t.Errorf("validate of the import: exit %d, %s", code, stderr)
+	}
+}
+
+// readComma is what import says of the example's CSV files, read with
+// cells separated by commas.
+const readComma = "ballot: read parties.csv: separated by ','\n" +
+	"ballot: read districts.csv: separated by ','\n" +
+	"ballot: read candidates.csv: separated by ','\n"
+
+// semicolons returns the example's CSV files as a spreadsheet exports them
+// where the decimal mark is a comma: cells separated by ';', and a cell
+// that holds one quoted.
+func semicolons(t *testing.T) map[string][]byte {
+	t.Helper()
+	files := readExample(t)
+	for _, name := range []string{sheet.PartiesFile, sheet.DistrictsFile, sheet.CandidatesFile} {
+		var lines []string
+		for _, line := range strings.Split(string(files[name]), "\n") {
+			cells := strings.Split(line, ",")
+			for i, c := range cells {
+				if strings.Contains(c, ";") {
+					cells[i] = `"` + c + `"`
+				}
+			}
+			lines = append(lines, strings.Join(cells, ";"))
+		}
+		files[name] = []byte(strings.Join(lines, "\n"))
+	}
+	return files
+}
+
+// TestImportDelimiter: a folder exported with cells separated by ';' is
+// imported as the example is, and stderr says that each file was read so;
+// --delimiter sets the delimiter instead of the guess, and one the header
+// row contradicts is a problem that names both; any other --delimiter is
+// a usage error.
+func TestImportDelimiter(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	writeFiles(t, src, semicolons(t))
+	readSemicolon := "ballot: read parties.csv: separated by ';'%[1]s\n" +
+		"ballot: read districts.csv: separated by ';'%[1]s\n" +
+		"ballot: read candidates.csv: separated by ';'%[1]s\n"
+	tests := []struct {
+		name   string
+		flags  []string
+		code   int
+		stdout string
+		stderr string // with SRC and OUT for the directories
+	}{
+		{"guessed", nil, commands.ExitOK, "", fmt.Sprintf(readSemicolon, "") + "ballot: imported SRC into OUT\n"},
+		{"given", []string{"--delimiter", ";"}, commands.ExitOK, "", fmt.Sprintf(readSemicolon, " (--delimiter)") + "ballot: imported SRC into OUT\n"},
+		{"given otherwise", []string{"--delimiter", ","}, commands.ExitFailure,
+			"parties.csv:1: the cells are read as separated by ',' (--delimiter), but the header row is separated by ';': give --delimiter ';', or leave it out to have it guessed\n",
+			"ballot: read parties.csv: separated by ',' (--delimiter)\n" +
+				"ballot: read districts.csv: separated by ',' (--delimiter)\n" +
+				"ballot: read candidates.csv: separated by ',' (--delimiter)\n" +
+				"ballot: import failed: 16 problems, nothing written\n"},
+		{"not a delimiter", []string{"--delimiter", "|"}, commands.ExitUsage, "", "ballot: --delimiter must be ',', ';' or tab, got \"|\"\n"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(dir, "out"+strconv.Itoa(i))
+			code, stdout, stderr := run(t, append(append([]string{"import"}, tt.flags...), src, out)...)
+			if want := strings.NewReplacer("SRC", src, "OUT", out).Replace(tt.stderr); code != tt.code || !strings.HasPrefix(stdout, tt.stdout) || stderr != want {
+				t.Fatalf("exit %d, stdout\n%s\nstderr\n%s\nwant exit %d, stdout starting\n%s\nstderr\n%s", code, stdout, stderr, tt.code, tt.stdout, want)
+			}
+			if code != commands.ExitOK {
+				return
+			}
+			for name, b := range readOutputs(t, out) {
+				want, err := os.ReadFile(filepath.Join("testdata", "import", "example-out", name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(b, want) {
+					t.Errorf("%s differs from the import of the example", name)
+				}
+			}
+		})
 	}
 }
 
@@ -209,7 +290,7 @@ func TestImportMalformed(t *testing.T) {
 				t.Errorf("exit %d, want 1", code)
 			}
 			n := strings.Count(stdout, "\n")
-			if want := "ballot: import failed: "; !strings.HasPrefix(stderr, want) || !strings.HasSuffix(stderr, ", nothing written\n") || n == 0 {
+			if want := "\nballot: import failed: "; !strings.Contains(stderr, want) || !strings.HasSuffix(stderr, ", nothing written\n") || n == 0 {
 				t.Errorf("stderr %q, want %q… with the count of the %d problems", stderr, want, n)
 			}
 			golden(t, filepath.Join("testdata", "import", "reports", tt.name+".txt"), []byte(strings.ReplaceAll(stdout, src, "SRC")))

@@ -31,7 +31,8 @@ import (
 //	unknown column (did you mean %q?)                         misspelt column, misspelt required column
 //	column appears twice                                      column twice
 //	required column is missing                                required column missing, required columns missing
-//	has %d cells, but the header has %d columns               fewer cells, more cells, syntax error stops the file
+//	has %d cells, but the header has %d columns (cells
+//	  separated by %s)                                        fewer cells, more cells, syntax error stops the file
 //	dataset.CheckText: holds the control character U+%04X,
 //	  not allowed in names, slugs, ids and links              control character, line break in a name, C1 control, control character in unknown column
 //	dataset.CheckText: holds the control character U+%04X,
@@ -138,7 +139,7 @@ func TestImportProblems(t *testing.T) {
 		// The rows before a syntax error are checked, those after it are
 		// not, nor is the file as a whole.
 		{"syntax error stops the file", base.with(sheet.PartiesFile, "slug,name,short_name\npl,Partit Laburista\npn,\"Partit\"x,PN\nad,AD\n").fs(), []string{
-			"parties.csv:2: has 2 cells, but the header has 3 columns",
+			"parties.csv:2: has 2 cells, but the header has 3 columns (cells separated by ',')",
 			`parties.csv:3: extraneous or missing " in quoted-field`,
 		}},
 		{"unnamed column", base.with(sheet.PartiesFile, "slug, ,name,short_name\npl,x,Partit Laburista,PL\npn,,Partit Nazzjonalista,PN\n").fs(), []string{
@@ -168,10 +169,10 @@ func TestImportProblems(t *testing.T) {
 			"parties.csv:1: short_name: required column is missing",
 		}},
 		{"fewer cells", base.with(sheet.PartiesFile, "slug,name,short_name\npl,Partit Laburista\npn,Partit Nazzjonalista,PN\n").fs(), []string{
-			"parties.csv:2: has 2 cells, but the header has 3 columns",
+			"parties.csv:2: has 2 cells, but the header has 3 columns (cells separated by ',')",
 		}},
 		{"more cells", base.with(sheet.CandidatesFile, candidatesCSV+"Arnold,Cassola,,10,11\n").fs(), []string{
-			"candidates.csv:4: has 5 cells, but the header has 4 columns",
+			"candidates.csv:4: has 5 cells, but the header has 4 columns (cells separated by ',')",
 		}},
 		{"control character", base.with(sheet.PartiesFile, "slug,name,short_name\npl,Partit\aLaburista,PL\npn,Partit Nazzjonalista,PN\n").fs(), []string{
 			"parties.csv:2: name: holds the control character U+0007, not allowed in names, slugs, ids and links",

@@ -33,31 +33,43 @@ const (
 )
 
 // Problem is one defect of the CSV folder: the file, the line (0 for the
-// file as a whole), the column (or the manifest key) and what is wrong.
+// file as a whole) and, where it is known, the character on it (1 for the
+// first; 0 when not known), the column (or the manifest key) and what is
+// wrong. A warning does not stop the import.
 type Problem struct {
 	File    string
 	Line    int
+	Char    int
 	Column  string
 	Message string
+	Warning bool
 }
 
-// String formats the problem as FILE:LINE: column: message, leaving out
-// what it does not have.
+// String formats the problem as FILE:LINE:CHAR: column: message, with
+// "warning: " before the message of a warning, leaving out what it does
+// not have.
 func (p Problem) String() string {
 	var b strings.Builder
 	b.WriteString(p.File)
 	if p.Line > 0 {
 		b.WriteString(":" + strconv.Itoa(p.Line))
+		if p.Char > 0 {
+			b.WriteString(":" + strconv.Itoa(p.Char))
+		}
 	}
 	if p.Column != "" {
 		b.WriteString(": " + p.Column)
 	}
-	b.WriteString(": " + p.Message)
+	b.WriteString(": ")
+	if p.Warning {
+		b.WriteString("warning: ")
+	}
+	b.WriteString(p.Message)
 	return b.String()
 }
 
-// Problems is the error Import returns: every problem found, in file and
-// line order.
+// Problems is the error Import returns: every problem found, warnings
+// among them, in file and line order.
 type Problems []Problem
 
 func (ps Problems) Error() string {
@@ -66,6 +78,75 @@ func (ps Problems) Error() string {
 		lines[i] = p.String()
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Errors counts the problems that are not warnings.
+func (ps Problems) Errors() int {
+	n := 0
+	for _, p := range ps {
+		if !p.Warning {
+			n++
+		}
+	}
+	return n
+}
+
+// fileOrder ranks the files a problem may name: the manifest, the CSV
+// files in the order they are read, then the JSON files checked last.
+var fileOrder = []string{dataset.ManifestFile, PartiesFile, DistrictsFile, CandidatesFile}
+
+// sort puts the problems in file and line order, keeping the order in
+// which they were found within a line.
+func (ps Problems) sort() {
+	rank := func(file string) int {
+		if i := slices.Index(fileOrder, file); i >= 0 {
+			return i
+		}
+		return len(fileOrder)
+	}
+	slices.SortStableFunc(ps, func(a, b Problem) int {
+		if c := rank(a.File) - rank(b.File); c != 0 {
+			return c
+		}
+		return a.Line - b.Line
+	})
+}
+
+// Options change how Import reads the CSV files.
+type Options struct {
+	// Delimiter is the character between the cells of every CSV file:
+	// ',', ';' or '\t'. Zero guesses it for each file from its header
+	// row.
+	Delimiter rune
+}
+
+// Delimiters are the characters Import knows to separate cells, in the
+// order a tie between them is settled.
+var Delimiters = []rune{',', ';', '\t'}
+
+// DelimiterName names a delimiter in a message: ',' and ';' quoted, a tab
+// as "tabs".
+func DelimiterName(d rune) string {
+	if d == '\t' {
+		return "tabs"
+	}
+	return "'" + string(d) + "'"
+}
+
+// Read says how one CSV file was read.
+type Read struct {
+	File      string
+	Delimiter rune
+	Guessed   bool // from the header row, rather than given in Options
+}
+
+// Result is what ImportWith gives: the dataset's files (nil when there
+// are errors), how each CSV file was read, and every problem, warnings
+// among them.
+type Result struct {
+	Files    map[string][]byte
+	Read     []Read
+	Problems Problems
 }
 
 // columns of each file: the required ones, then the optional ones.
@@ -84,14 +165,38 @@ func (c columns) all() []string { return append(slices.Clone(c.required), c.opti
 // name: the manifest as it is, and the three JSON files, indented, records
 // in the order of the sheets (districts by number). The same input always
 // gives the same bytes. When anything is wrong, the error is Problems.
+// Warnings are part of that error when there are errors too, and
+// otherwise not returned: ImportWith gives them.
 func Import(src fs.FS) (map[string][]byte, error) {
-	im := importer{}
+	res, err := ImportWith(src, Options{})
+	return res.Files, err
+}
+
+// ImportWith is Import with options, and tells how each CSV file was read
+// and what warnings it gave. The error, when there is one, is the Result's
+// Problems.
+func ImportWith(src fs.FS, opts Options) (Result, error) {
+	im := importer{opts: opts}
+	files, err := im.run(src)
+	im.problems.sort()
+	res := Result{Read: im.reads, Problems: im.problems}
+	if err != nil {
+		return res, err
+	}
+	if im.problems.Errors() > 0 {
+		return res, im.problems
+	}
+	res.Files = files
+	return res, nil
+}
+
+func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	manifest := im.manifest(src)
 	parties := im.parties(src)
 	districts := im.districts(src)
 	candidates := im.candidates(src, parties, districts)
-	if len(im.problems) > 0 {
-		return nil, im.problems
+	if im.problems.Errors() > 0 {
+		return nil, nil
 	}
 	out := map[string][]byte{dataset.ManifestFile: manifest}
 	out[dataset.PartiesFile] = encode(parties.records)
@@ -110,7 +215,7 @@ func Import(src fs.FS) (map[string][]byte, error) {
 		for _, p := range report.Errors {
 			im.problems = append(im.problems, Problem{File: p.File, Column: p.Pointer, Message: p.Message})
 		}
-		return nil, im.problems
+		return nil, nil
 	}
 	return out, nil
 }
@@ -131,6 +236,8 @@ func encode(v any) []byte {
 
 // importer gathers the problems of one import.
 type importer struct {
+	opts      Options
+	reads     []Read
 	problems  Problems
 	namespace uuid.UUID
 	keyPrefix string
@@ -139,6 +246,10 @@ type importer struct {
 
 func (im *importer) add(file string, line int, column, format string, args ...any) {
 	im.problems = append(im.problems, Problem{File: file, Line: line, Column: column, Message: fmt.Sprintf(format, args...)})
+}
+
+func (im *importer) warn(file string, line int, column, format string, args ...any) {
+	im.problems = append(im.problems, Problem{File: file, Line: line, Column: column, Message: fmt.Sprintf(format, args...), Warning: true})
 }
 
 // id returns the id a row gives, or the one derived from its natural key.
@@ -239,7 +350,14 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 	if !ok {
 		return nil
 	}
+	guess, seen := guessDelimiter(b)
+	delim := guess
+	if im.opts.Delimiter != 0 {
+		delim = im.opts.Delimiter
+	}
+	im.reads = append(im.reads, Read{File: name, Delimiter: delim, Guessed: im.opts.Delimiter == 0})
 	cr := csv.NewReader(bytes.NewReader(b))
+	cr.Comma = delim
 	cr.FieldsPerRecord = -1 // lengths are checked here, to name the line
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
@@ -253,6 +371,13 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 	t := &table{file: name, cols: map[string]int{}}
 	known := want.all()
 	usable := true
+	if delim != guess && seen {
+		// The header row shows another delimiter than the one given:
+		// say so once, rather than only that no column is known.
+		im.add(name, 1, "", "the cells are read as separated by %s (--delimiter), but the header row is separated by %s: give --delimiter %s, or leave it out to have it guessed", DelimiterName(delim), DelimiterName(guess), flagValue(guess))
+	} else if len(header) == 1 && !slices.Contains(known, strings.ToLower(strings.TrimSpace(header[0]))) {
+		im.add(name, 1, "", "the header row has a single column: separate the cells by ',', ';' or tabs (the first of these in the header row is taken)")
+	}
 	misspelt := map[string]bool{} // columns an unknown header misspells, reported once as such
 	for i, h := range header {
 		h = strings.ToLower(strings.TrimSpace(h))
@@ -297,7 +422,7 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 			continue
 		}
 		if len(fields) != len(header) {
-			im.add(name, line, "", "has %d cells, but the header has %d columns", len(fields), len(header))
+			im.add(name, line, "", "has %d cells, but the header has %d columns (cells separated by %s)", len(fields), len(header), DelimiterName(delim))
 			usable = false
 			continue
 		}
@@ -316,6 +441,49 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 		return nil
 	}
 	return t
+}
+
+// guessDelimiter returns the delimiter of a CSV file: the one of
+// Delimiters found most often outside quotes in its header row (its first
+// line that is not empty), the earlier in Delimiters on a tie; a comma,
+// with seen false, when the header row has none of them.
+func guessDelimiter(b []byte) (delim rune, seen bool) {
+	b = bytes.TrimLeft(b, "\r\n")
+	counts := map[rune]int{}
+	quoted := false
+	for _, c := range string(b) {
+		if c == '"' {
+			quoted = !quoted
+			continue
+		}
+		if quoted {
+			continue
+		}
+		if c == '\n' {
+			break
+		}
+		if slices.Contains(Delimiters, c) {
+			counts[c]++
+		}
+	}
+	delim = Delimiters[0]
+	for _, d := range Delimiters {
+		if counts[d] > counts[delim] {
+			delim = d
+		}
+	}
+	return delim, counts[delim] > 0
+}
+
+// flagValue is the --delimiter value that selects d.
+func flagValue(d rune) string {
+	switch d {
+	case '\t':
+		return "tab"
+	case ';':
+		return "';'"
+	}
+	return "','"
 }
 
 func (im *importer) csvError(name string, err error) {

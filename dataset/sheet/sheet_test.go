@@ -335,50 +335,78 @@ func fmtBool(b *bool) string {
 	return strconv.FormatBool(*b)
 }
 
-// TestImportDelimiters: the files are read with a comma between cells and
-// nothing else. A file separated by semicolons (as a spreadsheet set to a
-// locale with a decimal comma exports it) or by tabs is today read as one
-// column named after the whole header line: an unknown column, every
-// required column missing and, for tabs, a control character in every row.
-// The importer does not guess the delimiter nor say that one looks wrong.
+// TestImportDelimiters: the cells of each file are separated by ',', ';'
+// (as a spreadsheet set to a locale with a decimal comma exports them) or
+// tabs, whichever the header row holds most of outside quotes (',' before
+// ';' before a tab on a tie), and Result.Read says which one each file
+// was read with. Options.Delimiter sets it for every file instead, and a
+// header row that shows another one says so; a header of one unknown
+// column says which delimiters are known. A row of the wrong length names
+// the delimiter.
 func TestImportDelimiters(t *testing.T) {
 	tests := []struct {
-		name    string
-		parties string
-		want    string // the report; "" when the import succeeds
+		name      string
+		parties   string
+		delimiter rune   // Options.Delimiter
+		read      string // how parties.csv was read, as "d guessed"
+		want      string // the report; "" when the import succeeds
 	}{
-		{"comma", "slug,name,short_name\npl,Partit Laburista,PL\npn,Partit Nazzjonalista,PN\n", ""},
-		{"semicolon", "slug;name;short_name\npl;Partit Laburista;PL\npn;Partit Nazzjonalista;PN\n",
-			"parties.csv:1: slug;name;short_name: unknown column\n" +
+		{name: "comma", parties: "slug,name,short_name\npl,Partit Laburista,PL\npn,Partit Nazzjonalista,PN\n", read: "',' true"},
+		{name: "semicolon", parties: "slug;name;short_name\npl;Partit Laburista;PL\npn;Partit Nazzjonalista;PN\n", read: "';' true"},
+		{name: "semicolon, a comma in a quoted cell", parties: "slug;name;short_name\npl;\"Partit Laburista, Malta\";PL\npn;Partit Nazzjonalista;PN\n", read: "';' true"},
+		{name: "semicolon, a comma in a quoted header", parties: "\"slug,\";name;short_name\npl;Partit Laburista;PL\npn;Partit Nazzjonalista;PN\n", read: "';' true",
+			want: `parties.csv:1: slug,: unknown column (did you mean "slug"?)`},
+		{name: "tab", parties: "slug\tname\tshort_name\npl\tPartit Laburista\tPL\npn\tPartit Nazzjonalista\tPN\n", read: "tabs true"},
+		{name: "semicolon after blank lines, CRLF", parties: "\r\n\r\nslug;name;short_name\r\npl;Partit Laburista;PL\r\npn;Partit Nazzjonalista;PN\r\n", read: "';' true"},
+		{name: "semicolon given", parties: "slug;name;short_name\npl;Partit Laburista;PL\npn;Partit Nazzjonalista;PN\n", delimiter: ';', read: "';' false"},
+		{name: "tab given", parties: "slug\tname\tshort_name\npl\tPartit Laburista\tPL\npn\tPartit Nazzjonalista\tPN\n", delimiter: '\t', read: "tabs false"},
+		{name: "comma given, semicolon file", parties: "slug;name;short_name\npl;Partit Laburista;PL\npn;Partit Nazzjonalista;PN\n", delimiter: ',', read: "',' false",
+			want: "parties.csv:1: the cells are read as separated by ',' (--delimiter), but the header row is separated by ';': give --delimiter ';', or leave it out to have it guessed\n" +
+				"parties.csv:1: slug;name;short_name: unknown column\n" +
 				"parties.csv:1: slug: required column is missing\n" +
 				"parties.csv:1: name: required column is missing\n" +
 				"parties.csv:1: short_name: required column is missing"},
-		{"semicolon, a comma in a cell", "slug;name;short_name\npl;Partit Laburista, Malta;PL\n",
-			"parties.csv:1: slug;name;short_name: unknown column\n" +
+		{name: "another delimiter", parties: "slug|name|short_name\npl|Partit Laburista|PL\n", read: "',' true",
+			want: "parties.csv:1: the header row has a single column: separate the cells by ',', ';' or tabs (the first of these in the header row is taken)\n" +
+				"parties.csv:1: slug|name|short_name: unknown column\n" +
 				"parties.csv:1: slug: required column is missing\n" +
 				"parties.csv:1: name: required column is missing\n" +
-				"parties.csv:1: short_name: required column is missing\n" +
-				"parties.csv:2: has 2 cells, but the header has 1 columns"},
-		{"tab", "slug\tname\tshort_name\npl\tPartit Laburista\tPL\npn\tPartit Nazzjonalista\tPN\n",
-			"parties.csv:1: slug\tname\tshort_name: unknown column\n" +
-				"parties.csv:1: slug: required column is missing\n" +
-				"parties.csv:1: name: required column is missing\n" +
-				"parties.csv:1: short_name: required column is missing\n" +
-				"parties.csv:2: slug\tname\tshort_name: holds the control character U+0009, not allowed in names, slugs, ids and links\n" +
-				"parties.csv:3: slug\tname\tshort_name: holds the control character U+0009, not allowed in names, slugs, ids and links"},
+				"parties.csv:1: short_name: required column is missing"},
+		{name: "semicolon, a row with a bare comma is fine, one with a semicolon more is not", parties: "slug;name;short_name\npl;Partit Laburista, Malta;PL\npn;Partit; Nazzjonalista;PN\n", read: "';' true",
+			want: "parties.csv:3: has 4 cells, but the header has 3 columns (cells separated by ';')"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			src := minimal().with(sheet.PartiesFile, tt.parties).fs()
+			src := minimal().with(sheet.PartiesFile, tt.parties)
+			if tt.delimiter != 0 {
+				// The delimiter given is that of every file.
+				d := string(tt.delimiter)
+				src = src.with(
+					sheet.DistrictsFile, strings.ReplaceAll(districtsCSV, ",", d),
+					sheet.CandidatesFile, strings.ReplaceAll(strings.ReplaceAll(candidatesCSV, "5;6", `"5;6"`), ",", d),
+				)
+			}
+			res, err := sheet.ImportWith(src.fs(), sheet.Options{Delimiter: tt.delimiter})
+			var read string
+			for _, r := range res.Read {
+				if r.File == sheet.PartiesFile {
+					read = sheet.DelimiterName(r.Delimiter) + " " + strconv.FormatBool(r.Guessed)
+				}
+			}
+			if read != tt.read {
+				t.Errorf("parties.csv read as %q, want %q", read, tt.read)
+			}
 			if tt.want == "" {
-				files := importOK(t, src)
-				if got := decode[[]dataset.Party](t, files, dataset.PartiesFile); len(got) != 2 || got[1].Name != "Partit Nazzjonalista" || got[1].ShortName != "PN" {
+				if err != nil {
+					t.Fatalf("ImportWith: %v", err)
+				}
+				if got := decode[[]dataset.Party](t, res.Files, dataset.PartiesFile); len(got) != 2 || got[1].Name != "Partit Nazzjonalista" || got[1].ShortName != "PN" {
 					t.Errorf("parties %+v, want pl and pn", got)
 				}
 				return
 			}
-			if got := importProblems(t, src); got != tt.want {
-				t.Errorf("report\n%s\nwant\n%s", got, tt.want)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("report\n%v\nwant\n%s", err, tt.want)
 			}
 		})
 	}
