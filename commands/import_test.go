@@ -177,6 +177,36 @@ func TestImportDelimiter(t *testing.T) {
 	}
 }
 
+// TestImportWarnings: names whose Maltese letters an export turned into
+// "?" are warnings on stdout, at their cells; the import is written, and
+// stderr counts the warnings. With a problem beside them, they are
+// listed among the problems and counted apart.
+func TestImportWarnings(t *testing.T) {
+	files := readExample(t)
+	files[sheet.CandidatesFile] = bytes.Replace(files[sheet.CandidatesFile], []byte("Ġorġ,Borġ,pn,"), []byte("?or?,Bor?,pn,"), 1)
+	why := ` has "?" where a letter should stand: a sheet saved in an encoding without the Maltese letters (such as Windows-1252) has "?" in place of each ċ, ġ, ħ and ż; write the letters back and save it again as "CSV UTF-8": in Excel, File > Save As > "CSV UTF-8 (Comma delimited)"; in LibreOffice Calc, File > Save As > "Text CSV" with "Edit filter settings" and the character set "Unicode (UTF-8)"` + "\n"
+	warnings := "candidates.csv:4: given_name: warning: \"?or?\"" + why +
+		"candidates.csv:4: family_name: warning: \"Bor?\"" + why
+	dir := t.TempDir()
+	src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
+	writeFiles(t, src, files)
+	code, stdout, stderr := run(t, "import", src, out)
+	if want := readComma + "ballot: imported " + src + " into " + out + " with 2 warnings\n"; code != commands.ExitOK || stdout != warnings || stderr != want {
+		t.Errorf("exit %d, stdout\n%s\nstderr\n%s\nwant exit 0, stdout\n%s\nstderr\n%s", code, stdout, stderr, warnings, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, dataset.CandidatesFile)); err != nil {
+		t.Errorf("nothing written: %v", err)
+	}
+
+	files[sheet.CandidatesFile] = bytes.Replace(files[sheet.CandidatesFile], []byte("Arnold,Cassola,,10;11,no"), []byte("Arnold,Cassola,,10;11,x"), 1)
+	writeFiles(t, src, files)
+	code, stdout, stderr = run(t, "import", src, filepath.Join(dir, "out2"))
+	wantOut := warnings + `candidates.csv:5: elected: "x" is not yes or no: write yes/no, true/false, 1/0, y/n or iva/le (in any letter case), or leave it empty for unknown` + "\n"
+	if want := readComma + "ballot: import failed: 1 problem and 2 warnings, nothing written\n"; code != commands.ExitFailure || stdout != wantOut || stderr != want {
+		t.Errorf("exit %d, stdout\n%s\nstderr\n%s\nwant exit 1, stdout\n%s\nstderr\n%s", code, stdout, stderr, wantOut, want)
+	}
+}
+
 // TestImportOneRowEdited: editing one row changes that record's bytes and
 // nothing else.
 func TestImportOneRowEdited(t *testing.T) {

@@ -19,7 +19,9 @@ import (
 //
 //	file is missing                                           missing file, missing manifest
 //	cannot be read: %v                                        unreadable file
-//	is not UTF-8 text: export the sheet as "CSV UTF-8"        not UTF-8, Latin-3 export
+//	is not UTF-8 text: byte 0x%02X is not UTF-8, so the file
+//	  was saved in another encoding (…); save it again as
+//	  "CSV UTF-8": …                                          not UTF-8, Latin-3 export, Windows-1252 export after Maltese letters
 //
 // readCSV and csvError (the csv package's own messages):
 //
@@ -89,6 +91,9 @@ import (
 // error that is not a *csv.ParseError (the reader reads from memory), the
 // error of dataset.LoadFiles that is not a *dataset.Report (it reads from
 // memory too), and encode's panic (records hold only plain values).
+// saveAsUTF8 is how a message tells to save a sheet as UTF-8.
+const saveAsUTF8 = `save it again as "CSV UTF-8": in Excel, File > Save As > "CSV UTF-8 (Comma delimited)"; in LibreOffice Calc, File > Save As > "Text CSV" with "Edit filter settings" and the character set "Unicode (UTF-8)"`
+
 func TestImportProblems(t *testing.T) {
 	const idA = "0b6c8f3e-3f4a-4a7e-9d2b-5c1e7a9f0d11"
 	base := minimal()
@@ -108,10 +113,15 @@ func TestImportProblems(t *testing.T) {
 			"parties.csv: cannot be read: invalid argument",
 		}},
 		{"not UTF-8", base.with(sheet.PartiesFile, "slug,name,short_name\npl,Partit Laburista,PL\npn,Partit Nazzjonali\xffsta,PN\n").fs(), []string{
-			`parties.csv:3: is not UTF-8 text: export the sheet as "CSV UTF-8"`,
+			`parties.csv:3:21: is not UTF-8 text: byte 0xFF is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); ` + saveAsUTF8,
 		}},
-		{"Latin-3 export", base.with(sheet.DistrictsFile, strings.Replace(districtsCSV, "Mellieħa", "Mellie\xb1a", 1)).fs(), []string{
-			`districts.csv:13: is not UTF-8 text: export the sheet as "CSV UTF-8"`,
+		// The character is counted in letters, not bytes, after a
+		// byte-order mark too.
+		{"Latin-3 export", base.with(sheet.DistrictsFile, "\uFEFF"+strings.Replace(districtsCSV, "12,Mellieħa", "12,Mellie\xb1a", 1)).fs(), []string{
+			`districts.csv:13:10: is not UTF-8 text: byte 0xB1 is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); ` + saveAsUTF8,
+		}},
+		{"Windows-1252 export after Maltese letters", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,5\nMarija,Borġ,PN,6\nJos\xe9,Borġ,PN,6\n").fs(), []string{
+			`candidates.csv:4:4: is not UTF-8 text: byte 0xE9 is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); ` + saveAsUTF8,
 		}},
 
 		// readCSV

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -304,16 +305,48 @@ func (im *importer) read(src fs.FS, name string) ([]byte, bool) {
 		return nil, false
 	}
 	b = bytes.TrimPrefix(b, []byte("\uFEFF"))
-	if !utf8.Valid(b) {
-		for i, line := range bytes.SplitAfter(b, []byte("\n")) {
-			if !utf8.Valid(line) {
-				im.add(name, i+1, "", "is not UTF-8 text: export the sheet as \"CSV UTF-8\"")
-				break
-			}
-		}
+	if at := invalidUTF8(b); at >= 0 {
+		line := bytes.Count(b[:at], []byte("\n")) + 1
+		char := utf8.RuneCount(b[bytes.LastIndexByte(b[:at], '\n')+1:at]) + 1
+		im.problems = append(im.problems, Problem{File: name, Line: line, Char: char, Message: fmt.Sprintf("is not UTF-8 text: byte 0x%02X is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); %s", b[at], saveAsUTF8)})
 		return nil, false
 	}
 	return b, true
+}
+
+// saveAsUTF8 tells how to save a sheet as UTF-8 text.
+const saveAsUTF8 = `save it again as "CSV UTF-8": in Excel, File > Save As > "CSV UTF-8 (Comma delimited)"; in LibreOffice Calc, File > Save As > "Text CSV" with "Edit filter settings" and the character set "Unicode (UTF-8)"`
+
+// invalidUTF8 returns the offset of the first byte of b that is not part
+// of UTF-8 text, or -1 when b is UTF-8.
+func invalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// nameColumns are the columns that hold names, which a file saved in an
+// encoding without Maltese letters shows with "?" in their place.
+var nameColumns = []string{"name", "short_name", "name_en", "leader_name", "locality", "district_name", "locality_name_en", "given_name", "family_name"}
+
+// lostLetter reports whether s holds a "?" next to a letter: a letter the
+// export could not write, as in "?or? Bor?" for "Ġorġ Borġ".
+func lostLetter(s string) bool {
+	rs := []rune(s)
+	for i, r := range rs {
+		if r != '?' {
+			continue
+		}
+		if i > 0 && unicode.IsLetter(rs[i-1]) || i+1 < len(rs) && unicode.IsLetter(rs[i+1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // table is a CSV file read whole, its columns found by header name.
@@ -431,9 +464,12 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 		// than in the JSON written from it.
 		for i, f := range fields {
 			col := strings.ToLower(strings.TrimSpace(header[i]))
+			at, _ := cr.FieldPos(i)
 			if rule, msg := dataset.CheckText(f, col == "note"); rule != "" {
-				at, _ := cr.FieldPos(i)
 				im.add(name, at, col, "%s", msg)
+			}
+			if slices.Contains(nameColumns, col) && t.has(col) && lostLetter(f) {
+				im.warn(name, at, col, "%q has \"?\" where a letter should stand: a sheet saved in an encoding without the Maltese letters (such as Windows-1252) has \"?\" in place of each ċ, ġ, ħ and ż; write the letters back and %s", strings.TrimSpace(f), saveAsUTF8)
 			}
 		}
 	}

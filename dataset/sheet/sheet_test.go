@@ -506,6 +506,52 @@ func TestImportBOM(t *testing.T) {
 	}
 }
 
+// TestImportLostLetters: a name with "?" next to a letter, as an export
+// in an encoding without the Maltese letters writes "Ġorġ Borġ", is a
+// warning at its cell that says why, in every column that holds a name;
+// the import goes on. A "?" on its own, or in a column that is not a
+// name, is no warning.
+func TestImportLostLetters(t *testing.T) {
+	why := ` has "?" where a letter should stand: a sheet saved in an encoding without the Maltese letters (such as Windows-1252) has "?" in place of each ċ, ġ, ħ and ż; write the letters back and ` + saveAsUTF8
+	src := minimal().with(
+		sheet.PartiesFile, "slug,name,short_name,leader_name\npl,Partit Laburista,PL,?or? Bor?\npn,Partit Nazzjonalista,PN,?\n",
+		sheet.DistrictsFile, strings.Replace(districtsCSV, "Żabbar", "?abbar", 1),
+		sheet.CandidatesFile, "given_name,family_name,party,districts,website\n?or?,Bor?,PL,5;6,https://gorg.example/?q=1\nMarija,Borġ,pn,6,\n",
+	)
+	res, err := sheet.ImportWith(src.fs(), sheet.Options{})
+	if err != nil {
+		t.Fatalf("ImportWith: %v", err)
+	}
+	want := "parties.csv:2: leader_name: warning: \"?or? Bor?\"" + why + "\n" +
+		"districts.csv:4: locality: warning: \"?abbar\"" + why + "\n" +
+		"candidates.csv:2: given_name: warning: \"?or?\"" + why + "\n" +
+		"candidates.csv:2: family_name: warning: \"Bor?\"" + why
+	if got := res.Problems.Error(); got != want {
+		t.Errorf("warnings\n%s\nwant\n%s", got, want)
+	}
+	if res.Problems.Errors() != 0 {
+		t.Errorf("%d errors among the warnings, want none", res.Problems.Errors())
+	}
+	if c := decode[[]dataset.Candidate](t, res.Files, dataset.CandidatesFile)[0]; c.Name != "?or? Bor?" {
+		t.Errorf("candidate named %q, want the name as written", c.Name)
+	}
+	// Import gives the files, and not the warnings.
+	files, err := sheet.Import(src.fs())
+	if err != nil || files == nil {
+		t.Errorf("Import: %d files, error %v; want the files", len(files), err)
+	}
+	// With an error, the warnings are part of the report.
+	src = src.with(sheet.PartiesFile, "slug,name,short_name,leader_name\npl,Partit Laburista,PL,?or? Bor?\npn,,PN,\n")
+	want = "parties.csv:2: leader_name: warning: \"?or? Bor?\"" + why + "\n" +
+		"parties.csv:3: name: must not be empty\n" +
+		"districts.csv:4: locality: warning: \"?abbar\"" + why + "\n" +
+		"candidates.csv:2: given_name: warning: \"?or?\"" + why + "\n" +
+		"candidates.csv:2: family_name: warning: \"Bor?\"" + why
+	if got := importProblems(t, src.fs()); got != want {
+		t.Errorf("report\n%s\nwant\n%s", got, want)
+	}
+}
+
 // TestImportMaltese: Maltese letters are kept exactly as written in every
 // name (not even normalised), and the slugs made from them drop the dot
 // and the bar (ċ ġ ż → c g z, ħ → h, għ → gh), in either case.
@@ -625,9 +671,10 @@ func TestImportDuplicateRows(t *testing.T) {
 	}
 }
 
-// TestProblemString: a problem is FILE:LINE: column: message, leaving out
-// the line when it is 0 and the column when it is empty; Problems is one
-// a line.
+// TestProblemString: a problem is FILE:LINE:CHAR: column: message,
+// leaving out the line when it is 0, the character when it or the line is
+// 0 and the column when it is empty, with "warning: " before the message
+// of a warning; Problems is one a line.
 func TestProblemString(t *testing.T) {
 	tests := []struct {
 		name string
@@ -638,6 +685,9 @@ func TestProblemString(t *testing.T) {
 		{"no line", sheet.Problem{File: "districts.csv", Column: "number", Message: "m"}, "districts.csv: number: m"},
 		{"no column", sheet.Problem{File: "parties.csv", Line: 2, Message: "m"}, "parties.csv:2: m"},
 		{"file only", sheet.Problem{File: "parties.csv", Message: "m"}, "parties.csv: m"},
+		{"character", sheet.Problem{File: "parties.csv", Line: 2, Char: 7, Message: "m"}, "parties.csv:2:7: m"},
+		{"character without a line", sheet.Problem{File: "parties.csv", Char: 7, Message: "m"}, "parties.csv: m"},
+		{"warning", sheet.Problem{File: "parties.csv", Line: 2, Column: "name", Message: "m", Warning: true}, "parties.csv:2: name: warning: m"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
