@@ -59,7 +59,7 @@ import (
 //	  or iva/le (in any letter case), or leave it empty for
 //	  unknown                                                 not yes or no, split not yes or no
 //	%q is not an absolute http or https URL                   party URL, candidate URL, district URL
-//	must not be empty                                         party name empty, candidate names empty, locality empty, number empty
+//	must not be empty                                         party name empty, candidate names empty, locality empty, number empty, candidate district part empty
 //	%q is not a slug (lower-case ASCII letters and digits
 //	  joined by single hyphens; %q would do)                  party slug not a slug, locality slug not a slug, candidate slug not a slug
 //	%q is not a colour of the form #rrggbb                    colour
@@ -72,12 +72,21 @@ import (
 //	%q makes no slug: give one in locality_slug               locality makes no slug
 //	district %d has no rows: each of the %d districts
 //	  needs at least one locality                             district without rows
-//	district %q is not a number from 1 to %d                  district number out of range, candidate district not a number
+//	district %q is not a number from 1 to %d                  district number out of range, candidate district out of range
+//	district %q is not a number from 1 to %d, nor the name of
+//	  a district or locality in %s                            candidate district not a number
+//	district %q is not a number from 1 to %d, nor the name of
+//	  a district or locality in %s (did you mean %d for %s?)  candidate district misspelt
+//	%q is in %d districts in %s, %s: write the number of the
+//	  one meant                                               candidate district by a locality in two districts
 //	%q makes no slug: give one in a slug column               candidate makes no slug
-//	no party in %s has the slug or short name %q; leave it
-//	  empty for an independent                                unknown party
-//	no party in %s has the slug or short name %q (did you
-//	  mean %q?); leave it empty for an independent            misspelt party
+//	no party in %s has the slug, short name, name or English
+//	  name %q; leave it empty for an independent              unknown party
+//	no party in %s has the slug, short name, name or English
+//	  name %q (did you mean %q for %s?); leave it empty for
+//	  an independent                                          misspelt party, misspelt party name
+//	%q is the name of %d parties in %s, %s: write the slug
+//	  of the one meant                                        party name of two parties
 //	must not be empty: give the district numbers separated
 //	  by ;, the primary first                                 candidate districts empty
 //	district %d is listed twice                               candidate district twice
@@ -310,17 +319,42 @@ func TestImportProblems(t *testing.T) {
 			`districts.csv:17: number: district "1.0" is not a number from 1 to 13`,
 		}},
 		{"candidate district not a number", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,5;six\nMarija,Borġ,PN,5/6\n").fs(), []string{
-			`candidates.csv:2: districts: district "six" is not a number from 1 to 13`,
-			`candidates.csv:3: districts: district "5/6" is not a number from 1 to 13`,
+			`candidates.csv:2: districts: district "six" is not a number from 1 to 13, nor the name of a district or locality in districts.csv`,
+			`candidates.csv:3: districts: district "5/6" is not a number from 1 to 13, nor the name of a district or locality in districts.csv`,
+		}},
+		{"candidate district out of range", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,5;14\nMarija,Borġ,PN,0\n").fs(), []string{
+			`candidates.csv:2: districts: district "14" is not a number from 1 to 13`,
+			`candidates.csv:3: districts: district "0" is not a number from 1 to 13`,
+		}},
+		{"candidate district misspelt", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,Valeta\nMarija,Borġ,PN,Mellieha;Birgu;Mosta Dam\n").fs(), []string{
+			`candidates.csv:2: districts: district "Valeta" is not a number from 1 to 13, nor the name of a district or locality in districts.csv (did you mean 1 for Valletta?)`,
+			`candidates.csv:3: districts: district "Mosta Dam" is not a number from 1 to 13, nor the name of a district or locality in districts.csv (did you mean 11 for Mosta?)`,
+		}},
+		{"candidate district by a locality in two districts", base.with(
+			sheet.DistrictsFile, districts("number,locality,split", "1,Valletta,", "1,Ħamrun,yes", "2,Ħamrun,yes"),
+			sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,hamrun\n").fs(), []string{
+			`candidates.csv:2: districts: "hamrun" is in 2 districts in districts.csv, 1 and 2: write the number of the one meant`,
+		}},
+		{"candidate district part empty", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,5;;6\n").fs(), []string{
+			`candidates.csv:2: districts: must not be empty`,
 		}},
 		{"candidate makes no slug", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\n?,!,PL,5\n").fs(), []string{
 			`candidates.csv:2: name: "? !" makes no slug: give one in a slug column`,
 		}},
 		{"unknown party", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,AD,5\n").fs(), []string{
-			`candidates.csv:2: party: no party in parties.csv has the slug or short name "AD"; leave it empty for an independent`,
+			`candidates.csv:2: party: no party in parties.csv has the slug, short name, name or English name "AD"; leave it empty for an independent`,
 		}},
 		{"misspelt party", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PLL,5\n").fs(), []string{
-			`candidates.csv:2: party: no party in parties.csv has the slug or short name "PLL" (did you mean "pl"?); leave it empty for an independent`,
+			`candidates.csv:2: party: no party in parties.csv has the slug, short name, name or English name "PLL" (did you mean "pl" for Partit Laburista?); leave it empty for an independent`,
+		}},
+		{"misspelt party name", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,Partit Laburisti,5\nMarija,Borġ,Partit,6\n").fs(), []string{
+			`candidates.csv:2: party: no party in parties.csv has the slug, short name, name or English name "Partit Laburisti" (did you mean "pl" for Partit Laburista?); leave it empty for an independent`,
+			`candidates.csv:3: party: no party in parties.csv has the slug, short name, name or English name "Partit" (did you mean "pl" for Partit Laburista or "pn" for Partit Nazzjonalista?); leave it empty for an independent`,
+		}},
+		{"party name of two parties", base.with(
+			sheet.PartiesFile, "slug,name,short_name,name_en\npl,Partit Laburista,PL,Labour\npn,Partit Nazzjonalista,PN,\nlab,Labour,LAB,\n",
+			sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,labour,5\n").fs(), []string{
+			`candidates.csv:2: party: "labour" is the name of 2 parties in parties.csv, "pl" (line 2) and "lab" (line 4): write the slug of the one meant`,
 		}},
 		{"candidate districts empty", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,  \n").fs(), []string{
 			"candidates.csv:2: districts: must not be empty: give the district numbers separated by ;, the primary first",

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -592,13 +593,139 @@ func (im *importer) slug(t *table, r row, col, name string) (slug string, derive
 // may name each party.
 type parties struct {
 	records []dataset.Party
-	byName  map[string]string // folded slug or short name -> id
-	names   []string          // every accepted name, for suggestions
-	read    bool              // parties.csv was read, so a party it lacks is an error
+	lines   []int            // the line of each record
+	byCode  map[string]int   // key of a slug or short name -> record
+	byName  map[string][]int // key of a name or English name -> records
+	read    bool             // parties.csv was read, so a party it lacks is an error
+}
+
+// key is what a name is matched by: its slug, so that letter case,
+// accents and punctuation do not count, or, when it makes none, the name
+// folded.
+func key(s string) string {
+	if k := dataset.Slugify(s); k != "" {
+		return k
+	}
+	return dataset.Fold(strings.TrimSpace(s))
+}
+
+// find returns the record a candidate's party cell names: by slug or short
+// name first, then by name or English name when one party alone has it.
+// Otherwise it returns -1 and what to say.
+func (ps *parties) find(cell string) (int, string) {
+	k := key(cell)
+	if i, ok := ps.byCode[k]; ok {
+		return i, ""
+	}
+	switch found := ps.byName[k]; len(found) {
+	case 1:
+		return found[0], ""
+	case 0:
+	default:
+		var names []string
+		for _, i := range found {
+			names = append(names, fmt.Sprintf("%q (line %d)", ps.records[i].Slug, ps.lines[i]))
+		}
+		return -1, fmt.Sprintf("%q is the name of %d parties in %s, %s: write the slug of the one meant", cell, len(found), PartiesFile, orList(names, "and"))
+	}
+	var keys []nameKey
+	for i, p := range ps.records {
+		for _, n := range []string{p.Slug, p.ShortName, p.Name, deref(p.NameEN)} {
+			if n != "" {
+				keys = append(keys, nameKey{key(n), i})
+			}
+		}
+	}
+	msg := fmt.Sprintf("no party in %s has the slug, short name, name or English name %q", PartiesFile, cell)
+	var near []string
+	for _, i := range nearest(k, keys) {
+		near = append(near, fmt.Sprintf("%q for %s", ps.records[i].Slug, ps.records[i].Name))
+	}
+	if len(near) > 0 {
+		msg += " (did you mean " + orList(near, "or") + "?)"
+	}
+	return -1, msg + "; leave it empty for an independent"
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// orList joins items as "a", "a or b", "a, b or c".
+func orList(items []string, conj string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
+}
+
+// nameKey is a key a record may be named by, for suggestions.
+type nameKey struct {
+	key    string
+	record int
+}
+
+// nearest returns up to three records named by a key close to k: a few
+// edits away (one for a short key, up to three for a long one), or
+// holding k's words whole, or held whole in them; the closest first, then
+// in file order.
+func nearest(k string, keys []nameKey) []int {
+	limit := 1
+	switch n := len([]rune(k)); {
+	case n > 8:
+		limit = 3
+	case n > 4:
+		limit = 2
+	}
+	best := map[int]int{} // record -> its closest distance
+	for _, nk := range keys {
+		d := distance(k, nk.key)
+		if d > limit && k != "" && nk.key != "" && (strings.Contains("-"+nk.key+"-", "-"+k+"-") || strings.Contains("-"+k+"-", "-"+nk.key+"-")) {
+			d = limit
+		}
+		if d > limit {
+			continue
+		}
+		if old, ok := best[nk.record]; !ok || d < old {
+			best[nk.record] = d
+		}
+	}
+	records := slices.Sorted(maps.Keys(best))
+	slices.SortStableFunc(records, func(a, b int) int { return best[a] - best[b] })
+	if len(records) > 3 {
+		records = records[:3]
+	}
+	return records
+}
+
+// distance is the number of letters to insert, delete or replace to turn
+// a into b (the Levenshtein distance).
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
 
 func (im *importer) parties(src fs.FS) parties {
-	ps := parties{records: []dataset.Party{}, byName: map[string]string{}}
+	ps := parties{records: []dataset.Party{}, byCode: map[string]int{}, byName: map[string][]int{}}
 	t := im.readCSV(src, PartiesFile, partyColumns)
 	if t == nil {
 		return ps
@@ -630,17 +757,27 @@ func (im *importer) parties(src fs.FS) parties {
 			seen[p.Slug] = r.line
 		}
 		p.ID = im.id(t, r, "party/"+p.Slug)
+		i := len(ps.records)
 		for _, n := range []string{p.Slug, p.ShortName} {
 			if n == "" {
 				continue
 			}
-			if other, dup := ps.byName[dataset.Fold(n)]; dup && other != p.ID {
-				im.add(t.file, r.line, "short_name", "%q also names the party on an earlier line, so candidates.csv could not tell them apart", n)
+			if other, dup := ps.byCode[key(n)]; dup && other != i {
+				// A row given twice is reported once, at its slug.
+				if ps.records[other].Slug != p.Slug {
+					im.add(t.file, r.line, "short_name", "%q also names the party on an earlier line, so candidates.csv could not tell them apart", n)
+				}
+				continue
 			}
-			ps.byName[dataset.Fold(n)] = p.ID
-			ps.names = append(ps.names, dataset.Fold(n))
+			ps.byCode[key(n)] = i
+		}
+		for _, n := range []string{p.Name, deref(p.NameEN)} {
+			if k := key(n); n != "" && !slices.Contains(ps.byName[k], i) {
+				ps.byName[k] = append(ps.byName[k], i)
+			}
 		}
 		ps.records = append(ps.records, p)
+		ps.lines = append(ps.lines, r.line)
 	}
 	return ps
 }
@@ -657,9 +794,71 @@ func validColor(s string) bool {
 	return true
 }
 
-// districts is what districts.csv gives, indexed by number.
+// districts is what districts.csv gives, indexed by number, and the names
+// candidates.csv may give a district by.
 type districts struct {
 	byNumber [dataset.DistrictCount + 1]*dataset.District
+	names    []districtName
+}
+
+// districtName is a name of a district, or of one of its localities.
+type districtName struct {
+	name   string
+	number int
+}
+
+// find returns the number of the district a part of a candidate's
+// districts cell gives: the number, or a name of the district or of a
+// locality in it (districts.csv's district_name, "District N", locality,
+// locality_name_en or locality_slug, matched as party names are) when
+// that name is of one district alone. Otherwise it returns 0 and what to
+// say.
+func (ds *districts) find(part string) (int, string) {
+	if n, err := strconv.Atoi(part); err == nil {
+		if n >= 1 && n <= dataset.DistrictCount {
+			return n, ""
+		}
+		return 0, fmt.Sprintf("district %q is not a number from 1 to %d", part, dataset.DistrictCount)
+	}
+	k := key(part)
+	var numbers []int
+	var keys []nameKey
+	for i, dn := range ds.names {
+		nk := key(dn.name)
+		if nk == k && !slices.Contains(numbers, dn.number) {
+			numbers = append(numbers, dn.number)
+		}
+		keys = append(keys, nameKey{nk, i})
+	}
+	switch len(numbers) {
+	case 1:
+		return numbers[0], ""
+	case 0:
+	default:
+		slices.Sort(numbers)
+		var list []string
+		for _, n := range numbers {
+			list = append(list, strconv.Itoa(n))
+		}
+		return 0, fmt.Sprintf("%q is in %d districts in %s, %s: write the number of the one meant", part, len(numbers), DistrictsFile, orList(list, "and"))
+	}
+	msg := fmt.Sprintf("district %q is not a number from 1 to %d, nor the name of a district or locality in %s", part, dataset.DistrictCount, DistrictsFile)
+	var near []string
+	for _, i := range nearest(k, keys) {
+		near = append(near, fmt.Sprintf("%d for %s", ds.names[i].number, ds.names[i].name))
+	}
+	if len(near) > 0 {
+		msg += " (did you mean " + orList(near, "or") + "?)"
+	}
+	return 0, msg
+}
+
+// name records a name of district n, unless it has one that matches it.
+func (ds *districts) name(s string, n int) {
+	if s == "" || slices.ContainsFunc(ds.names, func(dn districtName) bool { return dn.number == n && key(dn.name) == key(s) }) {
+		return
+	}
+	ds.names = append(ds.names, districtName{s, n})
 }
 
 func (ds *districts) records() []dataset.District {
@@ -751,6 +950,17 @@ func (im *importer) districts(src fs.FS) *districts {
 		d.Localities = append(d.Localities, loc)
 	}
 	for n := 1; n <= dataset.DistrictCount; n++ {
+		if d := ds.byNumber[n]; d != nil {
+			ds.name(d.Name, n)
+			ds.name(fmt.Sprintf("District %d", n), n)
+			for _, l := range d.Localities {
+				ds.name(l.Name, n)
+				ds.name(deref(l.NameEN), n)
+				ds.name(l.Slug, n)
+			}
+		}
+	}
+	for n := 1; n <= dataset.DistrictCount; n++ {
 		if ds.byNumber[n] == nil {
 			im.add(t.file, 0, "number", "district %d has no rows: each of the %d districts needs at least one locality", n, dataset.DistrictCount)
 		}
@@ -831,17 +1041,11 @@ func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.C
 		c.Slug = slug
 		c.ID = im.id(t, r, "candidate/"+slug)
 
-		if p := t.get(r, "party"); p != "" {
-			id, ok := ps.byName[dataset.Fold(p)]
-			switch {
-			case !ps.read: // parties.csv is reported
-			case !ok:
-				msg := fmt.Sprintf("no party in %s has the slug or short name %q", PartiesFile, p)
-				if near := dataset.Nearest(dataset.Fold(p), ps.names); near != "" {
-					msg += fmt.Sprintf(" (did you mean %q?)", near)
-				}
-				im.add(t.file, r.line, "party", "%s; leave it empty for an independent", msg)
-			default:
+		if p := t.get(r, "party"); p != "" && ps.read { // else parties.csv is reported
+			if i, msg := ps.find(p); i < 0 {
+				im.add(t.file, r.line, "party", "%s", msg)
+			} else {
+				id := ps.records[i].ID
 				c.PartyID = &id
 			}
 		}
@@ -856,8 +1060,14 @@ func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.C
 			if list == "" {
 				break
 			}
-			n, ok := im.districtNumber(t, r, "districts", strings.TrimSpace(part))
-			if !ok {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				im.add(t.file, r.line, "districts", "must not be empty")
+				continue
+			}
+			n, msg := ds.find(part)
+			if n == 0 {
+				im.add(t.file, r.line, "districts", "%s", msg)
 				continue
 			}
 			if slices.Contains(numbers, n) {

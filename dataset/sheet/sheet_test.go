@@ -552,6 +552,79 @@ func TestImportLostLetters(t *testing.T) {
 	}
 }
 
+// TestImportPartyNames: a candidate's party may be given by its slug,
+// short name, name or English name, in any letter case, with or without
+// accents and punctuation; a slug or short name wins over another party's
+// name.
+func TestImportPartyNames(t *testing.T) {
+	parties := "slug,name,short_name,name_en\n" +
+		"pl,Partit Laburista,PL,Labour Party\n" +
+		"pn,Partit Nazzjonalista,PN,Nationalist Party\n" +
+		"ph,Partit Ħaddiema,P.Ħ.,PL\n"
+	tests := []struct{ cell, want string }{
+		{"pl", "pl"}, {"PL", "pl"}, {"p.l.", "pl"}, {" Pl ", "pl"},
+		{"Partit Laburista", "pl"}, {"PARTIT LABURISTA", "pl"}, {"partit  laburista", "pl"}, {"Labour Party", "pl"}, {"labour party", "pl"},
+		{"Nationalist Party", "pn"}, {"Partit Nazzjonalista", "pn"},
+		{"Partit Ħaddiema", "ph"}, {"partit haddiema", "ph"}, {"PARTIT ĦADDIEMA", "ph"}, {"PH", "ph"}, {"P.Ħ.", "ph"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cell, func(t *testing.T) {
+			src := minimal().with(sheet.PartiesFile, parties, sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,"+tt.cell+",5\n")
+			files := importOK(t, src.fs())
+			ids := map[string]string{}
+			for _, p := range decode[[]dataset.Party](t, files, dataset.PartiesFile) {
+				ids[p.ID] = p.Slug
+			}
+			c := decode[[]dataset.Candidate](t, files, dataset.CandidatesFile)[0]
+			if c.PartyID == nil || ids[*c.PartyID] != tt.want {
+				t.Errorf("party %q is %v, want %s", tt.cell, fmtPtr(c.PartyID), tt.want)
+			}
+		})
+	}
+}
+
+// TestImportDistrictNames: a candidate's district may be given by its
+// number, its name (district_name, or "District N"), or the name, English
+// name or slug of one of its localities that no other district has, in
+// any letter case, with or without accents.
+func TestImportDistrictNames(t *testing.T) {
+	src := minimal().with(sheet.DistrictsFile, districts("number,locality,district_name,locality_name_en,locality_slug",
+		"1,Valletta,Il-Belt,City of Valletta,",
+		"1,Il-Furjana,Il-Belt,Floriana,furjana"))
+	tests := []struct {
+		cell string
+		want []int
+	}{
+		{"1", []int{1}}, {"Valletta", []int{1}}, {"VALLETTA", []int{1}}, {"il-belt", []int{1}}, {"Il Belt", []int{1}}, {"City of Valletta", []int{1}},
+		{"Floriana", []int{1}}, {"furjana", []int{1}}, {"District 1", []int{1}}, {"district 7", []int{7}},
+		{"Żabbar;Zabbar", nil}, {"zabbar; 4", []int{3, 4}}, {"MELLIEĦA;Mellieha", nil}, {"Mellieha;Victoria", []int{12, 13}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cell, func(t *testing.T) {
+			s := src.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,"+tt.cell+"\n")
+			if tt.want == nil { // the same district twice
+				want := "candidates.csv:2: districts: district " + strconv.Itoa(map[string]int{"Żabbar;Zabbar": 3, "MELLIEĦA;Mellieha": 12}[tt.cell]) + " is listed twice"
+				if got := importProblems(t, s.fs()); got != want {
+					t.Errorf("report\n%s\nwant\n%s", got, want)
+				}
+				return
+			}
+			files := importOK(t, s.fs())
+			numbers := map[string]int{}
+			for _, d := range decode[[]dataset.District](t, files, dataset.DistrictsFile) {
+				numbers[d.ID] = d.Number
+			}
+			var got []int
+			for _, id := range decode[[]dataset.Candidate](t, files, dataset.CandidatesFile)[0].DistrictIDs {
+				got = append(got, numbers[id])
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("districts %q are %v, want %v", tt.cell, got, tt.want)
+			}
+		})
+	}
+}
+
 // TestImportMaltese: Maltese letters are kept exactly as written in every
 // name (not even normalised), and the slugs made from them drop the dot
 // and the bar (ċ ġ ż → c g z, ħ → h, għ → gh), in either case.
