@@ -289,6 +289,9 @@ func TestImportMalformed(t *testing.T) {
 			replace(sheet.CandidatesFile, "\nĠorġ,Borġ,pn", "\ngorg-borg,Ġorġ,Borġ,pn")(files)
 			replace(sheet.CandidatesFile, "\nArnold,", "\n,Arnold,")(files)
 		}},
+		{"duplicate-row", func(files map[string][]byte) {
+			files[sheet.CandidatesFile] = append(files[sheet.CandidatesFile], []byte("Marija,Borġ,PN,6,no\n")...)
+		}},
 		{"duplicate-party-slug", replace(sheet.PartiesFile, "pn,Partit Nazzjonalista,PN,", "pl,Partit Nazzjonalista,PN,")},
 		{"bad-utf8", replace(sheet.CandidatesFile, "Marija", "Mar\xefja")},
 		{"ragged-row", replace(sheet.CandidatesFile, "Arnold,Cassola,,10;11,no", "Arnold,Cassola,,10;11")},

@@ -90,6 +90,9 @@ import (
 //	must not be empty: give the district numbers separated
 //	  by ;, the primary first                                 candidate districts empty
 //	district %d is listed twice                               candidate district twice
+//	repeats line %d: %s, %s, in %s %s; delete one of the two
+//	  rows, or, for two people of the same name, give each a
+//	  slug                                                    candidate twice
 //
 // Import (dataset.LoadFiles's errors passed on, at their JSON file and
 // pointer):
@@ -358,6 +361,9 @@ func TestImportProblems(t *testing.T) {
 		}},
 		{"candidate districts empty", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,  \n").fs(), []string{
 			"candidates.csv:2: districts: must not be empty: give the district numbers separated by ;, the primary first",
+		}},
+		{"candidate twice", base.with(sheet.CandidatesFile, candidatesCSV+"Ġorġ,Borġ,pl,6;5\n").fs(), []string{
+			"candidates.csv:4: repeats line 2: Ġorġ Borġ, of pl, in districts 5 and 6; delete one of the two rows, or, for two people of the same name, give each a slug",
 		}},
 		{"candidate district twice", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,5; 6;05\n").fs(), []string{
 			"candidates.csv:2: districts: district 5 is listed twice",

@@ -1017,6 +1017,7 @@ func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.C
 		}
 		used[s] = r.line
 	}
+	rowsSeen := map[string]int{} // name, party and districts -> line
 	for _, r := range t.rows {
 		c := dataset.Candidate{
 			GivenName:   im.required(t, r, "given_name"),
@@ -1041,12 +1042,14 @@ func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.C
 		c.Slug = slug
 		c.ID = im.id(t, r, "candidate/"+slug)
 
+		party := "" // the party's slug, for a repeated row
 		if p := t.get(r, "party"); p != "" && ps.read { // else parties.csv is reported
 			if i, msg := ps.find(p); i < 0 {
 				im.add(t.file, r.line, "party", "%s", msg)
 			} else {
 				id := ps.records[i].ID
 				c.PartyID = &id
+				party = ps.records[i].Slug
 			}
 		}
 
@@ -1081,6 +1084,25 @@ func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.C
 		}
 		if len(c.DistrictIDs) > 0 {
 			c.PrimaryDistrictID = c.DistrictIDs[0]
+		}
+		// The same candidate twice: the same name, party and districts,
+		// neither row pinned apart by a slug or an id.
+		if t.get(r, "slug") == "" && t.get(r, "id") == "" && c.Name != "" && (party != "" || t.get(r, "party") == "") {
+			set := slices.Sorted(slices.Values(numbers))
+			k := fmt.Sprint(key(c.Name), "|", party, "|", set)
+			if first, dup := rowsSeen[k]; dup {
+				what := "an independent"
+				if party != "" {
+					what = "of " + t.get(r, "party")
+				}
+				in := "district"
+				if len(set) > 1 {
+					in += "s"
+				}
+				im.add(t.file, r.line, "", "repeats line %d: %s, %s, in %s %s; delete one of the two rows, or, for two people of the same name, give each a slug", first, c.Name, what, in, orList(strings.Fields(strings.Trim(fmt.Sprint(set), "[]")), "and"))
+			} else {
+				rowsSeen[k] = r.line
+			}
 		}
 		out = append(out, c)
 	}

@@ -695,9 +695,13 @@ func TestImportMaltese(t *testing.T) {
 }
 
 // TestImportDuplicateRows: what a row given twice does in each file. A
-// party or a locality given twice is an error; a candidate given twice is
-// taken as two namesakes, the second slug numbered (unless the slug or id
-// is given, which cannot be shared); rows of empty cells are skipped.
+// party or a locality given twice is an error, and so is a candidate: the
+// same name, party and districts (matched as written in any case, order
+// or form the importer accepts) on two rows that give no slug or id,
+// reported at the later row with the line of the first. Namesakes in
+// another party or district, or given a slug, are two candidates, a
+// derived slug numbered; a slug or id given twice is an error; rows of
+// empty cells are skipped.
 func TestImportDuplicateRows(t *testing.T) {
 	const gorgID = "2d3e4f50-6172-4839-8a9b-0c1d2e3f4a5b"
 	tests := []struct {
@@ -713,7 +717,15 @@ func TestImportDuplicateRows(t *testing.T) {
 		{name: "locality in another case and without marks", src: minimal().with(sheet.DistrictsFile, districts("number,locality", "1,Ħamrun", "1,HAMRUN")),
 			want: `districts.csv:3: locality: "HAMRUN" is already listed in district 1 on line 2`},
 		{name: "candidate", src: minimal().with(sheet.CandidatesFile, candidatesCSV+"Ġorġ,Borġ,PL,5;6\nĠorġ,Borġ,PL,5;6\n"),
-			slugs: []string{"gorg-borg", "marija-borg", "gorg-borg-2", "gorg-borg-3"}},
+			want: "candidates.csv:4: repeats line 2: Ġorġ Borġ, of PL, in districts 5 and 6; delete one of the two rows, or, for two people of the same name, give each a slug\n" +
+				"candidates.csv:5: repeats line 2: Ġorġ Borġ, of PL, in districts 5 and 6; delete one of the two rows, or, for two people of the same name, give each a slug"},
+		{name: "candidate written otherwise", src: minimal().with(sheet.CandidatesFile, candidatesCSV+"Arnold,Cassola,,10\n ĠORĠ , borg ,Partit Laburista,6;5\narnold,cassola,,10\n"),
+			want: "candidates.csv:5: repeats line 2: ĠORĠ borg, of Partit Laburista, in districts 5 and 6; delete one of the two rows, or, for two people of the same name, give each a slug\n" +
+				"candidates.csv:6: repeats line 4: arnold cassola, an independent, in district 10; delete one of the two rows, or, for two people of the same name, give each a slug"},
+		{name: "namesakes in another party or district", src: minimal().with(sheet.CandidatesFile, candidatesCSV+"Ġorġ,Borġ,PN,5;6\nĠorġ,Borġ,PL,5\nĠorġ,Borġ,,5;6\n"),
+			slugs: []string{"gorg-borg", "marija-borg", "gorg-borg-2", "gorg-borg-3", "gorg-borg-4"}},
+		{name: "namesakes given slugs", src: minimal().with(sheet.CandidatesFile, "slug,given_name,family_name,party,districts\n,Ġorġ,Borġ,PL,5\ngorg-borg-iz-zghir,Ġorġ,Borġ,PL,5\n"),
+			slugs: []string{"gorg-borg", "gorg-borg-iz-zghir"}},
 		{name: "candidate with the slug given", src: minimal().with(sheet.CandidatesFile, "slug,given_name,family_name,party,districts\ngorg-borg,Ġorġ,Borġ,PL,5\ngorg-borg,Ġorġ,Borġ,PL,5\n"),
 			want: `candidates.csv:3: slug: "gorg-borg" is already used on line 2`},
 		{name: "candidate with the id given", src: minimal().with(sheet.CandidatesFile, "id,given_name,family_name,party,districts\n"+gorgID+",Ġorġ,Borġ,PL,5\n"+gorgID+",Ġorġ,Borġ,PL,5\n"),
