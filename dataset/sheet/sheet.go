@@ -1042,7 +1042,7 @@ func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.C
 		c.Slug = slug
 		c.ID = im.id(t, r, "candidate/"+slug)
 
-		party := "" // the party's slug, for a repeated row
+		party := ""                                     // the party's slug, for a repeated row
 		if p := t.get(r, "party"); p != "" && ps.read { // else parties.csv is reported
 			if i, msg := ps.find(p); i < 0 {
 				im.add(t.file, r.line, "party", "%s", msg)
