@@ -1042,8 +1042,11 @@ func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.C
 		c.Slug = slug
 		c.ID = im.id(t, r, "candidate/"+slug)
 
-		party := ""                                     // the party's slug, for a repeated row
-		if p := t.get(r, "party"); p != "" && ps.read { // else parties.csv is reported
+		// party is the party's slug, to tell a repeated row; a party
+		// when parties.csv could not be read is not checked: that file
+		// is reported.
+		party := ""
+		if p := t.get(r, "party"); p != "" && ps.read {
 			if i, msg := ps.find(p); i < 0 {
 				im.add(t.file, r.line, "party", "%s", msg)
 			} else {
