@@ -54,7 +54,7 @@ import (
 //
 // rows:
 //
-//	%q is not a UUID (8-4-4-4-12 hex digits)                  party id not a UUID, candidate id in braces
+//	%q is not a UUID (8-4-4-4-12 hex digits)                  party id not a UUID, district id not a UUID, candidate id in braces
 //	%q is not yes or no: write yes/no, true/false, 1/0, y/n
 //	  or iva/le (in any letter case), or leave it empty for
 //	  unknown                                                 not yes or no, split not yes or no
@@ -238,6 +238,9 @@ func TestImportProblems(t *testing.T) {
 		// rows
 		{"party id not a UUID", base.with(sheet.PartiesFile, "slug,name,short_name,id\npl,Partit Laburista,PL,123\npn,Partit Nazzjonalista,PN,\n").fs(), []string{
 			`parties.csv:2: id: "123" is not a UUID (8-4-4-4-12 hex digits)`,
+		}},
+		{"district id not a UUID", base.with(sheet.DistrictsFile, districts("number,locality,id", "1,Valletta,123", "1,Floriana,123")).fs(), []string{
+			`districts.csv:2: id: "123" is not a UUID (8-4-4-4-12 hex digits)`,
 		}},
 		{"candidate id in braces", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts,id\nĠorġ,Borġ,PL,5,{"+idA+"}\n").fs(), []string{
 			`candidates.csv:2: id: "{` + idA + `}" is not a UUID (8-4-4-4-12 hex digits)`,

@@ -264,6 +264,11 @@ func (im *importer) id(t *table, r row, key string) string {
 		}
 		return u.String()
 	}
+	return im.derived(key)
+}
+
+// derived returns the id derived from a natural key.
+func (im *importer) derived(key string) string {
 	if !im.hasNS {
 		return "" // reported once, by manifest
 	}
@@ -894,7 +899,8 @@ func (im *importer) districts(src fs.FS) *districts {
 		d := ds.byNumber[n]
 		if d == nil {
 			d = &dataset.District{Number: n, Name: fmt.Sprintf("District %d", n), Localities: []dataset.Locality{}}
-			d.ID = im.id(t, r, "district/"+strconv.Itoa(n))
+			// An id given on this row or another is read below, once.
+			d.ID = im.derived("district/" + strconv.Itoa(n))
 			ds.byNumber[n] = d
 			seen[n] = perDistrict{names: map[string]int{}, slugs: map[string]int{}, own: map[string]given{}}
 		}
