@@ -1,6 +1,7 @@
 package sheet_test
 
 import (
+	"errors"
 	"io/fs"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ import (
 // read:
 //
 //	file is missing                                           missing file, missing manifest
-//	cannot be read: %v                                        unreadable file
+//	cannot be read: %v                                        unreadable file, unreadable file, plain error
 //	is not UTF-8 text: byte 0x%02X is not UTF-8, so the file
 //	  was saved in another encoding (…); save it again as
 //	  "CSV UTF-8": …                                          not UTF-8, Latin-3 export, Windows-1252 export after Maltese letters
@@ -123,6 +124,9 @@ func TestImportProblems(t *testing.T) {
 		}},
 		{"unreadable file", unreadable(base, sheet.PartiesFile), []string{
 			"parties.csv: cannot be read: invalid argument",
+		}},
+		{"unreadable file, plain error", failing{base.fs(), sheet.DistrictsFile, errors.New("device not ready")}, []string{
+			"districts.csv: cannot be read: device not ready",
 		}},
 		{"not UTF-8", base.with(sheet.PartiesFile, "slug,name,short_name\npl,Partit Laburista,PL\npn,Partit Nazzjonali\xffsta,PN\n").fs(), []string{
 			`parties.csv:3:21: is not UTF-8 text: byte 0xFF is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); ` + saveAsUTF8,
@@ -388,6 +392,20 @@ func TestImportProblems(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failing is an fs.FS in which opening name fails with err, as it is.
+type failing struct {
+	fs.FS
+	name string
+	err  error
+}
+
+func (f failing) Open(name string) (fs.File, error) {
+	if name == f.name {
+		return nil, f.err
+	}
+	return f.FS.Open(name)
 }
 
 // unreadable returns s as an fs.FS in which name is a directory, which

@@ -306,7 +306,12 @@ func (im *importer) read(src fs.FS, name string) ([]byte, bool) {
 		if errors.Is(err, fs.ErrNotExist) {
 			im.add(name, 0, "", "file is missing")
 		} else {
-			im.add(name, 0, "", "cannot be read: %v", errors.Unwrap(err))
+			// The path is the problem's file already: name only why.
+			var perr *fs.PathError
+			if errors.As(err, &perr) {
+				err = perr.Err
+			}
+			im.add(name, 0, "", "cannot be read: %v", err)
 		}
 		return nil, false
 	}
