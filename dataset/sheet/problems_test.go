@@ -29,6 +29,8 @@ import (
 //	is empty: it needs a header row                           empty file, only a byte-order mark, only blank lines
 //	bare " in non-quoted-field                                bare quote, space before quote, quote in header
 //	extraneous or missing " in quoted-field                   text after closing quote
+//	the quote that starts this cell is never closed, so the
+//	  rest of the file was read into it: …                    unclosed quote, unclosed quote after quoted line breaks
 //	column %d has no name                                     unnamed column, trailing comma in header
 //	unknown column                                            unknown column, control character in unknown column
 //	unknown column (did you mean %q?)                         misspelt column, misspelt required column
@@ -167,6 +169,14 @@ func TestImportProblems(t *testing.T) {
 		{"syntax error stops the file", base.with(sheet.PartiesFile, "slug,name,short_name\npl,Partit Laburista\npn,\"Partit\"x,PN\nad,AD\n").fs(), []string{
 			"parties.csv:2: has 2 cells, but the header has 3 columns (cells separated by ',')",
 			`parties.csv:3: extraneous or missing " in quoted-field`,
+		}},
+		// A quote never closed takes the rest of the file into its cell:
+		// the problem is where it opened, not at the end of the file.
+		{"unclosed quote", base.with(sheet.PartiesFile, "slug,name,short_name\npl,\"Partit Laburista,PL\npn,Partit Nazzjonalista,PN\n\n").fs(), []string{
+			`parties.csv:2:4: the quote that starts this cell is never closed, so the rest of the file was read into it: end the cell with ", and write a " inside a cell as ""`,
+		}},
+		{"unclosed quote after quoted line breaks", base.with(sheet.DistrictsFile, districts("number,locality,note", "1,Valletta,\"the\r\n\"\"capital\"\"\"", "1,Floriana,x", "1,\"Pietà,;\"\"\n")).fs(), []string{
+			`districts.csv:5:3: the quote that starts this cell is never closed, so the rest of the file was read into it: end the cell with ", and write a " inside a cell as ""`,
 		}},
 		{"unnamed column", base.with(sheet.PartiesFile, "slug, ,name,short_name\npl,x,Partit Laburista,PL\npn,,Partit Nazzjonalista,PN\n").fs(), []string{
 			"parties.csv:1: column 2 has no name",

@@ -409,7 +409,7 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 		return nil
 	}
 	if err != nil {
-		im.csvError(name, err)
+		im.csvError(name, err, b, delim)
 		return nil
 	}
 	t := &table{file: name, cols: map[string]int{}}
@@ -458,7 +458,7 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 			break
 		}
 		if err != nil {
-			im.csvError(name, err)
+			im.csvError(name, err, b, delim)
 			return nil
 		}
 		line, _ := cr.FieldPos(0)
@@ -488,6 +488,45 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 		return nil
 	}
 	return t
+}
+
+// unclosedQuote returns the line and character of the quote that opens
+// a cell of b and is not closed when b ends, as the CSV reader reads b
+// with cells separated by delim.
+func unclosedQuote(b []byte, delim rune) (line, char int, ok bool) {
+	rs := []rune(string(b))
+	l, c := 1, 0 // where rs[i] is
+	start := true
+	quoted := false
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		c++
+		switch {
+		case r == '\n':
+			l, c = l+1, 0
+			if !quoted {
+				start = true
+			}
+		case quoted:
+			if r == '"' {
+				if i+1 < len(rs) && rs[i+1] == '"' {
+					i++
+					c++
+				} else {
+					quoted = false
+				}
+			}
+		case r == '\r':
+		case r == delim:
+			start = true
+		case r == '"' && start:
+			quoted, line, char = true, l, c
+			start = false
+		default:
+			start = false
+		}
+	}
+	return line, char, quoted
 }
 
 // guessDelimiter returns the delimiter of a CSV file: the one of
@@ -533,8 +572,17 @@ func flagValue(d rune) string {
 	return "','"
 }
 
-func (im *importer) csvError(name string, err error) {
+// csvError reports an error of the CSV reader for the file b, whose cells
+// are separated by delim. A quote never closed is reported where it
+// opened: the reader finds it missing only at the end of the file.
+func (im *importer) csvError(name string, err error, b []byte, delim rune) {
 	var perr *csv.ParseError
+	if errors.As(err, &perr) && errors.Is(perr.Err, csv.ErrQuote) {
+		if line, char, ok := unclosedQuote(b, delim); ok && line >= perr.StartLine {
+			im.problems = append(im.problems, Problem{File: name, Line: line, Char: char, Message: `the quote that starts this cell is never closed, so the rest of the file was read into it: end the cell with ", and write a " inside a cell as ""`})
+			return
+		}
+	}
 	if errors.As(err, &perr) {
 		im.add(name, perr.Line, "", "%v", perr.Err)
 		return
