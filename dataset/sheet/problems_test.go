@@ -64,7 +64,9 @@ import (
 //	%q is not an absolute http or https URL                   party URL, candidate URL, district URL
 //	must not be empty                                         party name empty, candidate names empty, locality empty, number empty, candidate district part empty
 //	%q is not a slug (lower-case ASCII letters and digits
-//	  joined by single hyphens; %q would do)                  party slug not a slug, locality slug not a slug, candidate slug not a slug
+//	  joined by single hyphens; %q would do)                  party slug not a slug, locality slug not a slug, candidate slug not a slug, slug of no letters
+//	%q is not a slug (lower-case ASCII letters and digits
+//	  joined by single hyphens)                               slug of no letters
 //	%q is not a colour of the form #rrggbb                    colour
 //	%q is already used on line %d                             party slug twice, candidate slug twice
 //	%q also names the party on an earlier line, so
@@ -300,6 +302,14 @@ func TestImportProblems(t *testing.T) {
 		}},
 		{"candidate slug not a slug", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts,slug\nĠorġ,Borġ,PL,5,ġorġ--borġ\n").fs(), []string{
 			`candidates.csv:2: slug: "ġorġ--borġ" is not a slug (lower-case ASCII letters and digits joined by single hyphens; "gorg-borg" would do)`,
+		}},
+		{"slug of no letters", base.with(
+			sheet.PartiesFile, "slug,name,short_name\n!!!,Partit Laburista,PL\npn,Partit Nazzjonalista,PN\n",
+			sheet.DistrictsFile, districts("number,locality,locality_slug", "1,Valletta,---"),
+			sheet.CandidatesFile, "given_name,family_name,party,districts,slug\nĠorġ,Borġ,PN,5,ħ?\n").fs(), []string{
+			`parties.csv:2: slug: "!!!" is not a slug (lower-case ASCII letters and digits joined by single hyphens)`,
+			`districts.csv:2: locality_slug: "---" is not a slug (lower-case ASCII letters and digits joined by single hyphens)`,
+			`candidates.csv:2: slug: "ħ?" is not a slug (lower-case ASCII letters and digits joined by single hyphens; "h" would do)`,
 		}},
 		{"colour", base.with(sheet.PartiesFile, "slug,name,short_name,color\npl,Partit Laburista,PL,Red\npn,Partit Nazzjonalista,PN,#0054A\nad,Alternattiva Demokratika,AD,#00A65G\n").fs(), []string{
 			`parties.csv:2: color: "Red" is not a colour of the form #rrggbb`,

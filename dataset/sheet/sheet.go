@@ -640,11 +640,19 @@ func (im *importer) required(t *table, r row, col string) string {
 func (im *importer) slug(t *table, r row, col, name string) (slug string, derived bool) {
 	if s := t.get(r, col); s != "" {
 		if dataset.Slugify(s) != s {
-			im.add(t.file, r.line, col, "%q is not a slug (lower-case ASCII letters and digits joined by single hyphens; %q would do)", s, dataset.Slugify(s))
+			im.add(t.file, r.line, col, "%s", notSlug(s))
 		}
 		return s, false
 	}
 	return dataset.Slugify(name), true
+}
+
+// notSlug says that s is not a slug, and which would do when s makes one.
+func notSlug(s string) string {
+	if slug := dataset.Slugify(s); slug != "" {
+		return fmt.Sprintf("%q is not a slug (lower-case ASCII letters and digits joined by single hyphens; %q would do)", s, slug)
+	}
+	return fmt.Sprintf("%q is not a slug (lower-case ASCII letters and digits joined by single hyphens)", s)
 }
 
 // parties is what parties.csv gives: the records and how candidates.csv
@@ -807,7 +815,7 @@ func (im *importer) parties(src fs.FS) parties {
 		p.Slug = im.required(t, r, "slug")
 		if p.Slug != "" {
 			if dataset.Slugify(p.Slug) != p.Slug {
-				im.add(t.file, r.line, "slug", "%q is not a slug (lower-case ASCII letters and digits joined by single hyphens; %q would do)", p.Slug, dataset.Slugify(p.Slug))
+				im.add(t.file, r.line, "slug", "%s", notSlug(p.Slug))
 			}
 			if first, dup := seen[p.Slug]; dup {
 				im.add(t.file, r.line, "slug", "%q is already used on line %d", p.Slug, first)
