@@ -396,6 +396,21 @@ func TestImportProblems(t *testing.T) {
 			"candidates.csv:2: districts: district 5 is listed twice",
 		}},
 
+		// Problems come in file and line order, whichever check found
+		// them first; the manifest's first, then the CSV files', then
+		// those found across files.
+		{"line order", base.with(
+			dataset.ManifestFile, strings.Replace(manifestTOML, "license =", "licence =", 1),
+			sheet.CandidatesFile, "slug,given_name,family_name,party,districts,elected\nborg,Ġorġ,Borġ,PL,5,maybe\nborg,Marija,Borġ\a,PN,6,\n,Ġużè,Borġ,PN,7,x\n",
+		).fs(), []string{
+			`dataset.toml: licence: unknown key "licence" (did you mean "license"?)`,
+			`dataset.toml: license: key "license" is missing or empty`,
+			`candidates.csv:2: elected: "maybe" is not yes or no: write yes/no, true/false, 1/0, y/n or iva/le (in any letter case), or leave it empty for unknown`,
+			"candidates.csv:3: family_name: holds the control character U+0007, not allowed in names, slugs, ids and links",
+			`candidates.csv:3: slug: "borg" is already used on line 2`,
+			`candidates.csv:4: elected: "x" is not yes or no: write yes/no, true/false, 1/0, y/n or iva/le (in any letter case), or leave it empty for unknown`,
+		}},
+
 		// Import, after the sheets: what dataset.LoadFiles refuses
 		{"party id given twice", base.with(sheet.PartiesFile, "slug,name,short_name,id\npl,Partit Laburista,PL,"+idA+"\npn,Partit Nazzjonalista,PN,"+idA+"\n").fs(), []string{
 			"parties.json: /1/id: id " + idA + " is already used at parties.json#/0/id",
