@@ -952,6 +952,24 @@ func (im *importer) districts(src fs.FS) *districts {
 		own          map[string]given // district_name, source_url, id
 	}
 	seen := [dataset.DistrictCount + 1]perDistrict{}
+	// Slugs written in the sheet are reserved first, in each district, so
+	// a derived slug never takes one a later row gives.
+	var written [dataset.DistrictCount + 1]map[string]int // slug -> line
+	for _, r := range t.rows {
+		n, err := strconv.Atoi(t.get(r, "number"))
+		slug := t.get(r, "locality_slug")
+		if err != nil || n < 1 || n > dataset.DistrictCount || slug == "" || t.get(r, "locality") == "" {
+			continue // reported below
+		}
+		if written[n] == nil {
+			written[n] = map[string]int{}
+		}
+		if first, dup := written[n][slug]; dup {
+			im.add(t.file, r.line, "locality_slug", "%q is already used in district %d on line %d", slug, n, first)
+			continue
+		}
+		written[n][slug] = r.line
+	}
 	for _, r := range t.rows {
 		n, ok := im.districtNumber(t, r, "number", t.get(r, "number"))
 		if !ok {
@@ -963,7 +981,10 @@ func (im *importer) districts(src fs.FS) *districts {
 			// An id given on this row or another is read below, once.
 			d.ID = im.derived("district/" + strconv.Itoa(n))
 			ds.byNumber[n] = d
-			seen[n] = perDistrict{names: map[string]int{}, slugs: map[string]int{}, own: map[string]given{}}
+			seen[n] = perDistrict{names: map[string]int{}, slugs: maps.Clone(written[n]), own: map[string]given{}}
+			if seen[n].slugs == nil {
+				seen[n].slugs = map[string]int{}
+			}
 		}
 		s := &seen[n]
 		// A district's own columns may be given on any one of its rows,
@@ -1006,13 +1027,11 @@ func (im *importer) districts(src fs.FS) *districts {
 		slug, derived := im.slug(t, r, "locality_slug", name)
 		if derived {
 			slug = numbered(slug, s.slugs)
-		} else if first, dup := s.slugs[slug]; dup {
-			im.add(t.file, r.line, "locality_slug", "%q is already used in district %d on line %d", slug, n, first)
+			s.slugs[slug] = r.line
 		}
 		if slug == "" {
 			im.add(t.file, r.line, "locality", "%q makes no slug: give one in locality_slug", name)
 		}
-		s.slugs[slug] = r.line
 		loc.Slug = slug
 		d.Localities = append(d.Localities, loc)
 	}

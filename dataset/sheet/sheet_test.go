@@ -756,6 +756,30 @@ func TestImportDuplicateRows(t *testing.T) {
 	}
 }
 
+// TestImportLocalitySlugs: locality slugs written in districts.csv are
+// taken first, in each district, so a derived one never takes a slug a
+// later row writes: it gets the next free number instead, as namesakes
+// do. The same slug in another district is no clash.
+func TestImportLocalitySlugs(t *testing.T) {
+	src := minimal().with(sheet.DistrictsFile, districts("number,locality,locality_slug",
+		"1,Il-Belt,",
+		"1,Il Belt,",
+		"1,Valletta,il-belt",
+		"2,Il-Belt,"))
+	got := map[int][]string{}
+	for _, d := range decode[[]dataset.District](t, importOK(t, src.fs()), dataset.DistrictsFile) {
+		for _, l := range d.Localities {
+			got[d.Number] = append(got[d.Number], l.Name+"="+l.Slug)
+		}
+	}
+	if want := []string{"Il-Belt=il-belt-2", "Il Belt=il-belt-3", "Valletta=il-belt"}; !slices.Equal(got[1], want) {
+		t.Errorf("district 1's localities %v, want %v", got[1], want)
+	}
+	if want := []string{"Il-Belt=il-belt", "Birgu=birgu"}; !slices.Equal(got[2], want) {
+		t.Errorf("district 2's localities %v, want %v", got[2], want)
+	}
+}
+
 // TestProblemString: a problem is FILE:LINE:CHAR: column: message,
 // leaving out the line when it is 0, the character when it or the line is
 // 0 and the column when it is empty, with "warning: " before the message
