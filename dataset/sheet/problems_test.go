@@ -69,8 +69,8 @@ import (
 //	  joined by single hyphens)                               slug of no letters
 //	%q is not a colour of the form #rrggbb                    colour
 //	%q is already used on line %d                             party slug twice, candidate slug twice
-//	%q also names the party on an earlier line, so
-//	  candidates.csv could not tell them apart                short name names another party
+//	%q also names the party on line %d, so candidates.csv
+//	  could not tell them apart                               short name names another party, slug names another party
 //	district %d is given %q here but %q on line %d            district name differs, district id differs
 //	%q is already listed in district %d on line %d            locality twice
 //	%q is already used in district %d on line %d              locality slug twice
@@ -323,7 +323,10 @@ func TestImportProblems(t *testing.T) {
 			`candidates.csv:4: slug: "borg" is already used on line 2`,
 		}},
 		{"short name names another party", base.with(sheet.PartiesFile, "slug,name,short_name\npl,Partit Laburista,PL\nlab,Labour,Pl\npn,Partit Nazzjonalista,PN\n").fs(), []string{
-			`parties.csv:3: short_name: "Pl" also names the party on an earlier line, so candidates.csv could not tell them apart`,
+			`parties.csv:3: short_name: "Pl" also names the party on line 2, so candidates.csv could not tell them apart`,
+		}},
+		{"slug names another party", base.with(sheet.PartiesFile, "slug,name,short_name\nlabour,Partit Laburista,PL\npl,Partit Nazzjonalista,PN\n").fs(), []string{
+			`parties.csv:3: slug: "pl" also names the party on line 2, so candidates.csv could not tell them apart`,
 		}},
 		{"district name differs", base.with(sheet.DistrictsFile, districts("number,locality,district_name", "1,Valletta,Il-Belt", "1,Floriana,", "1,Pietà,Il-Belt", "1,Ħamrun,Valletta")).fs(), []string{
 			`districts.csv:5: district_name: district 1 is given "Valletta" here but "Il-Belt" on line 2`,

@@ -824,14 +824,15 @@ func (im *importer) parties(src fs.FS) parties {
 		}
 		p.ID = im.id(t, r, "party/"+p.Slug)
 		i := len(ps.records)
-		for _, n := range []string{p.Slug, p.ShortName} {
+		for _, c := range [...]struct{ col, n string }{{"slug", p.Slug}, {"short_name", p.ShortName}} {
+			col, n := c.col, c.n
 			if n == "" {
 				continue
 			}
 			if other, dup := ps.byCode[key(n)]; dup && other != i {
 				// A row given twice is reported once, at its slug.
 				if ps.records[other].Slug != p.Slug {
-					im.add(t.file, r.line, "short_name", "%q also names the party on an earlier line, so candidates.csv could not tell them apart", n)
+					im.add(t.file, r.line, col, "%q also names the party on line %d, so candidates.csv could not tell them apart", n, ps.lines[other])
 				}
 				continue
 			}
