@@ -23,6 +23,8 @@ import (
 //	is not UTF-8 text: byte 0x%02X is not UTF-8, so the file
 //	  was saved in another encoding (…); save it again as
 //	  "CSV UTF-8": …                                          not UTF-8, Latin-3 export, Windows-1252 export after Maltese letters
+//	is not UTF-8 text: … save it again as UTF-8 (in a text
+//	  editor's Save As, the encoding "UTF-8")                 manifest not UTF-8
 //
 // readCSV and csvError (the csv package's own messages):
 //
@@ -131,6 +133,9 @@ func TestImportProblems(t *testing.T) {
 		}},
 		{"unreadable file, plain error", failing{base.fs(), sheet.DistrictsFile, errors.New("device not ready")}, []string{
 			"districts.csv: cannot be read: device not ready",
+		}},
+		{"manifest not UTF-8", base.with(dataset.ManifestFile, strings.Replace(manifestTOML, "Sample general", "Elezzjoni \xc9enerali", 1)).fs(), []string{
+			`dataset.toml:1:20: is not UTF-8 text: byte 0xC9 is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); save it again as UTF-8 (in a text editor's Save As, the encoding "UTF-8")`,
 		}},
 		{"not UTF-8", base.with(sheet.PartiesFile, "slug,name,short_name\npl,Partit Laburista,PL\npn,Partit Nazzjonali\xffsta,PN\n").fs(), []string{
 			`parties.csv:3:21: is not UTF-8 text: byte 0xFF is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); ` + saveAsUTF8,

@@ -319,7 +319,11 @@ func (im *importer) read(src fs.FS, name string) ([]byte, bool) {
 	if at := invalidUTF8(b); at >= 0 {
 		line := bytes.Count(b[:at], []byte("\n")) + 1
 		char := utf8.RuneCount(b[bytes.LastIndexByte(b[:at], '\n')+1:at]) + 1
-		im.problems = append(im.problems, Problem{File: name, Line: line, Char: char, Message: fmt.Sprintf("is not UTF-8 text: byte 0x%02X is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); %s", b[at], saveAsUTF8)})
+		how := saveAsUTF8
+		if name == dataset.ManifestFile { // TOML, written in a text editor
+			how = `save it again as UTF-8 (in a text editor's Save As, the encoding "UTF-8")`
+		}
+		im.problems = append(im.problems, Problem{File: name, Line: line, Char: char, Message: fmt.Sprintf("is not UTF-8 text: byte 0x%02X is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); %s", b[at], how)})
 		return nil, false
 	}
 	return b, true
