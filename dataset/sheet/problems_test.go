@@ -52,7 +52,7 @@ import (
 // manifest (dataset.CheckManifest's problems are passed on, at their TOML
 // key or line):
 //
-//	(dataset.CheckManifest's messages)                        TOML syntax, manifest key missing, manifest key misspelt, namespace not canonical
+//	(dataset.CheckManifest's messages)                        TOML syntax, TOML table not closed, manifest key missing, manifest key misspelt, namespace not canonical
 //	missing: ids are derived from it; add [ids] with
 //	  namespace = a UUID of your own (uuidgen makes one)
 //	  and never change it                                     no namespace
@@ -240,7 +240,10 @@ func TestImportProblems(t *testing.T) {
 
 		// manifest
 		{"TOML syntax", base.with(dataset.ManifestFile, strings.Replace(manifestTOML, `title = "Sample general election"`, `title = "Sample general election`, 1)).fs(), []string{
-			"dataset.toml:1: strings cannot contain newlines",
+			"dataset.toml:1:33: strings cannot contain newlines",
+		}},
+		{"TOML table not closed", base.with(dataset.ManifestFile, strings.Replace(manifestTOML, "[publisher]", "[publisher", 1)).fs(), []string{
+			`dataset.toml:5:11: expected '.' or ']' to end table name, but got '\n' instead`,
 		}},
 		{"manifest key missing", base.with(dataset.ManifestFile, strings.Replace(manifestTOML, `title = "Sample general election"`, `title = " "`, 1)).fs(), []string{
 			`dataset.toml: title: key "title" is missing or empty`,

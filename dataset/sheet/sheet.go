@@ -284,7 +284,7 @@ func (im *importer) manifest(src fs.FS) []byte {
 	}
 	m, problems := dataset.CheckManifest(b)
 	for _, p := range problems {
-		im.add(p.File, p.Line, p.Pointer, "%s", p.Message)
+		im.problems = append(im.problems, Problem{File: p.File, Line: p.Line, Char: p.Column, Column: p.Pointer, Message: p.Message})
 	}
 	if len(problems) > 0 {
 		return b
