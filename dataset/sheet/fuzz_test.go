@@ -1,0 +1,79 @@
+package sheet_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"ballot/dataset"
+	"ballot/dataset/sheet"
+)
+
+// FuzzSheet puts any bytes in place of one of the three CSV files of the
+// minimal folder, read with the delimiter guessed or given: Import never
+// panics; it gives the dataset's four files, or Problems with at least one
+// error; every problem names a file and says something, comes in file and
+// line order, and every problem of the CSV file put in has a line within
+// it, but for the two that are of the file as a whole (an empty file, a
+// district without rows). The seed corpus in testdata/fuzz/FuzzSheet holds
+// the shapes that broke the reader before: a quote never closed, bytes that
+// are not UTF-8, cells separated by ';' or tabs, a byte-order mark and CRLF,
+// letters turned into "?".
+func FuzzSheet(f *testing.F) {
+	files := []string{sheet.PartiesFile, sheet.DistrictsFile, sheet.CandidatesFile}
+	for i, name := range files {
+		f.Add(uint8(i), uint8(0), []byte(minimal()[name]))
+	}
+	f.Add(uint8(2), uint8(2), []byte(strings.ReplaceAll(strings.ReplaceAll(candidatesCSV, "5;6", `"5;6"`), ",", ";")))
+	f.Add(uint8(0), uint8(0), []byte("slug,name,short_name\npl,\"Partit Laburista,PL\n"))
+	f.Add(uint8(1), uint8(0), []byte("number,locality\n1,Mellie\xb1a\n"))
+	f.Fuzz(func(t *testing.T, which, delim uint8, data []byte) {
+		name := files[int(which)%len(files)]
+		var opts sheet.Options
+		if d := int(delim) % (len(sheet.Delimiters) + 1); d > 0 {
+			opts.Delimiter = sheet.Delimiters[d-1]
+		}
+		res, err := sheet.ImportWith(minimal().with(name, string(data)).fs(), opts)
+		if err == nil {
+			if len(res.Files) != 4 || res.Problems.Errors() != 0 {
+				t.Fatalf("no error, %d files and %d errors; want the 4 files and none", len(res.Files), res.Problems.Errors())
+			}
+		} else {
+			var problems sheet.Problems
+			if !errors.As(err, &problems) || problems.Errors() == 0 || res.Files != nil {
+				t.Fatalf("error %v (%T) beside %d files, want Problems with errors and no files", err, err, len(res.Files))
+			}
+		}
+		lines := strings.Count(string(data), "\n") + 1
+		for i, p := range res.Problems {
+			if p.File == "" || p.Message == "" || p.Line < 0 || p.Char < 0 {
+				t.Fatalf("a problem without file or message, or at a negative place: %+v", p)
+			}
+			if i > 0 && order(res.Problems[i-1]) > order(p) {
+				t.Fatalf("%q comes before %q", res.Problems[i-1], p)
+			}
+			if p.File != name {
+				continue
+			}
+			wholeFile := p.Message == "is empty: it needs a header row" || strings.HasSuffix(p.Message, "needs at least one locality")
+			if p.Line == 0 && !wholeFile || p.Line > lines {
+				t.Fatalf("%q is not at a line of the %d of %s", p, lines, name)
+			}
+		}
+		for _, r := range res.Read {
+			if !slices.Contains(sheet.Delimiters, r.Delimiter) || r.Guessed != (opts.Delimiter == 0) {
+				t.Fatalf("%s read with %q, guessed %v; want one of %q, guessed when none is given", r.File, r.Delimiter, r.Guessed, sheet.Delimiters)
+			}
+		}
+	})
+}
+
+// order ranks a problem by its file and line.
+func order(p sheet.Problem) int {
+	rank := slices.Index([]string{dataset.ManifestFile, sheet.PartiesFile, sheet.DistrictsFile, sheet.CandidatesFile}, p.File)
+	if rank < 0 {
+		rank = 4
+	}
+	return rank<<32 | p.Line
+}
