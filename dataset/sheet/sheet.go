@@ -419,12 +419,15 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 	t := &table{file: name, cols: map[string]int{}}
 	known := want.all()
 	usable := true
+	// A header row read with the wrong delimiter is said so once, rather
+	// than as a column unknown and every required one missing.
 	if delim != guess && seen {
-		// The header row shows another delimiter than the one given:
-		// say so once, rather than only that no column is known.
 		im.add(name, 1, "", "the cells are read as separated by %s (--delimiter), but the header row is separated by %s: give --delimiter %s, or leave it out to have it guessed", DelimiterName(delim), DelimiterName(guess), flagValue(guess))
-	} else if len(header) == 1 && !slices.Contains(known, strings.ToLower(strings.TrimSpace(header[0]))) {
-		im.add(name, 1, "", "the header row has a single column: separate the cells by ',', ';' or tabs (the first of these in the header row is taken)")
+		return nil
+	}
+	if len(header) == 1 && !slices.Contains(known, strings.ToLower(strings.TrimSpace(header[0]))) {
+		im.add(name, 1, "", "the header row %q is a single column: separate the cells by ',', ';' or tabs", strings.TrimSpace(header[0]))
+		return nil
 	}
 	misspelt := map[string]bool{} // columns an unknown header misspells, reported once as such
 	for i, h := range header {
