@@ -33,6 +33,10 @@ import (
 //	extraneous or missing " in quoted-field                   text after closing quote
 //	the quote that starts this cell is never closed, so the
 //	  rest of the file was read into it: …                    unclosed quote, unclosed quote after quoted line breaks
+//	the cells are read as separated by %s (--delimiter), but
+//	  the header row is separated by %s: …                    (TestImportDelimiters: comma given, semicolon file)
+//	the header row %q is a single column: separate the cells
+//	  by ',', ';' or tabs                                     (TestImportDelimiters: another delimiter, one unknown column)
 //	column %d has no name                                     unnamed column, trailing comma in header
 //	unknown column                                            unknown column, control character in unknown column
 //	unknown column (did you mean %q?)                         misspelt column, misspelt required column
