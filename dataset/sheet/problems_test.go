@@ -189,6 +189,9 @@ func TestImportProblems(t *testing.T) {
 		{"unclosed quote after quoted line breaks", base.with(sheet.DistrictsFile, districts("number,locality,note", "1,Valletta,\"the\r\n\"\"capital\"\"\"", "1,Floriana,x", "1,\"Pietà,;\"\"\n")).fs(), []string{
 			`districts.csv:5:3: the quote that starts this cell is never closed, so the rest of the file was read into it: end the cell with ", and write a " inside a cell as ""`,
 		}},
+		{"text after closing quote, a quote never closed later", base.with(sheet.DistrictsFile, strings.Replace(strings.Replace(districtsCSV, "7,Rabat", "7,\"Rabat\"x", 1), "11,Mosta", "11,\"Mosta", 1)).fs(), []string{
+			`districts.csv:8: extraneous or missing " in quoted-field`,
+		}},
 		{"unnamed column", base.with(sheet.PartiesFile, "slug, ,name,short_name\npl,x,Partit Laburista,PL\npn,,Partit Nazzjonalista,PN\n").fs(), []string{
 			"parties.csv:1: column 2 has no name",
 		}},

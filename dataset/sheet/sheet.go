@@ -499,7 +499,8 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 
 // unclosedQuote returns the line and character of the quote that opens
 // a cell of b and is not closed when b ends, as the CSV reader reads b
-// with cells separated by delim.
+// with cells separated by delim; ok is false when b's quotes are all
+// closed, or when another quoting error comes first.
 func unclosedQuote(b []byte, delim rune) (line, char int, ok bool) {
 	rs := []rune(string(b))
 	l, c := 1, 0 // where rs[i] is
@@ -519,6 +520,8 @@ func unclosedQuote(b []byte, delim rune) (line, char int, ok bool) {
 				if i+1 < len(rs) && rs[i+1] == '"' {
 					i++
 					c++
+				} else if i+1 < len(rs) && !slices.Contains([]rune{delim, '\r', '\n'}, rs[i+1]) {
+					return 0, 0, false // text after the closing quote
 				} else {
 					quoted = false
 				}
@@ -529,6 +532,8 @@ func unclosedQuote(b []byte, delim rune) (line, char int, ok bool) {
 		case r == '"' && start:
 			quoted, line, char = true, l, c
 			start = false
+		case r == '"':
+			return 0, 0, false // a quote inside a cell not quoted
 		default:
 			start = false
 		}
