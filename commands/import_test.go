@@ -154,7 +154,16 @@ func TestImportDelimiter(t *testing.T) {
 				"ballot: read districts.csv: separated by ',' (--delimiter)\n" +
 				"ballot: read candidates.csv: separated by ',' (--delimiter)\n" +
 				"ballot: import failed: 3 problems, nothing written\n"},
+		{"tab given", []string{"--delimiter", "tab"}, commands.ExitFailure,
+			"parties.csv:1: the cells are read as separated by tabs (--delimiter), but the header row is separated by ';': give --delimiter ';', or leave it out to have it guessed\n" +
+				"districts.csv:1: the cells are read as separated by tabs (--delimiter), but the header row is separated by ';': give --delimiter ';', or leave it out to have it guessed\n" +
+				"candidates.csv:1: the cells are read as separated by tabs (--delimiter), but the header row is separated by ';': give --delimiter ';', or leave it out to have it guessed\n",
+			"ballot: read parties.csv: separated by tabs (--delimiter)\n" +
+				"ballot: read districts.csv: separated by tabs (--delimiter)\n" +
+				"ballot: read candidates.csv: separated by tabs (--delimiter)\n" +
+				"ballot: import failed: 3 problems, nothing written\n"},
 		{"not a delimiter", []string{"--delimiter", "|"}, commands.ExitUsage, "", "ballot: --delimiter must be ',', ';' or tab, got \"|\"\n"},
+		{"empty", []string{"--delimiter="}, commands.ExitUsage, "", "ballot: --delimiter must be ',', ';' or tab, got \"\"\n"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
