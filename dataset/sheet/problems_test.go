@@ -383,6 +383,15 @@ func TestImportProblems(t *testing.T) {
 			sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,hamrun\n").fs(), []string{
 			`candidates.csv:2: districts: "hamrun" is in 2 districts in districts.csv, 1 and 2: write the number of the one meant`,
 		}},
+		// A district named in candidates.csv is not looked for in a
+		// districts.csv that cannot be read: that file is reported.
+		{"candidate district by name, districts.csv unusable", base.with(
+			sheet.DistrictsFile, "number,name\n1,Valletta\n",
+			sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,Valletta;14\n").fs(), []string{
+			"districts.csv:1: name: unknown column",
+			"districts.csv:1: locality: required column is missing",
+			`candidates.csv:2: districts: district "14" is not a number from 1 to 13`,
+		}},
 		{"candidate district part empty", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,5;;6\n").fs(), []string{
 			`candidates.csv:2: districts: must not be empty`,
 		}},

@@ -878,12 +878,13 @@ func validColor(s string) bool {
 type districts struct {
 	byNumber [dataset.DistrictCount + 1]*dataset.District
 	names    []districtName
+	read     bool // districts.csv was read, so a name it lacks is an error
 }
 
 // districtName is a name of a district, or of one of its localities.
 type districtName struct {
-	name   string
-	number int
+	name, key string
+	number    int
 }
 
 // find returns the number of the district a part of a candidate's
@@ -891,7 +892,7 @@ type districtName struct {
 // locality in it (districts.csv's district_name, "District N", locality,
 // locality_name_en or locality_slug, matched as party names are) when
 // that name is of one district alone. Otherwise it returns 0 and what to
-// say.
+// say, or "" when districts.csv could not be read (which is reported).
 func (ds *districts) find(part string) (int, string) {
 	if n, err := strconv.Atoi(part); err == nil {
 		if n >= 1 && n <= dataset.DistrictCount {
@@ -899,15 +900,17 @@ func (ds *districts) find(part string) (int, string) {
 		}
 		return 0, fmt.Sprintf("district %q is not a number from 1 to %d", part, dataset.DistrictCount)
 	}
+	if !ds.read {
+		return 0, ""
+	}
 	k := key(part)
 	var numbers []int
 	var keys []nameKey
 	for i, dn := range ds.names {
-		nk := key(dn.name)
-		if nk == k && !slices.Contains(numbers, dn.number) {
+		if dn.key == k && !slices.Contains(numbers, dn.number) {
 			numbers = append(numbers, dn.number)
 		}
-		keys = append(keys, nameKey{nk, i})
+		keys = append(keys, nameKey{dn.key, i})
 	}
 	switch len(numbers) {
 	case 1:
@@ -934,10 +937,11 @@ func (ds *districts) find(part string) (int, string) {
 
 // name records a name of district n, unless it has one that matches it.
 func (ds *districts) name(s string, n int) {
-	if s == "" || slices.ContainsFunc(ds.names, func(dn districtName) bool { return dn.number == n && key(dn.name) == key(s) }) {
+	k := key(s)
+	if s == "" || slices.ContainsFunc(ds.names, func(dn districtName) bool { return dn.number == n && dn.key == k }) {
 		return
 	}
-	ds.names = append(ds.names, districtName{s, n})
+	ds.names = append(ds.names, districtName{s, k, n})
 }
 
 func (ds *districts) records() []dataset.District {
@@ -956,6 +960,7 @@ func (im *importer) districts(src fs.FS) *districts {
 	if t == nil {
 		return ds
 	}
+	ds.read = true
 	type given struct {
 		value string
 		line  int
@@ -1172,7 +1177,9 @@ func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.C
 			}
 			n, msg := ds.find(part)
 			if n == 0 {
-				im.add(t.file, r.line, "districts", "%s", msg)
+				if msg != "" {
+					im.add(t.file, r.line, "districts", "%s", msg)
+				}
 				continue
 			}
 			if slices.Contains(numbers, n) {
