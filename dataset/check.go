@@ -370,4 +370,3 @@ func (d *records) checkManifest(r *Report) {
 		r.errorf(ManifestFile, "ids.namespace", "uuid", "%q is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)", ns)
 	}
 }
-
