@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/netip"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -245,8 +244,8 @@ func (c Config) check() error {
 	switch {
 	case strings.TrimSpace(c.Listen) == "":
 		return badSetting(errors.New(`listen must be an address such as ":8080" or "127.0.0.1:8080"`), "listen")
-	case c.PublicURL != "" && !isBaseURL(c.PublicURL):
-		return badSetting(fmt.Errorf(`public_url must be an absolute http or https URL with no query or fragment, written in the characters a URL allows (percent-encode others), such as "https://elections.example.org", not %q`, c.PublicURL), "public_url")
+	case c.PublicURL != "" && baseURLProblem(c.PublicURL) != "":
+		return badSetting(fmt.Errorf(`public_url must be an absolute http or https URL with no query or fragment, written in the characters a URL allows (percent-encode others), such as "https://elections.example.org", not %q: %s`, c.PublicURL, baseURLProblem(c.PublicURL)), "public_url")
 	case c.MaxDatasetBytes < 1024 || c.MaxDatasetBytes > maxDatasetBytes:
 		return badSetting(fmt.Errorf("max_dataset_bytes must be a number of bytes from 1024 to %d (1 GiB)", maxDatasetBytes), "max_dataset_bytes")
 	case (c.TLSCertFile == "") != (c.TLSKeyFile == ""):
@@ -307,20 +306,19 @@ func (e settingError) Unwrap() error { return e.err }
 
 func badSetting(err error, keys ...string) error { return settingError{err, keys} }
 
-// isBaseURL reports whether s is an absolute http or https URL with a host
-// and no user, query or fragment: a base the API's paths can be appended to.
-// It must be written in the characters RFC 3986 allows, as it goes as is
-// into Link headers (where a space or ">" would end the target) and into
-// the documents' URLs.
-func isBaseURL(s string) bool {
-	for _, r := range s {
-		if r <= ' ' || r > '~' || strings.ContainsRune("\"<>\\^`{|}", r) {
-			return false
-		}
+// baseURLProblem says why s is not a base the API's paths can be appended
+// to, or returns "" when it is one: a URL a dataset may hold
+// (dataset.URLProblem: absolute http or https, RFC 3986's characters only,
+// as it goes as is into Link headers, where a space or ">" would end the
+// target, no user, a valid host and port), with no query or fragment.
+func baseURLProblem(s string) string {
+	if why := dataset.URLProblem(s); why != "" {
+		return why
 	}
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.Opaque == "" &&
-		u.User == nil && !strings.ContainsAny(s, "?#")
+	if strings.ContainsAny(s, "?#") {
+		return "it has a query or a fragment"
+	}
+	return ""
 }
 
 // trustedPrefixes parses trusted_proxies: CIDR ranges, or single addresses.

@@ -544,6 +544,42 @@ func TestWatchConfigMap(t *testing.T) {
 	waitVersion(eds[0].version)
 }
 
+// TestWatchDirectoryRecreated: serve --watch on a plain directory that is
+// deleted and made again (rm -rf, then mkdir and a copy, as some deploy
+// tools and rsync --delete-after do) serves the new files: the watcher
+// re-arms on the new directory, which has the old one's name.
+func TestWatchDirectoryRecreated(t *testing.T) {
+	t.Parallel()
+	bin := e2eBuild(t)
+	eds := publishEditions(t)
+	dir := filepath.Join(t.TempDir(), "data")
+	writeFiles(t, dir, eds[0].files)
+	p := publishServe(t, bin, "--data", dir, "--watch")
+	if v := p.readyVersion(); v != eds[0].version {
+		t.Fatalf("serving version %.12s at start, want %.12s", v, eds[0].version)
+	}
+	refused := regexp.MustCompile(`level=ERROR msg="reload refused: still serving the previous dataset"`)
+	for round, e := range []int{1, 0} {
+		before := len(refused.FindAllString(p.log.String(), -1))
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// The empty directory is read and refused before the files come.
+		prodEventually(t, publishWait, fmt.Sprintf("round %d: the empty directory refused", round), func() (bool, string) {
+			n := len(refused.FindAllString(p.log.String(), -1))
+			return n > before, fmt.Sprintf("%d refusals logged", n-before)
+		})
+		writeFiles(t, dir, eds[e].files)
+		prodEventually(t, publishWait, fmt.Sprintf("round %d: version %.12s served", round, eds[e].version), func() (bool, string) {
+			v := p.readyVersion()
+			return v == eds[e].version, "/readyz version " + v
+		})
+	}
+}
+
 // TestWatchNeedsData: --watch without a dataset directory is a usage error.
 func TestWatchNeedsData(t *testing.T) {
 	code, stdout, stderr := run(t, "serve", "--watch", "--listen", "127.0.0.1:0", "--admin-listen", "")

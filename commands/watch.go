@@ -17,7 +17,8 @@ import (
 const watchDelay = 250 * time.Millisecond
 
 // datasetWatcher reloads the dataset when the data directory changes. It
-// watches three places, re-armed after every change:
+// watches three places, re-armed after every change (a directory made again
+// under the same name included):
 //
 //   - the directory holding the data path, for the path itself: a symbolic
 //     link swapped with "mv -T", or a directory renamed into place;
@@ -73,12 +74,16 @@ func (w *datasetWatcher) arm() {
 			delete(w.watched, dir)
 		}
 	}
+	// Every wanted directory is added again, even one watched before: a
+	// directory deleted and made again under the same name (rm -rf and
+	// mkdir, rsync --delete-after) is a new directory, whose old watch
+	// went with the old one. Adding a watch that is still there changes
+	// nothing.
 	for dir, all := range want {
-		if _, ok := w.watched[dir]; !ok {
-			if err := w.fs.Add(dir); err != nil {
-				w.logger.Warn("cannot watch the dataset directory", slog.String("directory", dir), slog.String("error", err.Error()))
-				continue
-			}
+		if err := w.fs.Add(dir); err != nil {
+			w.logger.Warn("cannot watch the dataset directory", slog.String("directory", dir), slog.String("error", err.Error()))
+			delete(w.watched, dir)
+			continue
 		}
 		w.watched[dir] = all
 	}

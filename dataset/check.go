@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"net/url"
 	"regexp"
 	"strings"
 )
@@ -63,8 +62,11 @@ func (d *records) check(r *Report) {
 		seen[slug] = ref
 	}
 	checkURL := func(file, ptr string, u *string) {
-		if u != nil && !AbsoluteHTTP(*u) {
-			r.errorf(file, ptr, "url", "%q is not an absolute http or https URL", *u)
+		if u == nil {
+			return
+		}
+		if why := URLProblem(*u); why != "" {
+			r.errorf(file, ptr, "url", "%q is not an absolute http or https URL: %s", *u, why)
 		}
 	}
 	checkText := func(file, ptr, s string) {
@@ -357,18 +359,14 @@ func (d *records) checkManifest(r *Report) {
 		{"publisher.url", m.Publisher.URL},
 		{"publisher.about_url", m.Publisher.AboutURL},
 	} {
-		if f.value != "" && !AbsoluteHTTP(f.value) {
-			r.errorf(ManifestFile, f.key, "url", "%q is not an absolute http or https URL", f.value)
+		if f.value == "" {
+			continue
+		}
+		if why := URLProblem(f.value); why != "" {
+			r.errorf(ManifestFile, f.key, "url", "%q is not an absolute http or https URL: %s", f.value, why)
 		}
 	}
 	if ns := m.IDs.Namespace; ns != "" && !uuidPattern.MatchString(ns) {
 		r.errorf(ManifestFile, "ids.namespace", "uuid", "%q is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)", ns)
 	}
-}
-
-// AbsoluteHTTP reports whether s is an absolute http or https URL, the
-// form every URL of a dataset must have.
-func AbsoluteHTTP(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }

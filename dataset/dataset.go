@@ -277,14 +277,19 @@ func (d *Dataset) index() {
 			d.candidateLists[k].add(record, ci)
 		}
 	}
+	lc := listCompressors.Get().(*listCompressor)
+	defer func() {
+		lc.buf = bytes.Buffer{} // not kept: as large as the largest list
+		listCompressors.Put(lc)
+	}()
 	for _, l := range append([]*list{d.emptyList, d.partiesList, d.districtsList}, d.candidateLists...) {
 		if l != nil {
 			limited := l != d.partiesList && l != d.districtsList
-			l.compress(limited)
+			l.compress(lc, limited)
 			l.tagAll(d.Version, limited)
 		}
 	}
-	d.indexRecords()
+	d.indexRecords(lc)
 }
 
 // candidateKey numbers the candidate lists: district 0 and party 0 mean "no

@@ -1,8 +1,11 @@
 package dataset_test
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -10,23 +13,42 @@ import (
 	"ballot/dataset"
 )
 
-// FuzzLoad puts any bytes in place of one of the four files of the default
-// dataset: the load gives a dataset or a report of problems that each name
-// their file, and never panics. The seed corpus in testdata/fuzz/FuzzLoad
-// holds the shapes that broke loaders before: a file that is not JSON,
-// invalid UTF-8, lone surrogates, controls, duplicate keys, deep nesting.
+// FuzzLoad puts any bytes in place of one of the four files of a small
+// valid dataset (commands/testdata/datasets/valid: 13 districts, a few
+// parties and candidates, so that one load takes well under a millisecond):
+// the load gives a dataset or a report of problems that each name their
+// file, and never panics. The seeds are the four files and every file of the
+// broken datasets the command tests use (one for each rule of the loader and
+// the checks), all small: the fuzzer minimises each new input it finds, and a
+// seed of hundreds of kilobytes kept it minimising for minutes. The corpus in
+// testdata/fuzz/FuzzLoad holds the shapes that broke loaders before: a file
+// that is not JSON, invalid UTF-8, lone surrogates, controls, duplicate
+// keys, deep nesting.
 func FuzzLoad(f *testing.F) {
 	files := []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile}
-	base := fstest.MapFS{}
-	for _, name := range files {
-		data, err := fs.ReadFile(dataset.DefaultFS(), name)
-		if err != nil {
+	const datasets = "../commands/testdata/datasets"
+	read := func(dir, name string) []byte {
+		b, err := os.ReadFile(filepath.Join(datasets, dir, name))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			f.Fatal(err)
 		}
-		base[name] = &fstest.MapFile{Data: data}
+		return b
 	}
+	base := fstest.MapFS{}
 	for i, name := range files {
+		base[name] = &fstest.MapFile{Data: read("valid", name)}
 		f.Add(uint8(i), base[name].Data)
+	}
+	dirs, err := os.ReadDir(datasets)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, d := range dirs {
+		for i, name := range files {
+			if b := read(d.Name(), name); b != nil && !bytes.Equal(b, base[name].Data) {
+				f.Add(uint8(i), b)
+			}
+		}
 	}
 	f.Add(uint8(3), []byte(`[{"id":"x","id":"y"}]`))
 	f.Add(uint8(1), []byte("[\"\xff\\ud800\u202e\\u0000\"]"))

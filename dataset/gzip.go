@@ -38,16 +38,35 @@ func isFlushPoint(n, total int, limited bool) bool {
 	return n <= MaxLimit && (n <= 20 || n%10 == 0 || n == total)
 }
 
-// compress prepares the list's gzip encoding. Lists a limit applies to need
-// no flush point past MaxLimit.
-func (l *list) compress(limited bool) {
+// listCompressor holds the DEFLATE writers of a load, reset for each list
+// and record: a new writer allocates about a megabyte of tables, and one per
+// list was most of the time a small dataset took to load. Loads take them
+// from listCompressors, so loads one after the other (tests, fuzzing) share
+// them too.
+type listCompressor struct {
+	fw   *flate.Writer // lists, at the default level
+	buf  bytes.Buffer
+	fast *flate.Writer // one-record answers (see indexRecords)
+}
+
+var listCompressors = sync.Pool{New: func() any {
+	c := &listCompressor{}
+	c.fw, _ = flate.NewWriter(&c.buf, flate.DefaultCompression) // a valid level does not fail
+	c.fast, _ = flate.NewWriter(nil, flate.BestSpeed)
+	return c
+}}
+
+// compress prepares the list's gzip encoding with lc. Lists a limit applies
+// to need no flush point past MaxLimit.
+func (l *list) compress(lc *listCompressor, limited bool) {
 	last := len(l.ends)
 	if limited {
 		last = min(last, MaxLimit)
 	}
 	c := compressed{ends: make([]int, last+1), crcs: make([]uint32, last+1)}
-	var buf bytes.Buffer
-	fw, _ := flate.NewWriter(&buf, flate.DefaultCompression)
+	buf, fw := &lc.buf, lc.fw
+	buf.Reset()
+	fw.Reset(buf)
 	var crc uint32
 	prev := 0
 	for n := 0; n <= last; n++ {

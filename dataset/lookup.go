@@ -158,10 +158,10 @@ func LocalityKey(name string) string { return Slugify(name) }
 
 // indexRecords prepares the one-record answers and the locality lookups,
 // once the records are in their published order.
-func (d *Dataset) indexRecords() {
+func (d *Dataset) indexRecords(lc *listCompressor) {
 	// One writer, reset for each record: a new one per record would cost
 	// more than the record's compression.
-	fw, _ := flate.NewWriter(nil, flate.BestSpeed)
+	fw := lc.fast
 	prepare := func(tag string, record []byte, pos int) *list {
 		l := &list{tag: tag}
 		l.data = append(l.data, envelopeStart...)
@@ -235,7 +235,7 @@ func (d *Dataset) indexRecords() {
 			for _, n := range ns {
 				l.add(d.recs.district[n-1].data[len(envelopeStart):], n-1)
 			}
-			l.compress(false)
+			l.compress(lc, false)
 			l.tagAll(d.Version, false)
 			lists[tag] = l
 		}

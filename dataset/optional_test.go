@@ -82,7 +82,7 @@ func TestDefectiveRecordStillChecked(t *testing.T) {
 parties.json: /0/name: required field "name" is missing
 candidates.json: /3/party_id: required field "party_id" is missing (use null for an independent)
 parties.json: /0/color: "#CC0000" is not a colour of the form #rrggbb (lower-case hex)
-parties.json: /0/logo_url: "logo.png" is not an absolute http or https URL
+parties.json: /0/logo_url: "logo.png" is not an absolute http or https URL: it is relative (write the whole URL, beginning https://)
 candidates.json: /3/slug: "Not A Slug" is not a slug (lower-case ASCII letters and digits joined by single hyphens)`
 	if err == nil || err.Error() != want {
 		t.Errorf("got:\n%v\nwant:\n%s", err, want)

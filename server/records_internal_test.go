@@ -90,10 +90,27 @@ func fuzzServer(f *testing.F) *Server {
 // FuzzLocality sends any value of the locality parameter: the answer is
 // the districts holding it or a 400 naming locality, never anything else.
 func FuzzLocality(f *testing.F) {
-	for _, seed := range []string{"", "Luqa", "Birżebbuġa", "BIRZEBBUGA", "Vittoriosa", "St Paul's Bay", "Mars", "\xff", "a\x00b", "!!!", strings.Repeat("ż", 500), "Ħ"} {
+	for _, seed := range []string{"", "Luqa", "Birżebbuġa", "BIRZEBBUGA", "Vittoriosa", "St Paul's Bay", "Mars", "\xff", "a\x00b", "!!!", strings.Repeat("ż", 500), "Ħ",
+		"Ħal Għaxaq", "Haz-Zebbug", "san pawl il bahar", "birzebuga", "Zejtun ", "  ", "Sliema;", "Mosta&x=1", "Valletta%", strings.Repeat("a", 65), "a-" + strings.Repeat("b", 63), "Ix-Xagħra, Għawdex"} {
 		f.Add(seed)
 	}
 	s := fuzzServer(f)
+	// Every locality's name, English name and slug, and each with one
+	// letter gone: the matcher's hits, and its suggestions.
+	for _, d := range s.snap.Load().ds.Districts() {
+		for _, l := range d.Localities {
+			names := []string{l.Name, l.Slug}
+			if l.NameEN != nil {
+				names = append(names, *l.NameEN)
+			}
+			for _, n := range names {
+				f.Add(n)
+				if r := []rune(n); len(r) > 3 {
+					f.Add(string(append(r[:len(r)/2:len(r)/2], r[len(r)/2+1:]...)))
+				}
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, locality string) {
 		answersFuzz(t, s, "/api/public/v1/districts?locality="+url.QueryEscape(locality), http.StatusBadRequest)
 		if l := dataset.LocalityKey(locality); l != "" {

@@ -229,7 +229,16 @@ func (s *Server) RunLimitSync(ctx context.Context) {
 // with mux.SetURLVars, and the route is not put in the context:
 // handlers do not call mux.CurrentRoute. The match, Router.Match, is the
 // router's own, with any middleware registered with Router.Use.
+//
+// A request that frames a body with Transfer-Encoding is answered and its
+// connection closed after the answer (RFC 9112 §6.1): with Content-Length
+// beside it, it is the shape request smuggling takes, and net/http drops
+// Content-Length before a handler sees the request, so any
+// Transfer-Encoding counts. No request to this read-only API has a body.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if len(r.TransferEncoding) > 0 {
+		w.Header().Set("Connection", "close")
+	}
 	r = canonicalPath(r)
 	var m mux.RouteMatch
 	s.router.Match(r, &m) // the NotFoundHandler matches what no route does

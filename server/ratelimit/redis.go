@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -97,6 +98,17 @@ func NewRedisStore(rawURL string, timeout time.Duration) (*RedisStore, error) {
 	// second of Redis answering again.
 	opts.DialerRetries = 1
 	opts.DisableIdentity = true
+	// Every reply is checked against the bounds of replyGuard before the
+	// client reads it: a peer on Redis's address that declares a huge
+	// length fails the sync instead of the process.
+	dial := redis.NewDialer(opts)
+	opts.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &replyGuard{Conn: conn}, nil
+	}
 	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
 	return &RedisStore{client: redis.NewClient(opts)}, nil
 }
