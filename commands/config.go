@@ -141,6 +141,9 @@ func (c Config) serverOptions(logger *slog.Logger) server.Options {
 	o.AccessLog = c.AccessLog
 	o.PublicURL = c.PublicURL
 	o.Pages = c.Pages
+	o.DataDir = c.Data
+	b := readBuildVersion()
+	o.Build = server.Build{Version: b.Version, Commit: b.Commit}
 	return o
 }
 
