@@ -219,7 +219,9 @@ func TestAdminStatusAfterRefusal(t *testing.T) {
 	}
 	loads := []func() (*dataset.Dataset, error){
 		func() (*dataset.Dataset, error) { return nil, &dataset.Report{Errors: problems} },
-		func() (*dataset.Dataset, error) { return nil, errors.New("open /srv/elections/current: permission denied") },
+		func() (*dataset.Dataset, error) {
+			return nil, errors.New("open /srv/elections/current: permission denied")
+		},
 		func() (*dataset.Dataset, error) { return edition(t, "Next"), nil },
 	}
 	admin := s.AdminHandler(func() (*dataset.Dataset, error) {
