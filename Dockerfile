@@ -2,7 +2,10 @@
 # not root. Build and run:
 #   docker build -t ballot .
 #   docker run --rm -p 8080:8080 ballot
-#   docker run --rm -p 8080:8080 -v /srv/elections/current:/data:ro ballot serve --data /data
+#   docker run --rm -p 8080:8080 -v /srv/elections:/srv/elections:ro ballot serve --data /srv/elections/current --watch
+# Mount the directory holding the "current" link, not the link: a bind mount
+# of a symbolic link is resolved once, at the container's start, so a later
+# swap of the link would never be seen inside.
 # The admin listener (/healthz, /readyz, /metrics, POST /reload) listens on
 # 0.0.0.0:9090 inside the container, for the orchestrator's probes: publish
 # it to the host only on a private address, if at all.
