@@ -2,8 +2,11 @@
 # not root. Build and run:
 #   docker build -t ballot .
 #   docker run --rm -p 8080:8080 ballot
-#   docker run --rm -p 8080:8080 -v /srv/elections/current:/data:ro ballot serve --data /data
-# The admin listener (/healthz, /readyz, /metrics, POST /reload) listens on
+#   docker run --rm -p 8080:8080 -v /srv/elections:/srv/elections:ro ballot serve --data /srv/elections/current --watch
+# Mount the directory holding the "current" link, not the link: a bind mount
+# of a symbolic link is resolved once, at the container's start, so a later
+# swap of the link would never be seen inside.
+# The admin listener (/livez, /readyz, /metrics, POST /reload) listens on
 # 0.0.0.0:9090 inside the container, for the orchestrator's probes: publish
 # it to the host only on a private address, if at all.
 
@@ -27,6 +30,6 @@ USER nonroot:nonroot
 ENV BALLOT_ADMIN_LISTEN=0.0.0.0:9090
 EXPOSE 8080 9090
 # No HEALTHCHECK: the image has no HTTP client to run one; orchestrators
-# probe GET /healthz (alive) and GET /readyz (serving a dataset) on port 9090.
+# probe GET /livez (alive) and GET /readyz (serving a dataset) on port 9090.
 ENTRYPOINT ["/usr/local/bin/ballot"]
 CMD ["serve"]

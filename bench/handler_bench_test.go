@@ -31,9 +31,16 @@ import (
 
 	"ballot/dataset"
 	"ballot/internal/redistest"
+	"ballot/internal/testprograms"
 	"ballot/server"
 	"ballot/server/ratelimit"
 )
+
+// TestMain ends the run with a line naming the benchmarks skipped for want
+// of redis-server, if any (see package testprograms).
+func TestMain(m *testing.M) {
+	os.Exit(testprograms.Main(m, "ballot/bench"))
+}
 
 // discard is a ResponseWriter that keeps nothing but its header map, which
 // it empties for the next request, so the benchmark counts the handler's

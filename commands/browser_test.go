@@ -31,11 +31,11 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"ballot/internal/testprograms"
 )
 
 const (
-	// browserPath is Debian's chromium; .ci/browser-deps installs it.
-	browserPath = "/usr/bin/chromium"
 	// browserTimeout bounds everything the browser does in one test: a
 	// bound for a hung browser, generous because Chromium starts slowly on
 	// a loaded machine, not a measure of speed.
@@ -63,20 +63,12 @@ var browserFlags = []string{
 // (draft-ietf-httpapi-ratelimit-headers-10): remaining, seconds to reset.
 var browserRateLimit = regexp.MustCompile(`^"endpoint";r=(\d+);t=(\d+)$`)
 
-// needBrowser skips the test when Chromium is not installed, except in CI
-// (CI=true), which installs it with .ci/browser-deps: there its absence is a
-// failure.
-func needBrowser(t *testing.T) {
+// needBrowser returns the path of Chromium (Debian's chromium, on PATH),
+// or skips the test, naming how to install it (.ci/browser-deps); under
+// BALLOT_TEST_REQUIRE=all, as in CI, its absence fails the test.
+func needBrowser(t *testing.T) string {
 	t.Helper()
-	_, err := os.Stat(browserPath)
-	if err == nil {
-		return
-	}
-	msg := fmt.Sprintf("Chromium is not installed (%v): install Debian's chromium with `apt-get install chromium` (or run .ci/browser-deps)", err)
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s; CI=true, and CI must run the browser test", msg)
-	}
-	t.Skip(msg)
+	return testprograms.Need(t, testprograms.Chromium)[0]
 }
 
 // pageView is what the page's script saw, as it writes it into <pre
@@ -287,6 +279,7 @@ func servePage(t *testing.T) *httptest.Server {
 // it checked. bound bounds the browser's whole life.
 func startBrowser(t *testing.T, ev *browserEvents, bound time.Duration) (context.Context, func() int) {
 	t.Helper()
+	browserPath := needBrowser(t)
 	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(browserPath), chromedp.UserDataDir(t.TempDir())}
 	for _, f := range browserFlags {
 		opts = append(opts, chromedp.Flag(f, true))

@@ -140,6 +140,9 @@ func (c Config) serverOptions(logger *slog.Logger) server.Options {
 	o.AccessLog = c.AccessLog
 	o.PublicURL = c.PublicURL
 	o.Pages = c.Pages
+	o.DataDir = c.Data
+	b := readBuildVersion()
+	o.Build = server.Build{Version: b.Version, Commit: b.Commit}
 	return o
 }
 
@@ -246,8 +249,8 @@ func (c Config) check() error {
 		return badSetting(errors.New(`listen must be an address such as ":8080" or "127.0.0.1:8080"`), "listen")
 	case c.PublicURL != "" && baseURLProblem(c.PublicURL) != "":
 		return badSetting(fmt.Errorf(`public_url must be an absolute http or https URL with no query or fragment, written in the characters a URL allows (percent-encode others), such as "https://elections.example.org", not %q: %s`, c.PublicURL, baseURLProblem(c.PublicURL)), "public_url")
-	case c.MaxDatasetBytes < 1024 || c.MaxDatasetBytes > maxDatasetBytes:
-		return badSetting(fmt.Errorf("max_dataset_bytes must be a number of bytes from 1024 to %d (1 GiB)", maxDatasetBytes), "max_dataset_bytes")
+	case c.checkMaxDatasetBytes() != nil:
+		return c.checkMaxDatasetBytes()
 	case (c.TLSCertFile == "") != (c.TLSKeyFile == ""):
 		return badSetting(errors.New("tls_cert_file and tls_key_file go together: set both to serve HTTPS, or neither"), "tls_cert_file", "tls_key_file")
 	case c.CacheMaxAge < 0 || c.CacheMaxAge > maxCacheMaxAge:
@@ -290,6 +293,15 @@ func (c Config) check() error {
 	}
 	if _, err := c.trustedPrefixes(); err != nil {
 		return badSetting(err, "trusted_proxies")
+	}
+	return nil
+}
+
+// checkMaxDatasetBytes refuses a max_dataset_bytes no load could use; serve
+// and validate both apply it.
+func (c Config) checkMaxDatasetBytes() error {
+	if c.MaxDatasetBytes < 1024 || c.MaxDatasetBytes > maxDatasetBytes {
+		return badSetting(fmt.Errorf("max_dataset_bytes must be a number of bytes from 1024 to %d (1 GiB)", maxDatasetBytes), "max_dataset_bytes")
 	}
 	return nil
 }

@@ -35,12 +35,10 @@ import (
 	"time"
 
 	"ballot/internal/redistest"
+	"ballot/internal/testprograms"
 )
 
 const (
-	// fleetNginx is where Debian installs nginx; .ci/nginx-deps installs
-	// it in CI.
-	fleetNginx = "/usr/sbin/nginx"
 	// fleetConf is the nginx configuration the fleet runs, as operators
 	// get it.
 	fleetConf = "../deploy/nginx/ballot.conf"
@@ -89,12 +87,7 @@ type fleetSettings struct {
 // startFleet starts three replicas with s, then nginx in front of them.
 func startFleet(t *testing.T, bin string, s fleetSettings) *fleet {
 	t.Helper()
-	nginx := fleetNginx
-	if _, err := os.Stat(nginx); err != nil {
-		if nginx, err = exec.LookPath("nginx"); err != nil {
-			t.Fatalf("the fleet test needs nginx at %s (Debian's package: run .ci/nginx-deps, or apt-get install nginx)", fleetNginx)
-		}
-	}
+	nginx := testprograms.Need(t, testprograms.Nginx)[0]
 	f := &fleet{root: t, bin: bin, dir: t.TempDir()}
 	config := fmt.Sprintf(`admin_listen = "127.0.0.1:0"
 data = %q
@@ -444,6 +437,8 @@ func (l *fleetLoad) check(t *testing.T, what string) {
 // TestFleet runs the fleet under load through a rolling restart and a
 // publish.
 func TestFleet(t *testing.T) {
+	// Both programs are looked for before anything is built.
+	testprograms.Need(t, testprograms.Nginx, testprograms.Redis)
 	t.Parallel()
 	bin := e2eBuild(t)
 	eds := publishEditions(t)
@@ -538,6 +533,8 @@ var fleetRateHeaders = []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X
 // client there could name any address in X-Forwarded-For and be believed,
 // as a client on a trusted proxy's host always can.
 func TestFleetClients(t *testing.T) {
+	// Both programs are looked for before anything is built.
+	testprograms.Need(t, testprograms.Nginx, testprograms.Redis)
 	t.Parallel()
 	const limit = 10
 	bin := e2eBuild(t)

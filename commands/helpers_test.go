@@ -46,6 +46,7 @@ import (
 
 	"ballot/commands"
 	"ballot/internal/apitest"
+	"ballot/internal/testprograms"
 )
 
 const (
@@ -70,7 +71,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testprograms.Main(m, "ballot/commands")
 	if e2eBuildDir != "" {
 		_ = os.RemoveAll(e2eBuildDir)
 	}

@@ -17,7 +17,7 @@ func serveCommand() *cli.Command {
 		&cli.StringFlag{Name: "config", Usage: "configuration `FILE` (default: config.toml when present)"},
 	}
 	for _, s := range settings {
-		flags = append(flags, s.flag)
+		flags = append(flags, s.newFlag())
 	}
 	return &cli.Command{
 		Name:  "serve",
@@ -42,10 +42,7 @@ func configFrom(c *cli.Context) (Config, error) {
 	if c.NArg() > 0 {
 		return Config{}, usagef("serve takes no arguments, got %q", c.Args().First())
 	}
-	path, required := DefaultConfigFile, false
-	if c.IsSet("config") {
-		path, required = c.String("config"), true
-	}
+	path, required := configPath(c)
 	cfg, inFile, err := decodeConfig(path, required)
 	if err != nil {
 		return cfg, usageError{err}
@@ -67,6 +64,15 @@ func configFrom(c *cli.Context) (Config, error) {
 		return cfg, usageError{fromSource(c, path, inFile, err)}
 	}
 	return cfg, nil
+}
+
+// configPath is the configuration file serve and validate read: --config,
+// which must exist, or config.toml in the working directory when present.
+func configPath(c *cli.Context) (path string, required bool) {
+	if c.IsSet("config") {
+		return c.String("config"), true
+	}
+	return DefaultConfigFile, false
 }
 
 // fromSource prefixes a refused setting with where its value came from:

@@ -169,3 +169,28 @@ var settings = []setting{
 	stringSetting("log_format", "log format: text or json", func(c *Config) *string { return &c.LogFormat }),
 	boolSetting("pages", "serve the HTML pages for people under / (home, parties, districts, candidates, API reference)", func(c *Config) *bool { return &c.Pages }),
 }
+
+// settingFor is the setting of key, which must be one of settings.
+func settingFor(key string) setting {
+	for _, s := range settings {
+		if s.key == key {
+			return s
+		}
+	}
+	panic("commands: no setting " + key)
+}
+
+// newFlag is a copy of s's flag, for one command of one run: urfave/cli
+// writes what it reads from the environment into the flag itself, which
+// would carry a variable's value over to the next run in the same process.
+func (s setting) newFlag() cli.Flag {
+	switch f := s.flag.(type) {
+	case *cli.StringFlag:
+		c := *f
+		return &c
+	case *cli.BoolFlag:
+		c := *f
+		return &c
+	}
+	panic(fmt.Sprintf("commands: setting %s has a flag of type %T", s.key, s.flag))
+}

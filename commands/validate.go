@@ -21,10 +21,15 @@ func validateCommand() *cli.Command {
 			"serve applies, and reports every problem at once, one per line on stdout:\n" +
 			"FILE: POINTER: message (POINTER is a JSON pointer into FILE, or a key of\n" +
 			"dataset.toml), or FILE:LINE:COLUMN: message for a syntax error.\n" +
+			"It reads max_dataset_bytes from the configuration serve reads (--config, or\n" +
+			"config.toml when present; BALLOT_MAX_DATASET_BYTES; --max-dataset-bytes), so\n" +
+			"a file serve would refuse as too large is refused here too.\n" +
 			"Exit status: 0 valid, 1 invalid (or warnings with --strict), 2 usage error.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "report format: text or json"},
 			&cli.BoolFlag{Name: "strict", Usage: "treat warnings as errors"},
+			&cli.StringFlag{Name: "config", Usage: "configuration `FILE` whose max_dataset_bytes applies (default: config.toml when present)"},
+			settingFor("max_dataset_bytes").newFlag(),
 		},
 		OnUsageError: onUsageError,
 		Action:       validate,
@@ -72,8 +77,12 @@ func validate(c *cli.Context) error {
 			return usagef("%s is not a directory", dir)
 		}
 	}
+	maxBytes, err := maxDatasetBytesFrom(c)
+	if err != nil {
+		return err
+	}
 	report := &dataset.Report{}
-	ds, err := loadDataset(c.Context, dir, 0)
+	ds, err := loadDataset(c.Context, dir, maxBytes)
 	switch {
 	case err == nil:
 		report.Warnings = ds.Warnings
@@ -89,6 +98,27 @@ func validate(c *cli.Context) error {
 		return quietError{ExitFailure}
 	}
 	return nil
+}
+
+// maxDatasetBytesFrom resolves max_dataset_bytes as serve does: the
+// default, the configuration file, BALLOT_MAX_DATASET_BYTES, then
+// --max-dataset-bytes. The file is read whole, and refused as serve would
+// refuse it (an unknown key, a syntax error); a bad value is a usage error
+// naming its source.
+func maxDatasetBytesFrom(c *cli.Context) (int, error) {
+	path, required := configPath(c)
+	cfg, inFile, err := decodeConfig(path, required)
+	if err != nil {
+		return 0, usageError{err}
+	}
+	s := settingFor("max_dataset_bytes")
+	if err := s.apply(c, &cfg); err != nil {
+		return 0, usagef("%s: %w", s.source(c), err)
+	}
+	if err := cfg.checkMaxDatasetBytes(); err != nil {
+		return 0, usageError{fromSource(c, path, inFile, err)}
+	}
+	return cfg.MaxDatasetBytes, nil
 }
 
 // writeReport prints the report to w: in text, one line per problem

@@ -3,6 +3,7 @@ package commands_test
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"ballot/commands"
@@ -103,4 +104,80 @@ func TestServeRefusesWhatValidateRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestValidateReadsServeConfig: validate takes max_dataset_bytes from the
+// configuration serve reads (--config, config.toml in the working
+// directory, BALLOT_MAX_DATASET_BYTES, --max-dataset-bytes), so a file
+// serve refuses as too large is refused by validate too, in the same words.
+func TestValidateReadsServeConfig(t *testing.T) {
+	valid, err := filepath.Abs(filepath.Join("testdata", "datasets", "valid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const summary = "ballot: dataset invalid: 2 errors, 0 warnings\n"
+	const oneTooLarge = "candidates.json: is 5080 bytes, more than the limit of 4000 bytes a file (max_dataset_bytes)\n"
+	const oneSummary = "ballot: dataset invalid: 1 error, 0 warnings\n"
+	dir := t.TempDir()
+	small := filepath.Join(dir, "small.toml")
+	large := filepath.Join(dir, "large.toml")
+	bad := filepath.Join(dir, "bad.toml")
+	unknown := filepath.Join(dir, "unknown.toml")
+	writeFiles(t, dir, map[string][]byte{
+		"small.toml":   []byte("max_dataset_bytes = 4000\n"),
+		"large.toml":   []byte("max_dataset_bytes = 65536\n"),
+		"bad.toml":     []byte("max_dataset_bytes = 10\n"),
+		"unknown.toml": []byte("max_dataset_byte = 4000\n"),
+	})
+
+	tests := []struct {
+		name           string
+		env            []string
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{"--config", nil, []string{"--config", small}, commands.ExitFailure, oneTooLarge, oneSummary},
+		{"the flag over the file", nil, []string{"--config", small, "--max-dataset-bytes", "65536"}, commands.ExitOK, "", "ballot: dataset valid: 0 errors, 0 warnings\n"},
+		{"the variable over the file", []string{"BALLOT_MAX_DATASET_BYTES=4000"}, []string{"--config", large}, commands.ExitFailure, oneTooLarge, oneSummary},
+		{"a value out of bounds in the file", nil, []string{"--config", bad}, commands.ExitUsage, "",
+			"ballot: config " + bad + ": max_dataset_bytes must be a number of bytes from 1024 to 1073741824 (1 GiB)\n"},
+		{"a value out of bounds in the flag", nil, []string{"--max-dataset-bytes", "10"}, commands.ExitUsage, "",
+			"ballot: flag --max-dataset-bytes: max_dataset_bytes must be a number of bytes from 1024 to 1073741824 (1 GiB)\n"},
+		{"an unknown key", nil, []string{"--config", unknown}, commands.ExitUsage, "",
+			"ballot: config " + unknown + ": unknown key max_dataset_byte (did you mean \"max_dataset_bytes\"?) (known keys: listen, "},
+		{"a missing --config", nil, []string{"--config", filepath.Join(dir, "none.toml")}, commands.ExitUsage, "",
+			"ballot: config " + filepath.Join(dir, "none.toml") + ": no such file or directory\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, kv := range tt.env {
+				k, v, _ := strings.Cut(kv, "=")
+				t.Setenv(k, v)
+			}
+			code, stdout, stderr := run(t, append(append([]string{"validate"}, tt.args...), valid)...)
+			// The unknown key's line goes on to list every key.
+			if code != tt.code || stdout != tt.stdout || !strings.HasPrefix(stderr, tt.stderr) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("exit %d, stdout %q, stderr %q\nwant %d, %q, %q", code, stdout, stderr, tt.code, tt.stdout, tt.stderr)
+			}
+		})
+	}
+
+	t.Run("config.toml in the working directory", func(t *testing.T) {
+		wd := t.TempDir()
+		writeFiles(t, wd, map[string][]byte{"config.toml": []byte("max_dataset_bytes = 3000\n")})
+		t.Chdir(wd)
+		code, stdout, stderr := run(t, "validate", valid)
+		want := "districts.json: is 3825 bytes, more than the limit of 3000 bytes a file (max_dataset_bytes)\n" +
+			"candidates.json: is 5080 bytes, more than the limit of 3000 bytes a file (max_dataset_bytes)\n"
+		if code != commands.ExitFailure || stdout != want || stderr != summary {
+			t.Errorf("exit %d, stdout %q, stderr %q\nwant 1, %q, %q", code, stdout, stderr, want, summary)
+		}
+		// serve, with the same configuration, refuses the same dataset
+		// with the same report.
+		code, _, serveErr := run(t, "serve", "--listen", "127.0.0.1:0", "--admin-listen", "", "--data", valid)
+		if code != commands.ExitFailure || serveErr != stdout+stderr {
+			t.Errorf("serve: exit %d, stderr %q; want 1 and validate's report %q", code, serveErr, stdout+stderr)
+		}
+	})
 }

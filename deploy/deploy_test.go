@@ -8,6 +8,7 @@ package deploy_test
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,13 +31,18 @@ type httpProbe struct {
 		Path string `yaml:"path"`
 		Port string `yaml:"port"`
 	} `yaml:"httpGet"`
+	InitialDelaySeconds int `yaml:"initialDelaySeconds"`
+	PeriodSeconds       int `yaml:"periodSeconds"`
+	TimeoutSeconds      int `yaml:"timeoutSeconds"`
+	FailureThreshold    int `yaml:"failureThreshold"`
 }
 
 type container struct {
-	Name  string   `yaml:"name"`
-	Image string   `yaml:"image"`
-	Args  []string `yaml:"args"`
-	Ports []struct {
+	Name            string   `yaml:"name"`
+	Image           string   `yaml:"image"`
+	ImagePullPolicy string   `yaml:"imagePullPolicy"`
+	Args            []string `yaml:"args"`
+	Ports           []struct {
 		Name          string `yaml:"name"`
 		ContainerPort int    `yaml:"containerPort"`
 	} `yaml:"ports"`
@@ -72,9 +78,14 @@ type deployment struct {
 		Template struct {
 			Metadata meta `yaml:"metadata"`
 			Spec     struct {
-				SecurityContext struct {
-					RunAsNonRoot *bool `yaml:"runAsNonRoot"`
-					RunAsUser    int   `yaml:"runAsUser"`
+				AutomountServiceAccountToken *bool `yaml:"automountServiceAccountToken"`
+				SecurityContext              struct {
+					RunAsNonRoot   *bool `yaml:"runAsNonRoot"`
+					RunAsUser      int   `yaml:"runAsUser"`
+					RunAsGroup     int   `yaml:"runAsGroup"`
+					SeccompProfile struct {
+						Type string `yaml:"type"`
+					} `yaml:"seccompProfile"`
 				} `yaml:"securityContext"`
 				TerminationGracePeriodSeconds int         `yaml:"terminationGracePeriodSeconds"`
 				Containers                    []container `yaml:"containers"`
@@ -96,9 +107,54 @@ type service struct {
 	Spec       struct {
 		Selector map[string]string `yaml:"selector"`
 		Ports    []struct {
+			Name       string `yaml:"name"`
 			Port       int    `yaml:"port"`
 			TargetPort string `yaml:"targetPort"`
 		} `yaml:"ports"`
+	} `yaml:"spec"`
+}
+
+type ingress struct {
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	Metadata   meta   `yaml:"metadata"`
+	Spec       struct {
+		IngressClassName string `yaml:"ingressClassName"`
+		TLS              []struct {
+			Hosts      []string `yaml:"hosts"`
+			SecretName string   `yaml:"secretName"`
+		} `yaml:"tls"`
+		Rules []struct {
+			Host string `yaml:"host"`
+			HTTP struct {
+				Paths []struct {
+					Path     string `yaml:"path"`
+					PathType string `yaml:"pathType"`
+					Backend  struct {
+						Service struct {
+							Name string `yaml:"name"`
+							Port struct {
+								Name   string `yaml:"name"`
+								Number int    `yaml:"number"`
+							} `yaml:"port"`
+						} `yaml:"service"`
+					} `yaml:"backend"`
+				} `yaml:"paths"`
+			} `yaml:"http"`
+		} `yaml:"rules"`
+	} `yaml:"spec"`
+}
+
+type podDisruptionBudget struct {
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	Metadata   meta   `yaml:"metadata"`
+	Spec       struct {
+		MinAvailable   *int `yaml:"minAvailable"`
+		MaxUnavailable *int `yaml:"maxUnavailable"`
+		Selector       struct {
+			MatchLabels map[string]string `yaml:"matchLabels"`
+		} `yaml:"selector"`
 	} `yaml:"spec"`
 }
 
@@ -109,16 +165,23 @@ type configMap struct {
 	Data       map[string]string `yaml:"data"`
 }
 
-// decodeYAML decodes one manifest, refusing a file that is not YAML or
-// holds more than one document.
+// decodeYAML decodes one manifest, refusing a file that is not YAML, holds
+// more than one document, or has a field the type above does not know (a
+// misspelt or misplaced key, which Kubernetes would reject or ignore).
 func decodeYAML(t *testing.T, path string, v any) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.Unmarshal(b, v); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil {
 		t.Fatalf("%s: %v", path, err)
+	}
+	var more any
+	if err := dec.Decode(&more); err != io.EOF {
+		t.Fatalf("%s: more than one document (%v)", path, err)
 	}
 }
 
@@ -202,7 +265,7 @@ func TestKubernetesManifests(t *testing.T) {
 		name  string
 		probe *httpProbe
 		path  string
-	}{{"readiness", c.ReadinessProbe, "/readyz"}, {"liveness", c.LivenessProbe, "/healthz"}} {
+	}{{"readiness", c.ReadinessProbe, "/readyz"}, {"liveness", c.LivenessProbe, "/livez"}} {
 		if p.probe == nil || p.probe.HTTPGet.Path != p.path || ports[p.probe.HTTPGet.Port] != 9090 {
 			t.Errorf("%s probe %+v, want GET %s on the admin port", p.name, p.probe, p.path)
 		}
@@ -235,6 +298,55 @@ func TestKubernetesManifests(t *testing.T) {
 		}
 	}
 
+	// The image: a registry to pull from, a pinned tag, and a pull policy.
+	checkImage(t, c.Image, c.ImagePullPolicy)
+
+	// The Ingress: HTTPS for a host, all paths to the Service's port.
+	var ing ingress
+	decodeYAML(t, "kubernetes/ingress.yaml", &ing)
+	if ing.APIVersion != "networking.k8s.io/v1" || ing.Kind != "Ingress" {
+		t.Errorf("ingress.yaml: %s %s, want networking.k8s.io/v1 Ingress", ing.APIVersion, ing.Kind)
+	}
+	if len(ing.Spec.Rules) != 1 || len(ing.Spec.Rules[0].HTTP.Paths) != 1 {
+		t.Fatalf("Ingress rules %+v, want one host with one path", ing.Spec.Rules)
+	}
+	rule, path0 := ing.Spec.Rules[0], ing.Spec.Rules[0].HTTP.Paths[0]
+	backend := path0.Backend.Service
+	if path0.Path != "/" || path0.PathType != "Prefix" || backend.Name != svc.Metadata.Name || backend.Port.Name != svc.Spec.Ports[0].Name || backend.Port.Name == "" {
+		t.Errorf("Ingress path %+v, want / (Prefix) to the Service %s's port %q", path0, svc.Metadata.Name, svc.Spec.Ports[0].Name)
+	}
+	if len(ing.Spec.TLS) != 1 || !slices.Equal(ing.Spec.TLS[0].Hosts, []string{rule.Host}) || ing.Spec.TLS[0].SecretName == "" {
+		t.Errorf("Ingress TLS %+v, want the host %s with a Secret", ing.Spec.TLS, rule.Host)
+	}
+	if want := "public_url = \"https://" + rule.Host + "\""; !strings.Contains(cm.Data["config.toml"], want) {
+		t.Errorf("the configuration has no %s: the catalogue's URLs would not lead to the Ingress's host", want)
+	}
+
+	// The PodDisruptionBudget: a drain leaves at least one replica serving.
+	var pdb podDisruptionBudget
+	decodeYAML(t, "kubernetes/poddisruptionbudget.yaml", &pdb)
+	if pdb.APIVersion != "policy/v1" || pdb.Kind != "PodDisruptionBudget" {
+		t.Errorf("poddisruptionbudget.yaml: %s %s, want policy/v1 PodDisruptionBudget", pdb.APIVersion, pdb.Kind)
+	}
+	if pdb.Spec.MinAvailable == nil || *pdb.Spec.MinAvailable < 1 || *pdb.Spec.MinAvailable >= d.Spec.Replicas || pdb.Spec.MaxUnavailable != nil {
+		t.Errorf("PodDisruptionBudget %+v, want minAvailable from 1 to %d (below the replicas, or no drain could proceed)", pdb.Spec, d.Spec.Replicas-1)
+	}
+	if len(pdb.Spec.Selector.MatchLabels) == 0 {
+		t.Error("the PodDisruptionBudget has no selector")
+	}
+	for k, v := range pdb.Spec.Selector.MatchLabels {
+		if pod.Metadata.Labels[k] != v {
+			t.Errorf("the PodDisruptionBudget's selector %s=%s does not select the Deployment's pods", k, v)
+		}
+	}
+
+	// Every manifest in the directory is one checked here.
+	files, _ := filepath.Glob("kubernetes/*")
+	want := []string{"kubernetes/configmap.yaml", "kubernetes/deployment.yaml", "kubernetes/ingress.yaml", "kubernetes/poddisruptionbudget.yaml", "kubernetes/service.yaml"}
+	if !slices.Equal(files, want) {
+		t.Errorf("deploy/kubernetes holds %q; this test checks %q", files, want)
+	}
+
 	// The configuration in the ConfigMap is one serve accepts.
 	path := filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(path, []byte(cm.Data["config.toml"]), 0o644); err != nil {
@@ -242,6 +354,24 @@ func TestKubernetesManifests(t *testing.T) {
 	}
 	if _, err := commands.LoadConfig(path, true); err != nil {
 		t.Errorf("the ConfigMap's config.toml: %v", err)
+	}
+}
+
+// checkImage checks an image reference: a registry host before the first
+// slash (a name with a dot or a port, or localhost), a tag that names a
+// release (not latest, nor none, which means latest), and a pull policy.
+func checkImage(t *testing.T, image, pullPolicy string) {
+	t.Helper()
+	host, rest, ok := strings.Cut(image, "/")
+	if !ok || !(strings.ContainsAny(host, ".:") || host == "localhost") {
+		t.Errorf("image %q names no registry: Kubernetes would pull it from Docker Hub", image)
+	}
+	_, tag, ok := strings.Cut(rest, ":")
+	if !ok || tag == "" || tag == "latest" || strings.Contains(tag, "/") {
+		t.Errorf("image %q has no pinned tag (latest, or none, changes under the replicas)", image)
+	}
+	if pullPolicy != "IfNotPresent" && pullPolicy != "Always" {
+		t.Errorf("imagePullPolicy %q, want IfNotPresent (a pinned tag) or Always", pullPolicy)
 	}
 }
 
@@ -307,5 +437,55 @@ func TestDockerfile(t *testing.T) {
 		if !slices.Contains(lines, want) {
 			t.Errorf("the Dockerfile has no line %q", want)
 		}
+	}
+}
+
+// TestDockerRecipesMountTheLinksDirectory: the README's and the
+// Dockerfile's docker run recipes mount the directory that holds the
+// dataset's symbolic link and serve the link inside it, since a bind mount
+// of the link itself is resolved once, when the container starts, and
+// would never see the link swapped to a new version. The README says why.
+func TestDockerRecipesMountTheLinksDirectory(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dockerfile, err := os.ReadFile("../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recipes := 0
+	for name, b := range map[string][]byte{"README.md": readme, "Dockerfile": dockerfile} {
+		for line := range strings.Lines(string(b)) {
+			fields := strings.Fields(line)
+			volume := argAfter(fields, "-v")
+			if !strings.Contains(line, "docker run") || volume == "" {
+				continue
+			}
+			recipes++
+			parts := strings.Split(volume, ":")
+			data := argAfter(fields, "--data")
+			if len(parts) < 2 || data == "" {
+				t.Errorf("%s: %q: want -v HOST:CONTAINER[:ro] and --data", name, strings.TrimSpace(line))
+				continue
+			}
+			host, inside := parts[0], parts[1]
+			if !strings.HasPrefix(data, strings.TrimSuffix(inside, "/")+"/") {
+				t.Errorf("%s: %q: --data %s is not a link inside the mounted directory %s: a mounted link is resolved once, at the container's start", name, strings.TrimSpace(line), data, inside)
+			}
+			if filepath.Base(host) == "current" {
+				t.Errorf("%s: %q mounts the link %s itself", name, strings.TrimSpace(line), host)
+			}
+			if !slices.Contains(fields, "--watch") {
+				t.Errorf("%s: %q: want --watch, so the swap is served", name, strings.TrimSpace(line))
+			}
+		}
+	}
+	if recipes < 2 {
+		t.Errorf("%d docker run recipes with a volume, want the README's and the Dockerfile's", recipes)
+	}
+	const why = "a bind\n  mount of a symbolic link is resolved once, when the container starts"
+	if !bytes.Contains(readme, []byte("Mount the directory that holds the `current` link, not the link: "+why)) {
+		t.Errorf("the README does not say why the recipe mounts the link's directory (%q)", why)
 	}
 }

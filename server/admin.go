@@ -15,7 +15,7 @@ import (
 	"ballot/dataset"
 )
 
-// AdminHandler answers the admin listener: /healthz, /readyz, /metrics and
+// AdminHandler answers the admin listener: /livez and /healthz, /readyz, /metrics and
 // POST /reload, which loads the dataset again with load. It is meant for
 // operators on a private address: it is neither rate limited nor open to
 // other origins.
@@ -23,9 +23,13 @@ func (s *Server) AdminHandler(load func() (*dataset.Dataset, error)) http.Handle
 	r := mux.NewRouter()
 	r.SkipClean(true)
 	get := []string{http.MethodGet, http.MethodHead}
-	r.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+	alive := func(w http.ResponseWriter, _ *http.Request) {
 		writeAdminJSON(w, http.StatusOK, map[string]string{"status": "alive"})
-	}).Methods(get...)
+	}
+	// /livez is Kubernetes' name for the liveness probe; /healthz stays
+	// for probes already written against it.
+	r.HandleFunc("/livez", alive).Methods(get...)
+	r.HandleFunc("/healthz", alive).Methods(get...)
 	r.HandleFunc("/readyz", s.handleReady).Methods(get...)
 	r.Handle("/metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})).Methods(get...)
 	r.HandleFunc("/reload", func(w http.ResponseWriter, _ *http.Request) {
@@ -40,20 +44,22 @@ func (s *Server) AdminHandler(load func() (*dataset.Dataset, error)) http.Handle
 			for i, p := range report.Errors {
 				lines[i] = p.String()
 			}
+			snap := s.snap.Load()
 			writeAdminJSON(w, http.StatusUnprocessableEntity, map[string]any{
 				"status": "refused", "detail": "the dataset is invalid; the previous one is still served",
-				"errors": lines, "version": s.snap.Load().ds.Version,
+				"errors": lines, "version": snap.ds.Version, "dataset": servedStatus(snap),
 			})
 		case err != nil:
+			snap := s.snap.Load()
 			writeAdminJSON(w, http.StatusInternalServerError, map[string]any{
-				"status": "failed", "detail": err.Error(), "version": s.snap.Load().ds.Version,
+				"status": "failed", "detail": err.Error(), "version": snap.ds.Version, "dataset": servedStatus(snap),
 			})
 		default:
 			writeAdminJSON(w, http.StatusOK, map[string]string{"status": "reloaded", "version": ds.Version})
 		}
 	}).Methods(http.MethodPost)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		writeProblem(w, http.StatusNotFound, "the admin endpoints are /healthz, /readyz, /metrics and POST /reload", nil)
+		writeProblem(w, http.StatusNotFound, "the admin endpoints are /livez, /healthz, /readyz, /metrics and POST /reload", nil)
 	})
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		allow := "GET, HEAD"
@@ -75,18 +81,48 @@ func (l panicLogger) Println(v ...any) {
 	l.log.Error("panic in the admin listener", slog.String("panic", fmt.Sprint(v...)))
 }
 
-// handleReady reports the dataset being served: its version (content hash)
-// and when it was loaded.
+// handleReady reports the dataset being served (title, version, the
+// manifest's published_at, when it was loaded) and the last reload that
+// was refused, if any: when, the directory it read, and its first
+// problems. A refused reload leaves the server ready, as the dataset
+// before it is still served; the detail says so.
 func (s *Server) handleReady(w http.ResponseWriter, _ *http.Request) {
 	snap := s.snap.Load() // New always holds one: ready from the start
-	writeAdminJSON(w, http.StatusOK, map[string]any{
-		"status": "ready",
-		"dataset": map[string]string{
-			"title":     snap.ds.Manifest.Title,
-			"version":   snap.ds.Version,
-			"loaded_at": snap.loadedAt.UTC().Format(dataset.TimeFormat),
-		},
-	})
+	body := map[string]any{"status": "ready", "dataset": servedStatus(snap), "last_refusal": nil}
+	if r := s.refused.Load(); r != nil {
+		var path *string
+		if r.path != "" {
+			path = &r.path
+		}
+		body["last_refusal"] = map[string]any{
+			"at":          r.at.UTC().Format(dataset.TimeFormat),
+			"path":        path,
+			"error_count": r.count,
+			"errors":      r.problems,
+		}
+		if r.at.After(snap.loadedAt) {
+			body["detail"] = fmt.Sprintf("the last reload, at %s, was refused (%s): still serving the dataset loaded at %s",
+				r.at.UTC().Format(dataset.TimeFormat), pluralErrors(r.count), snap.loadedAt.UTC().Format(dataset.TimeFormat))
+		}
+	}
+	writeAdminJSON(w, http.StatusOK, body)
+}
+
+// servedStatus describes the dataset of snap, for the admin answers.
+func servedStatus(snap *snapshot) map[string]any {
+	return map[string]any{
+		"title":        snap.ds.Manifest.Title,
+		"version":      snap.ds.Version,
+		"published_at": publishedAt(snap.ds.Manifest),
+		"loaded_at":    snap.loadedAt.UTC().Format(dataset.TimeFormat),
+	}
+}
+
+func pluralErrors(n int) string {
+	if n == 1 {
+		return "1 error"
+	}
+	return strconv.Itoa(n) + " errors"
 }
 
 // writeAdminJSON writes an admin answer: JSON about the process, which

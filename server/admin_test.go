@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"net/netip"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"ballot/dataset"
 	"ballot/server"
@@ -93,6 +96,7 @@ func TestAdmin(t *testing.T) {
 		contains             []string
 	}{
 		{"alive", "GET", "/healthz", 200, []string{`{"status":"alive"}`}},
+		{"alive, by Kubernetes' name", "GET", "/livez", 200, []string{`{"status":"alive"}`}},
 		{"ready with the dataset version", "GET", "/readyz", 200, []string{`"status":"ready"`, `"version":"` + malta(t).Version + `"`, `"loaded_at":"2026-11-21T04:15:00.123Z"`}},
 		{"reload", "POST", "/reload", 200, []string{`{"status":"reloaded","version":"` + next.Version + `"}`}},
 		{"a refused reload", "POST", "/reload", 422, []string{`"status":"refused"`, `candidates.json: /3/party_id: no party has id x`, `"version":"` + next.Version + `"`}},
@@ -105,12 +109,16 @@ func TestAdmin(t *testing.T) {
 			`ballot_rate_limit_evictions_total `,
 			`ballot_dataset_reloads_total{outcome="success"} 1`,
 			`ballot_dataset_reloads_total{outcome="failure"} 1`,
-			`ballot_dataset_info{title="Next",version="` + next.Version + `"} 1`,
+			`ballot_dataset_info{published_at="2026-11-21",title="Next",version="` + next.Version + `"} 1`,
 			`ballot_dataset_loaded_timestamp_seconds `,
+			`ballot_dataset_reload_failures_total 1`,
+			`ballot_dataset_reload_failure_timestamp_seconds 1.795234500123`, // 04:15:00.123
+			`ballot_build_info{commit="unknown",go_version="` + runtime.Version() + `",version="devel"} 1`,
 		}},
 		{"unknown path", "GET", "/admin", 404, []string{`"status":404`}},
 		{"reload needs POST", "GET", "/reload", 405, []string{`"status":405`}},
 		{"health needs GET", "DELETE", "/healthz", 405, []string{`"status":405`}},
+		{"liveness needs GET", "POST", "/livez", 405, []string{`"status":405`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,5 +204,68 @@ func TestTrustedProxy(t *testing.T) {
 	}
 	if line.Msg != "request" || line.ClientIP != "198.51.100.7" || line.Route != "parties" || line.Status != 200 || line.Bytes == 0 {
 		t.Errorf("access log line = %+v, want the resolved client 198.51.100.7, route parties, 200 and its size", line)
+	}
+}
+
+// TestAdminStatusAfterRefusal: a refused reload leaves /readyz ready (the
+// dataset before it is still served), and /readyz's body gives what is
+// served and the last refusal: when, the directory, the first problems.
+// The metrics count it; the build is named.
+func TestAdminStatusAfterRefusal(t *testing.T) {
+	s, clk := newServer(t, server.Options{DataDir: "/srv/elections/current", Build: server.Build{Version: "v1.4.0", Commit: "4cc3c63"}})
+	var problems []dataset.Problem
+	for i := range 7 {
+		problems = append(problems, dataset.Problem{File: "candidates.json", Pointer: fmt.Sprintf("/%d/party_id", i), Rule: "reference", Message: "no party has id x"})
+	}
+	loads := []func() (*dataset.Dataset, error){
+		func() (*dataset.Dataset, error) { return nil, &dataset.Report{Errors: problems} },
+		func() (*dataset.Dataset, error) {
+			return nil, errors.New("open /srv/elections/current: permission denied")
+		},
+		func() (*dataset.Dataset, error) { return edition(t, "Next"), nil },
+	}
+	admin := s.AdminHandler(func() (*dataset.Dataset, error) {
+		load := loads[0]
+		loads = loads[1:]
+		return load()
+	})
+	steps := []struct {
+		name   string
+		reload int // the status POST /reload answers first, or 0
+		golden string
+	}{
+		{"before any reload", 0, "admin-readyz-fresh.json"},
+		{"after an invalid dataset", 422, "admin-readyz-refused.json"},
+		{"after a load that failed", 500, "admin-readyz-failed.json"},
+		{"after a reload that succeeded", 200, "admin-readyz-reloaded.json"},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			clk.Advance(time.Minute)
+			if st.reload != 0 {
+				if rec := do(t, admin, request{method: "POST", target: "/reload"}); rec.Code != st.reload {
+					t.Fatalf("POST /reload: %d, want %d: %s", rec.Code, st.reload, rec.Body)
+				}
+			}
+			rec := do(t, admin, request{target: "/readyz"})
+			if rec.Code != 200 {
+				t.Fatalf("/readyz: %d, want 200 (the previous dataset is served): %s", rec.Code, rec.Body)
+			}
+			golden(t, st.golden, rec.Body.Bytes())
+		})
+	}
+	metrics := do(t, admin, request{target: "/metrics"}).Body.String()
+	for _, want := range []string{
+		`ballot_build_info{commit="4cc3c63",go_version="` + runtime.Version() + `",version="v1.4.0"} 1` + "\n",
+		`ballot_dataset_reload_failures_total 2` + "\n",
+		`ballot_dataset_reloads_total{outcome="failure"} 2` + "\n",
+		`ballot_dataset_reloads_total{outcome="success"} 1` + "\n",
+		`ballot_dataset_reload_failure_timestamp_seconds 1.795234680123`, // 04:18:00.123, the second refusal
+		`ballot_dataset_loaded_timestamp_seconds 1.795234740123`,         // 04:19:00.123
+		`ballot_dataset_info{published_at="2026-11-21",title="Next",version="`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
 	}
 }

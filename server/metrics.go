@@ -1,6 +1,7 @@
 package server
 
 import (
+	"runtime"
 	"strconv"
 	"time"
 
@@ -20,6 +21,8 @@ type metrics struct {
 	reloads     *prometheus.CounterVec
 	datasetInfo *prometheus.GaugeVec
 	loadedAt    prometheus.Gauge
+	failures    prometheus.Counter
+	failedAt    prometheus.Gauge
 	syncCycle   prometheus.Histogram
 
 	// routes holds the series each route's requests touch, looked up
@@ -84,11 +87,19 @@ func newMetrics(s *Server, routeNames []string) *metrics {
 		}, []string{"outcome"}),
 		datasetInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "ballot_dataset_info",
-			Help: "The dataset being served: 1, labelled with its title and version (content hash).",
-		}, []string{"title", "version"}),
+			Help: "The dataset being served: 1, labelled with its title, version (content hash) and published_at (its manifest's date, empty when it gives none).",
+		}, []string{"title", "version", "published_at"}),
 		loadedAt: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "ballot_dataset_loaded_timestamp_seconds",
-			Help: "When the dataset being served was loaded, in Unix seconds.",
+			Help: "When the dataset being served was loaded (the last successful load), in Unix seconds.",
+		}),
+		failures: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "ballot_dataset_reload_failures_total",
+			Help: "Dataset reloads refused (the previous dataset stays served).",
+		}),
+		failedAt: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "ballot_dataset_reload_failure_timestamp_seconds",
+			Help: "When the last reload was refused, in Unix seconds; 0 until one is.",
 		}),
 	}
 	m.syncCycle = prometheus.NewHistogram(prometheus.HistogramOpts{
@@ -109,7 +120,20 @@ func newMetrics(s *Server, routeNames []string) *metrics {
 		}
 		m.routes[name] = rt
 	}
+	build := s.opts.Build
+	if build.Version == "" {
+		build.Version = "devel"
+	}
+	if build.Commit == "" {
+		build.Commit = "unknown"
+	}
+	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ballot_build_info",
+		Help: "The build of ballot serving: 1, labelled with its module version, VCS commit and Go version.",
+	}, []string{"version", "commit", "go_version"})
+	buildInfo.WithLabelValues(build.Version, build.Commit, runtime.Version()).Set(1)
 	m.registry.MustRegister(m.requests, m.duration, m.limitedVec, m.reloads, m.datasetInfo, m.loadedAt,
+		m.failures, m.failedAt, buildInfo,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "ballot_rate_limit_tracked_clients",
 			Help: "Rate-limit counters held in memory (one per client and endpoint).",
@@ -151,6 +175,17 @@ func newMetrics(s *Server, routeNames []string) *metrics {
 
 func (m *metrics) datasetChanged(ds *dataset.Dataset, at time.Time) {
 	m.datasetInfo.Reset()
-	m.datasetInfo.WithLabelValues(ds.Manifest.Title, ds.Version).Set(1)
+	published := ""
+	if p := publishedAt(ds.Manifest); p != nil {
+		published = *p
+	}
+	m.datasetInfo.WithLabelValues(ds.Manifest.Title, ds.Version, published).Set(1)
 	m.loadedAt.Set(float64(at.UnixNano()) / 1e9)
+}
+
+// reloadFailed counts a refused reload.
+func (m *metrics) reloadFailed(at time.Time) {
+	m.reloads.WithLabelValues("failure").Inc()
+	m.failures.Inc()
+	m.failedAt.Set(float64(at.UnixNano()) / 1e9)
 }

@@ -31,6 +31,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"strconv"
@@ -103,6 +104,17 @@ type Options struct {
 	// Pages serves the HTML pages for people under / (package pages); without
 	// them, / is a 404 like every path that is no endpoint's.
 	Pages bool
+	// DataDir is the dataset directory reloads read, named with a refused
+	// reload in the admin status; empty for the embedded dataset.
+	DataDir string
+	// Build is the build served, for the ballot_build_info metric.
+	Build Build
+}
+
+// Build names the build of ballot that serves: its module version and VCS
+// commit ("devel" and "unknown" when the build did not record them).
+type Build struct {
+	Version, Commit string
 }
 
 // DefaultOptions are the options ballot serves with when its operator sets
@@ -127,6 +139,8 @@ type Server struct {
 	// they started with.
 	snap     atomic.Pointer[snapshot]
 	reloadMu sync.Mutex // one reload at a time
+	// refused is the last reload refused, nil until one is.
+	refused atomic.Pointer[refusal]
 
 	opts              Options
 	injectedClock     bool // opts.Now is not time.Now
@@ -260,6 +274,33 @@ func (s *Server) setDataset(ds *dataset.Dataset) {
 	s.metrics.datasetChanged(ds, snap.loadedAt)
 }
 
+// refusal is a reload that was refused: when, the directory it read, and
+// its first problems (every error of an invalid dataset is in the log).
+type refusal struct {
+	at       time.Time
+	path     string
+	problems []string
+	count    int
+}
+
+// maxRefusalProblems is how many of a refused dataset's problems the admin
+// status shows: enough to start fixing it, in a body meant for a glance.
+const maxRefusalProblems = 5
+
+func newRefusal(err error, at time.Time, path string) *refusal {
+	r := &refusal{at: at, path: path}
+	var report *dataset.Report
+	if errors.As(err, &report) {
+		r.count = len(report.Errors)
+		for _, p := range report.Errors[:min(len(report.Errors), maxRefusalProblems)] {
+			r.problems = append(r.problems, p.String())
+		}
+		return r
+	}
+	r.count, r.problems = 1, []string{err.Error()}
+	return r
+}
+
 // Reload loads a dataset with load and serves it from the next request on.
 // When load fails, the dataset being served stays, the failure is logged
 // and counted, and the error is returned.
@@ -268,7 +309,9 @@ func (s *Server) Reload(load func() (*dataset.Dataset, error)) (*dataset.Dataset
 	defer s.reloadMu.Unlock()
 	ds, err := load()
 	if err != nil {
-		s.metrics.reloads.WithLabelValues("failure").Inc()
+		r := newRefusal(err, s.opts.Now(), s.opts.DataDir)
+		s.refused.Store(r)
+		s.metrics.reloadFailed(r.at)
 		s.opts.Logger.Error("reload refused: still serving the previous dataset",
 			slog.String("version", s.snap.Load().ds.Version), slog.String("error", err.Error()))
 		return nil, err

@@ -1,7 +1,9 @@
 // Package redistest starts a real redis-server for tests: on a free loopback
-// port, with no persistence, stopped by its PID when the test ends. Tests
-// that need it fail when redis-server is missing (CI installs Debian's
-// package with .ci/redis-deps). It imports testing, so only tests use it.
+// port, with no persistence, stopped by its PID when the test ends. A test
+// that needs it is skipped when redis-server is not on PATH, and fails then
+// under BALLOT_TEST_REQUIRE=all (see package testprograms; CI installs
+// Debian's package with .ci/redis-deps). It imports testing, so only tests
+// use it.
 package redistest
 
 import (
@@ -15,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"ballot/internal/testprograms"
 )
 
 // readyWait bounds the wait for a started redis-server to answer PING: far
@@ -38,9 +42,7 @@ type Server struct {
 // answers PING. Its cleanup stops it.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Fatalf("redis-server is needed by this test and is not on PATH (install Debian's redis-server: bash .ci/redis-deps): %v", err)
-	}
+	testprograms.Need(t, testprograms.Redis)
 	s := &Server{dir: t.TempDir()}
 	// A port the kernel just gave out is free unless another process
 	// takes it first; then redis-server exits and another is tried.

@@ -2,14 +2,22 @@ package ratelimit_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"ballot/internal/redistest"
+	"ballot/internal/testprograms"
 	"ballot/server/ratelimit"
 )
+
+// TestMain ends the run with a line naming the tests skipped for want of
+// redis-server, if any (see package testprograms).
+func TestMain(m *testing.M) {
+	os.Exit(testprograms.Main(m, "ballot/server/ratelimit"))
+}
 
 func TestParseRedisURL(t *testing.T) {
 	for _, tc := range []struct {
