@@ -67,7 +67,7 @@ import (
 //	%q is not yes or no: write yes/no, true/false, 1/0, y/n
 //	  or iva/le (in any letter case), or leave it empty for
 //	  unknown                                                 not yes or no, split not yes or no
-//	%q is not an absolute http or https URL                   party URL, candidate URL, district URL
+//	%q is not an absolute http or https URL: (why)            party URL, candidate URL, district URL
 //	must not be empty                                         party name empty, candidate names empty, locality empty, number empty, candidate district part empty
 //	%q is not a slug (lower-case ASCII letters and digits
 //	  joined by single hyphens; %q would do)                  party slug not a slug, locality slug not a slug, candidate slug not a slug, slug of no letters
@@ -284,16 +284,16 @@ func TestImportProblems(t *testing.T) {
 			`districts.csv:2: split: "perhaps" is not yes or no: write yes/no, true/false, 1/0, y/n or iva/le (in any letter case), or leave it empty for unknown`,
 		}},
 		{"party URL", base.with(sheet.PartiesFile, "slug,name,short_name,website,logo_url,wikipedia_url\npl,Partit Laburista,PL,partitlaburista.org,/logo.png,mailto:pl@example.org\npn,Partit Nazzjonalista,PN,,,\n").fs(), []string{
-			`parties.csv:2: website: "partitlaburista.org" is not an absolute http or https URL`,
-			`parties.csv:2: logo_url: "/logo.png" is not an absolute http or https URL`,
-			`parties.csv:2: wikipedia_url: "mailto:pl@example.org" is not an absolute http or https URL`,
+			`parties.csv:2: website: "partitlaburista.org" is not an absolute http or https URL: it is relative (write the whole URL, beginning https://)`,
+			`parties.csv:2: logo_url: "/logo.png" is not an absolute http or https URL: it is relative (write the whole URL, beginning https://)`,
+			`parties.csv:2: wikipedia_url: "mailto:pl@example.org" is not an absolute http or https URL: only http and https URLs are allowed`,
 		}},
 		{"candidate URL", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts,website,photo_url\nĠorġ,Borġ,PL,5,https://,ftp://img.example/g.jpg\n").fs(), []string{
-			`candidates.csv:2: website: "https://" is not an absolute http or https URL`,
-			`candidates.csv:2: photo_url: "ftp://img.example/g.jpg" is not an absolute http or https URL`,
+			`candidates.csv:2: website: "https://" is not an absolute http or https URL: it has no host (write it as https://host/…)`,
+			`candidates.csv:2: photo_url: "ftp://img.example/g.jpg" is not an absolute http or https URL: only http and https URLs are allowed`,
 		}},
 		{"district URL", base.with(sheet.DistrictsFile, districts("number,locality,source_url", "1,Valletta,www.electoral.gov.mt")).fs(), []string{
-			`districts.csv:2: source_url: "www.electoral.gov.mt" is not an absolute http or https URL`,
+			`districts.csv:2: source_url: "www.electoral.gov.mt" is not an absolute http or https URL: it is relative (write the whole URL, beginning https://)`,
 		}},
 		{"party name empty", base.with(sheet.PartiesFile, "slug,name,short_name\npl,  ,PL\npn,Partit Nazzjonalista,\n").fs(), []string{
 			"parties.csv:2: name: must not be empty",

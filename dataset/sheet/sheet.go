@@ -632,8 +632,11 @@ func (im *importer) boolean(t *table, r row, col string) *bool {
 // url reads a cell that must be empty or an absolute http(s) URL.
 func (im *importer) url(t *table, r row, col string) *string {
 	s := optional(t.get(r, col))
-	if s != nil && !dataset.AbsoluteHTTP(*s) {
-		im.add(t.file, r.line, col, "%q is not an absolute http or https URL", *s)
+	if s == nil {
+		return nil
+	}
+	if why := dataset.URLProblem(*s); why != "" {
+		im.add(t.file, r.line, col, "%q is not an absolute http or https URL: %s", *s, why)
 	}
 	return s
 }
