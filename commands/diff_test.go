@@ -29,6 +29,8 @@ func TestDiffCorpus(t *testing.T) {
 		{"changed-reversed", "testdata/diff/changed", diffBase, 1},
 		{"identity-break", diffBase, "testdata/diff/identity-break", 1},
 		{"elected-removed", diffBase, "testdata/diff/elected-removed", 1},
+		{"manifest", diffBase, "testdata/diff/manifest", 1},
+		{"manifest-reversed", "testdata/diff/manifest", diffBase, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +54,62 @@ func TestDiffCorpus(t *testing.T) {
 				t.Errorf("equal = %v with exit %d", report.Equal, code)
 			}
 			golden(t, filepath.Join("testdata", "diff", tt.name+".json"), []byte(stdout))
+		})
+	}
+}
+
+// TestDiffManifestAbsent: a manifest key left out of dataset.toml shows as
+// (absent), not as "", and is left out of the JSON change; a date shows as
+// a date, not as a timestamp.
+func TestDiffManifestAbsent(t *testing.T) {
+	const manifest = "testdata/diff/manifest"
+	tests := []struct {
+		name     string
+		old, new string
+		want     []string
+	}{
+		{"removed", diffBase, manifest, []string{
+			"dataset.toml: 3 changed\n",
+			"  ~ description: \"A tiny dataset for ballot's tests.\" → (absent)\n",
+			"  ~ published_at: \"2026-01-15\" → \"2026-02-01\"\n",
+			"  ~ coverage/notes: [] → (absent)\n",
+		}},
+		{"added", manifest, diffBase, []string{
+			"dataset.toml: 3 changed\n",
+			"  ~ description: (absent) → \"A tiny dataset for ballot's tests.\"\n",
+			"  ~ published_at: \"2026-02-01\" → \"2026-01-15\"\n",
+			"  ~ coverage/notes: (absent) → []\n",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, _ := run(t, "diff", tt.old, tt.new)
+			if code != 1 {
+				t.Errorf("exit %d, want 1", code)
+			}
+			for _, line := range tt.want {
+				if !strings.Contains(stdout, line) {
+					t.Errorf("diff %s %s does not print %q:\n%s", tt.old, tt.new, line, stdout)
+				}
+			}
+			if strings.Contains(stdout, `""`) || strings.Contains(stdout, "T00:00:00") {
+				t.Errorf("diff %s %s prints an empty string or a timestamp:\n%s", tt.old, tt.new, stdout)
+			}
+
+			_, stdout, _ = run(t, "diff", "--format", "json", tt.old, tt.new)
+			var report struct {
+				Manifest []map[string]json.RawMessage `json:"manifest"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+				t.Fatal(err)
+			}
+			for _, ch := range report.Manifest {
+				if string(ch["field"]) == `"description"` {
+					if _, ok := ch["old"]; ok == (tt.name == "added") {
+						t.Errorf("JSON change of description: old %s, new %s; the absent side must be left out, the present one kept", ch["old"], ch["new"])
+					}
+				}
+			}
 		})
 	}
 }

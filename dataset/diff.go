@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Diff is what a reviewer reads before publishing a new version of a
@@ -95,7 +96,7 @@ func (d *Diff) Equal() bool {
 // Compare returns what changed from before to after.
 func Compare(before, after *Dataset) *Diff {
 	d := &Diff{Manifest: []Change{}, Warnings: []DiffWarning{}}
-	compareValues("", EncodeJSON(before.Manifest), EncodeJSON(after.Manifest), &d.Manifest)
+	compareValues("", manifestJSON(before.Manifest), manifestJSON(after.Manifest), &d.Manifest)
 	olds, news := before.collections(), after.collections()
 	for i := range olds {
 		c, w := compareCollection(olds[i], news[i])
@@ -103,6 +104,53 @@ func Compare(before, after *Dataset) *Diff {
 		d.Warnings = append(d.Warnings, w...)
 	}
 	return d
+}
+
+// manifestJSON writes a manifest for comparison, as dataset.toml holds it:
+// a key left out (an empty string, a zero date, no notes array) is left
+// out, so that a diff shows it as absent rather than as "", and a date
+// without a time of day is a date ("2026-01-15").
+func manifestJSON(m Manifest) json.RawMessage {
+	type publisher struct {
+		Name     string `json:"name,omitempty"`
+		URL      string `json:"url,omitempty"`
+		AboutURL string `json:"about_url,omitempty"`
+	}
+	type coverage struct {
+		Summary string    `json:"summary,omitempty"`
+		Notes   *[]string `json:"notes,omitempty"`
+	}
+	v := struct {
+		Title       string    `json:"title,omitempty"`
+		Description string    `json:"description,omitempty"`
+		License     string    `json:"license,omitempty"`
+		LicenseURL  string    `json:"license_url,omitempty"`
+		PublishedAt string    `json:"published_at,omitempty"`
+		Publisher   publisher `json:"publisher"`
+		Coverage    coverage  `json:"coverage"`
+	}{
+		Title: m.Title, Description: m.Description, License: m.License, LicenseURL: m.LicenseURL,
+		PublishedAt: manifestDate(m.PublishedAt),
+		Publisher:   publisher(m.Publisher),
+		Coverage:    coverage{Summary: m.Coverage.Summary},
+	}
+	if m.Coverage.Notes != nil {
+		v.Coverage.Notes = &m.Coverage.Notes
+	}
+	return EncodeJSON(v)
+}
+
+// manifestDate writes published_at as dataset.toml gives it: "" when it is
+// absent, a date when it has no time of day, else the whole timestamp.
+func manifestDate(t time.Time) string {
+	switch {
+	case t.IsZero():
+		return ""
+	case t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0:
+		return t.Format(time.DateOnly)
+	default:
+		return t.Format(time.RFC3339Nano)
+	}
 }
 
 // collection is one collection's records encoded as the API serves them.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // TestCompareValues: records are compared through their JSON, so a field
@@ -59,5 +60,24 @@ func TestCompareKeysSwapped(t *testing.T) {
 	c, w := compareCollection(before, renewed)
 	if len(w) != 1 || w[0].Rule != "identity-break" || w[0].ID != "2" || w[0].NewID != "3" || len(c.Added) != 1 || len(c.Removed) != 1 {
 		t.Errorf("slug b under a new id: %+v, warnings %+v; want one identity break from 2 to 3", c, w)
+	}
+}
+
+// TestManifestDate: published_at is compared as dataset.toml writes it: a
+// date as a date, a timestamp whole, and nothing when it is absent.
+func TestManifestDate(t *testing.T) {
+	tests := []struct {
+		name string
+		in   time.Time
+		want string
+	}{
+		{"absent", time.Time{}, ""},
+		{"a date", time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC), "2026-01-15"},
+		{"a time of day", time.Date(2026, 1, 15, 9, 30, 0, 0, time.UTC), "2026-01-15T09:30:00Z"},
+	}
+	for _, tt := range tests {
+		if got := manifestDate(tt.in); got != tt.want {
+			t.Errorf("%s: manifestDate(%v) = %q, want %q", tt.name, tt.in, got, tt.want)
+		}
 	}
 }
