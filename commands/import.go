@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -29,6 +30,7 @@ func importCommand() *cli.Command {
 			"Exit status: 0 written, 1 problems in SRC (nothing written), 2 usage error.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Usage: "replace OUT, and everything in it, when it is a dataset directory (holds dataset.toml)"},
+			maxDatasetBytesFlag(),
 		},
 		OnUsageError: onUsageError,
 		Action:       importSheets,
@@ -68,7 +70,7 @@ func importSheets(c *cli.Context) error {
 		return usagef("%s is not empty: give --force to replace it whole", out)
 	}
 
-	files, err := sheet.Import(os.DirFS(src))
+	files, err := readSheets(c.Context, src, c.Int(flagName("max_dataset_bytes")))
 	var problems sheet.Problems
 	if errors.As(err, &problems) {
 		for _, p := range problems {
@@ -80,7 +82,10 @@ func importSheets(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := writeDataset(out, files); err != nil {
+	if err := writeDataset(c.Context, out, files); err != nil {
+		if c.Context.Err() != nil {
+			return stopped(c.Context)
+		}
 		return fmt.Errorf("import: %w", err)
 	}
 	_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: imported %s into %s\n", src, out)
@@ -149,7 +154,7 @@ func resolvedPath(path string) string {
 // renames it to dir, so a reader (or a failure half-way) never sees some
 // files of the new dataset beside some of the old. An existing dir (empty,
 // or replaced with --force) is renamed aside first and removed last.
-func writeDataset(dir string, files map[string][]byte) error {
+func writeDataset(ctx context.Context, dir string, files map[string][]byte) error {
 	parent := filepath.Dir(filepath.Clean(dir))
 	tmp, err := os.MkdirTemp(parent, ".ballot-import-")
 	if err != nil {
@@ -163,6 +168,9 @@ func writeDataset(dir string, files map[string][]byte) error {
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
+	}
+	if ctx.Err() != nil { // the last moment a signal leaves OUT as it was
+		return stopped(ctx)
 	}
 	old := ""
 	if _, err := os.Stat(dir); err == nil {
