@@ -110,6 +110,38 @@ func TestImportInputFiles(t *testing.T) {
 		})
 	}
 
+	// A sheet under the limit whose JSON would be over it is refused
+	// from a count of its rows, before import holds it; a JSON file over
+	// the limit is refused too, not written.
+	for _, tt := range []struct {
+		name, limit string
+		rows        int
+		stdout      string
+	}{
+		{"rows over the limit", "2048", 10, "candidates.csv: has 10 rows, which make a candidates.json of at least 2990 bytes, more than the limit of 2048 bytes a file (max_dataset_bytes)\n"},
+		{"JSON over the limit", "4000", 10, "candidates.json: would be 4623 bytes, more than the limit of 4000 bytes a file (max_dataset_bytes)\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
+			files := readExample(t)
+			var b strings.Builder
+			b.WriteString("given_name,family_name,party,districts,elected\n")
+			for i := range tt.rows {
+				fmt.Fprintf(&b, "Ġorġ,Borġ %d,PL,1,no\n", i)
+			}
+			files["candidates.csv"] = []byte(b.String())
+			writeFiles(t, src, files)
+			code, stdout, stderr := importRun(t, "--max-dataset-bytes", tt.limit, src, out)
+			if code != commands.ExitFailure || stdout != tt.stdout || stderr != failed {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 1, %q, %q", code, stdout, stderr, tt.stdout, failed)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("OUT was written: %v", err)
+			}
+		})
+	}
+
 	t.Run("a link inside the input directory", func(t *testing.T) {
 		dir := t.TempDir()
 		src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
