@@ -1,10 +1,16 @@
 package commands_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"ballot/dataset"
@@ -199,4 +205,72 @@ func TestDiffUsage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDiffMemory: diff of two large editions peaks at no more than 12
+// times the larger one's files (it took 55 times, and two 40 MB editions
+// ran out of memory), in text and in JSON.
+func TestDiffMemory(t *testing.T) {
+	t.Parallel()
+	old, new := filesCopyValid(t), filesCopyValid(t)
+	size := max(diffWriteEdition(t, old, 0), diffWriteEdition(t, new, 1))
+	for _, format := range []string{"text", "json"} {
+		cmd := exec.Command(e2eBuild(t), "diff", "--format", format, old, new)
+		cmd.Env = filesEnv()
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			t.Fatalf("diff --format %s: %v, want exit status 1; stderr:\n%.2000s", format, err, stderr.String())
+		}
+		peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // kB on Linux
+		t.Logf("diff --format %s: %d bytes in, peak %d bytes, %.1f times", format, size, peak, float64(peak)/float64(size))
+		if peak > 12*size {
+			t.Errorf("diff --format %s of two editions of %d bytes peaked at %d bytes, %.1f times; want at most 12", format, size, peak, float64(peak)/float64(size))
+		}
+	}
+}
+
+// diffWriteEdition writes a candidates.json of 30,000 candidates (about 10
+// MB) into the dataset dir and returns the size of dir's files. Edition 1
+// renames every third candidate, stands every fifth in a second district
+// and drops every seventh.
+func diffWriteEdition(t *testing.T, dir string, edition int) int64 {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString("[\n")
+	const d1, d2 = "54eb2986-b9b2-5cff-988a-1bd4d9e1e9f3", "75dcfac0-1b7e-55cc-b197-6e0102e57555"
+	first := true
+	for i := range 30_000 {
+		name, districts := fmt.Sprintf("Number%d", i), fmt.Sprintf("%q", d1)
+		if edition == 1 {
+			if i%7 == 0 {
+				continue
+			}
+			if i%3 == 0 {
+				name += "-Renamed"
+			}
+			if i%5 == 0 {
+				districts += fmt.Sprintf(", %q", d2)
+			}
+		}
+		if !first {
+			b.WriteString(",\n")
+		}
+		first = false
+		fmt.Fprintf(&b, `  {"id": "00000000-0000-4000-8000-%012d", "slug": "person-%d", "name": "Person %s", "given_name": "Person", "family_name": %q, "party_id": null, "primary_district_id": %q, "district_ids": [%s], "elected": null, "website": "https://people.example/person-%d"}`, i, i, name, name, d1, districts, i)
+	}
+	b.WriteString("\n]\n")
+	if err := os.WriteFile(filepath.Join(dir, "candidates.json"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var size int64
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil {
+			size += fi.Size()
+		}
+	}
+	return size
 }

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -49,7 +50,7 @@ func TestCompareKeysSwapped(t *testing.T) {
 	rec := func(id, slug string) record {
 		b := json.RawMessage(`{"id":"` + id + `","slug":"` + slug + `","name":"N"}`)
 		_, fields := objectFields(b)
-		return record{id: id, key: fields["slug"], name: "N", json: b, fields: fields}
+		return record{id: id, key: fields["slug"], name: "N", json: b}
 	}
 	before := collection{"parties", "slug", []record{rec("1", "a"), rec("2", "b")}}
 	swapped := collection{"parties", "slug", []record{rec("1", "b"), rec("2", "a")}}
@@ -78,6 +79,25 @@ func TestManifestDate(t *testing.T) {
 	for _, tt := range tests {
 		if got := manifestDate(tt.in); got != tt.want {
 			t.Errorf("%s: manifestDate(%v) = %q, want %q", tt.name, tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestObjectFieldsShareInput: a record's values are slices of its JSON, not
+// copies, so a diff holds each changed value once.
+func TestObjectFieldsShareInput(t *testing.T) {
+	v := json.RawMessage(`{"id":"a","localities":[{"name":"X"}],"n":1}`)
+	keys, fields := objectFields(v)
+	if want := []string{"id", "localities", "n"}; !reflect.DeepEqual(keys, want) {
+		t.Fatalf("keys %q, want %q", keys, want)
+	}
+	for k, want := range map[string]string{"id": `"a"`, "localities": `[{"name":"X"}]`, "n": "1"} {
+		got := fields[k]
+		if string(got) != want {
+			t.Errorf("%s = %s, want %s", k, got, want)
+		}
+		if &got[0] != &v[bytes.Index(v, []byte(want))] {
+			t.Errorf("%s is a copy, not a slice of the record", k)
 		}
 	}
 }

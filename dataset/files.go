@@ -21,6 +21,11 @@ type Options struct {
 	// MaxFileBytes is the largest a dataset file may be, in bytes; 0
 	// means DefaultMaxFileBytes.
 	MaxFileBytes int64
+	// RecordsOnly checks the dataset and puts its records in published
+	// order, but prepares none of the API's answers: the dataset serves
+	// Manifest, Version, Parties, Districts, Candidates and Compare only,
+	// in a fraction of a full load's memory. ballot diff loads so.
+	RecordsOnly bool
 }
 
 func (o Options) maxFileBytes() int64 {
