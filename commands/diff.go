@@ -1,12 +1,15 @@
 package commands
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
+	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 
@@ -76,16 +79,22 @@ func diff(c *cli.Context) error {
 			return usagef("%s is not a directory (write %q for the embedded dataset)", arg, embeddedArg)
 		}
 	}
+	// The garbage collector runs at half the usual growth of the heap:
+	// diff is one batch of short-lived garbage (each side's load), so
+	// this costs no time measurably and lowers the peak by a sixth.
+	defer debug.SetGCPercent(debug.SetGCPercent(50))
 	// Both sides are loaded before either is judged, so one run reports
 	// every problem of both.
-	var sets [2]*dataset.Dataset
+	// Each side is kept encoded for the comparison, not loaded: a diff
+	// of two large editions holds one loaded dataset at a time.
+	var sets [2]*dataset.Edition
 	invalid := false
 	for i, arg := range args {
 		dir := arg
 		if arg == embeddedArg {
 			dir = ""
 		}
-		ds, err := loadDataset(c.Context, dir, 0)
+		ds, err := loadRecords(c.Context, dir)
 		var report *dataset.Report
 		switch {
 		case errors.As(err, &report):
@@ -98,13 +107,14 @@ func diff(c *cli.Context) error {
 			}
 		case err != nil:
 			return err
+		default:
+			sets[i] = ds.Edition()
 		}
-		sets[i] = ds
 	}
 	if invalid {
 		return quietError{ExitUsage}
 	}
-	d := dataset.Compare(sets[0], sets[1])
+	d := dataset.CompareEditions(sets[0], sets[1])
 	r := diffReport{
 		Equal: d.Equal(),
 		Old:   diffSide{args[0], sets[0].Version},
@@ -121,10 +131,7 @@ func diff(c *cli.Context) error {
 
 	var err error
 	if format == "json" {
-		enc := json.NewEncoder(c.App.Writer)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(r)
+		err = writeDiffJSON(c.App.Writer, r)
 	} else {
 		err = writeDiff(c.App.Writer, r)
 	}
@@ -140,34 +147,35 @@ func diff(c *cli.Context) error {
 // writeDiff prints the diff for a person: the two sides, the manifest's
 // changes, each collection that changed, the warnings, and a summary line.
 func writeDiff(w io.Writer, r diffReport) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "--- %s (version %.12s)\n+++ %s (version %.12s)\n", r.Old.Path, r.Old.Version, r.New.Path, r.New.Version)
+	// Written as it goes: a diff of two large editions is megabytes.
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "--- %s (version %.12s)\n+++ %s (version %.12s)\n", r.Old.Path, r.Old.Version, r.New.Path, r.New.Version)
 	if len(r.Manifest) > 0 {
-		fmt.Fprintf(&b, "%s: %d changed\n", dataset.ManifestFile, len(r.Manifest))
+		fmt.Fprintf(b, "%s: %d changed\n", dataset.ManifestFile, len(r.Manifest))
 		for _, ch := range r.Manifest {
-			fmt.Fprintf(&b, "  ~ %s\n", ch)
+			fmt.Fprintf(b, "  ~ %s\n", ch)
 		}
 	}
 	for _, col := range r.Collections {
 		if len(col.Added)+len(col.Removed)+len(col.Changed) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "%s: %d added, %d removed, %d changed\n", col.Name, len(col.Added), len(col.Removed), len(col.Changed))
+		fmt.Fprintf(b, "%s: %d added, %d removed, %d changed\n", col.Name, len(col.Added), len(col.Removed), len(col.Changed))
 		for _, rec := range col.Added {
-			fmt.Fprintf(&b, "  + %s\n", recordLabel(col.Key, rec.ID, rec.Key, rec.Name))
+			fmt.Fprintf(b, "  + %s\n", recordLabel(col.Key, rec.ID, rec.Key, rec.Name))
 		}
 		for _, rec := range col.Removed {
-			fmt.Fprintf(&b, "  - %s\n", recordLabel(col.Key, rec.ID, rec.Key, rec.Name))
+			fmt.Fprintf(b, "  - %s\n", recordLabel(col.Key, rec.ID, rec.Key, rec.Name))
 		}
 		for _, rec := range col.Changed {
-			fmt.Fprintf(&b, "  ~ %s\n", recordLabel(col.Key, rec.ID, rec.Key, rec.Name))
+			fmt.Fprintf(b, "  ~ %s\n", recordLabel(col.Key, rec.ID, rec.Key, rec.Name))
 			for _, ch := range rec.Changes {
-				fmt.Fprintf(&b, "      %s\n", ch)
+				fmt.Fprintf(b, "      %s\n", ch)
 			}
 		}
 	}
 	for _, wn := range r.Warnings {
-		fmt.Fprintf(&b, "warning: %s: %s\n", wn.Collection, wn.Message)
+		fmt.Fprintf(b, "warning: %s: %s\n", wn.Collection, wn.Message)
 	}
 	s := r.Summary
 	switch {
@@ -176,14 +184,89 @@ func writeDiff(w io.Writer, r diffReport) error {
 		if s.ManifestChanged {
 			manifest = ", " + dataset.ManifestFile + " changed"
 		}
-		fmt.Fprintf(&b, "ballot: datasets differ: %d added, %d removed, %d changed%s, %s\n", s.Added, s.Removed, s.Changed, manifest, count(s.Warnings, "warning"))
+		fmt.Fprintf(b, "ballot: datasets differ: %d added, %d removed, %d changed%s, %s\n", s.Added, s.Removed, s.Changed, manifest, count(s.Warnings, "warning"))
 	case r.Old.Version != r.New.Version:
 		b.WriteString("ballot: no differences in the data; the files differ in layout only, so the version changes\n")
 	default:
 		b.WriteString("ballot: no differences\n")
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
+}
+
+// writeDiffJSON writes r as a json.Encoder indenting by two spaces would,
+// record by record as it goes rather than the whole report in one buffer:
+// a diff of two large editions is megabytes.
+func writeDiffJSON(w io.Writer, r diffReport) error {
+	b := bufio.NewWriter(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	var err error
+	// value writes v indented as at depth (its first line already placed).
+	value := func(v any, depth string) {
+		buf.Reset()
+		enc.SetIndent(depth, "  ")
+		if e := enc.Encode(v); e != nil && err == nil {
+			err = e
+		}
+		_, _ = b.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	}
+	// list writes n items as a JSON array at depth.
+	list := func(n int, depth string, item func(i int, depth string)) {
+		if n == 0 {
+			_, _ = b.WriteString("[]")
+			return
+		}
+		_, _ = b.WriteString("[\n")
+		for i := range n {
+			_, _ = b.WriteString(depth + "  ")
+			item(i, depth+"  ")
+			if i < n-1 {
+				_ = b.WriteByte(',')
+			}
+			_ = b.WriteByte('\n')
+		}
+		_, _ = b.WriteString(depth + "]")
+	}
+	field := func(depth, name string, last bool, write func()) {
+		_, _ = b.WriteString(depth + `"` + name + `": `)
+		write()
+		if !last {
+			_ = b.WriteByte(',')
+		}
+		_ = b.WriteByte('\n')
+	}
+	_, _ = b.WriteString("{\n")
+	field("  ", "equal", false, func() { value(r.Equal, "  ") })
+	field("  ", "old", false, func() { value(r.Old, "  ") })
+	field("  ", "new", false, func() { value(r.New, "  ") })
+	field("  ", "manifest", false, func() { value(r.Manifest, "  ") })
+	field("  ", "collections", false, func() {
+		list(len(r.Collections), "  ", func(i int, depth string) {
+			col := r.Collections[i]
+			in := depth + "  "
+			_, _ = b.WriteString("{\n")
+			field(in, "name", false, func() { value(col.Name, in) })
+			field(in, "key", false, func() { value(col.Key, in) })
+			field(in, "added", false, func() {
+				list(len(col.Added), in, func(i int, depth string) { value(col.Added[i], depth) })
+			})
+			field(in, "removed", false, func() {
+				list(len(col.Removed), in, func(i int, depth string) { value(col.Removed[i], depth) })
+			})
+			field(in, "changed", true, func() {
+				list(len(col.Changed), in, func(i int, depth string) { value(col.Changed[i], depth) })
+			})
+			_, _ = b.WriteString(depth + "}")
+		})
+	})
+	field("  ", "warnings", false, func() { value(r.Warnings, "  ") })
+	field("  ", "summary", true, func() { value(r.Summary, "  ") })
+	_, _ = b.WriteString("}\n")
+	if err != nil {
+		return err
+	}
+	return b.Flush()
 }
 
 // recordLabel names a record for a person: its id, its natural key and
@@ -198,4 +281,18 @@ func recordLabel(keyField, id string, key json.RawMessage, name string) string {
 		label += fmt.Sprintf(" %q", name)
 	}
 	return label
+}
+
+// loadRecords loads a dataset for diff: checked as validate checks it, its
+// records in published order, none of the API's answers prepared (see
+// dataset.Options.RecordsOnly).
+func loadRecords(ctx context.Context, dir string) (*dataset.Dataset, error) {
+	if dir == "" {
+		return dataset.Default()
+	}
+	ds, err := dataset.LoadDirContext(ctx, dir, dataset.Options{RecordsOnly: true})
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("stopped while loading the dataset: %w", context.Cause(ctx))
+	}
+	return ds, err
 }

@@ -1,11 +1,18 @@
 package commands_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"ballot/dataset"
 )
@@ -29,6 +36,8 @@ func TestDiffCorpus(t *testing.T) {
 		{"changed-reversed", "testdata/diff/changed", diffBase, 1},
 		{"identity-break", diffBase, "testdata/diff/identity-break", 1},
 		{"elected-removed", diffBase, "testdata/diff/elected-removed", 1},
+		{"manifest", diffBase, "testdata/diff/manifest", 1},
+		{"manifest-reversed", "testdata/diff/manifest", diffBase, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +61,62 @@ func TestDiffCorpus(t *testing.T) {
 				t.Errorf("equal = %v with exit %d", report.Equal, code)
 			}
 			golden(t, filepath.Join("testdata", "diff", tt.name+".json"), []byte(stdout))
+		})
+	}
+}
+
+// TestDiffManifestAbsent: a manifest key left out of dataset.toml shows as
+// (absent), not as "", and is left out of the JSON change; a date shows as
+// a date, not as a timestamp.
+func TestDiffManifestAbsent(t *testing.T) {
+	const manifest = "testdata/diff/manifest"
+	tests := []struct {
+		name     string
+		old, new string
+		want     []string
+	}{
+		{"removed", diffBase, manifest, []string{
+			"dataset.toml: 3 changed\n",
+			"  ~ description: \"A tiny dataset for ballot's tests.\" → (absent)\n",
+			"  ~ published_at: \"2026-01-15\" → \"2026-02-01\"\n",
+			"  ~ coverage/notes: [] → (absent)\n",
+		}},
+		{"added", manifest, diffBase, []string{
+			"dataset.toml: 3 changed\n",
+			"  ~ description: (absent) → \"A tiny dataset for ballot's tests.\"\n",
+			"  ~ published_at: \"2026-02-01\" → \"2026-01-15\"\n",
+			"  ~ coverage/notes: (absent) → []\n",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, _ := run(t, "diff", tt.old, tt.new)
+			if code != 1 {
+				t.Errorf("exit %d, want 1", code)
+			}
+			for _, line := range tt.want {
+				if !strings.Contains(stdout, line) {
+					t.Errorf("diff %s %s does not print %q:\n%s", tt.old, tt.new, line, stdout)
+				}
+			}
+			if strings.Contains(stdout, `""`) || strings.Contains(stdout, "T00:00:00") {
+				t.Errorf("diff %s %s prints an empty string or a timestamp:\n%s", tt.old, tt.new, stdout)
+			}
+
+			_, stdout, _ = run(t, "diff", "--format", "json", tt.old, tt.new)
+			var report struct {
+				Manifest []map[string]json.RawMessage `json:"manifest"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+				t.Fatal(err)
+			}
+			for _, ch := range report.Manifest {
+				if string(ch["field"]) == `"description"` {
+					if _, ok := ch["old"]; ok == (tt.name == "added") {
+						t.Errorf("JSON change of description: old %s, new %s; the absent side must be left out, the present one kept", ch["old"], ch["new"])
+					}
+				}
+			}
 		})
 	}
 }
@@ -141,4 +206,107 @@ func TestDiffUsage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDiffMemory: diff of two large editions peaks at no more than 12
+// times the larger one's files (it took 55 times, and two 40 MB editions
+// ran out of memory), in text and in JSON.
+func TestDiffMemory(t *testing.T) {
+	t.Parallel()
+	old, new := filesCopyValid(t), filesCopyValid(t)
+	size := max(diffWriteEdition(t, old, 0), diffWriteEdition(t, new, 1))
+	for _, format := range []string{"text", "json"} {
+		cmd := exec.Command(e2eBuild(t), "diff", "--format", format, old, new)
+		cmd.Env = filesEnv()
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// The peak is read from the process's own high-water mark while it
+		// runs: its rusage would count this test's memory too, which the
+		// child shares until it runs ballot.
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var peak int64
+		var err error
+	watch:
+		for {
+			if hwm := diffHWM(cmd.Process.Pid); hwm > 0 {
+				peak = hwm
+			}
+			select {
+			case err = <-done:
+				break watch
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			t.Fatalf("diff --format %s: %v, want exit status 1; stderr:\n%.2000s", format, err, stderr.String())
+		}
+		t.Logf("diff --format %s: %d bytes in, peak %d bytes, %.1f times", format, size, peak, float64(peak)/float64(size))
+		if peak > 12*size {
+			t.Errorf("diff --format %s of two editions of %d bytes peaked at %d bytes, %.1f times; want at most 12", format, size, peak, float64(peak)/float64(size))
+		}
+	}
+}
+
+// diffHWM is a running process's peak resident memory (VmHWM) in bytes,
+// or 0.
+func diffHWM(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// diffWriteEdition writes a candidates.json of 30,000 candidates (about 10
+// MB) into the dataset dir and returns the size of dir's files. Edition 1
+// renames every third candidate, stands every fifth in a second district
+// and drops every seventh.
+func diffWriteEdition(t *testing.T, dir string, edition int) int64 {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString("[\n")
+	const d1, d2 = "54eb2986-b9b2-5cff-988a-1bd4d9e1e9f3", "75dcfac0-1b7e-55cc-b197-6e0102e57555"
+	first := true
+	for i := range 30_000 {
+		name, districts := fmt.Sprintf("Number%d", i), fmt.Sprintf("%q", d1)
+		if edition == 1 {
+			if i%7 == 0 {
+				continue
+			}
+			if i%3 == 0 {
+				name += "-Renamed"
+			}
+			if i%5 == 0 {
+				districts += fmt.Sprintf(", %q", d2)
+			}
+		}
+		if !first {
+			b.WriteString(",\n")
+		}
+		first = false
+		fmt.Fprintf(&b, `  {"id": "00000000-0000-4000-8000-%012d", "slug": "person-%d", "name": "Person %s", "given_name": "Person", "family_name": %q, "party_id": null, "primary_district_id": %q, "district_ids": [%s], "elected": null, "website": "https://people.example/person-%d"}`, i, i, name, name, d1, districts, i)
+	}
+	b.WriteString("\n]\n")
+	if err := os.WriteFile(filepath.Join(dir, "candidates.json"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var size int64
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil {
+			size += fi.Size()
+		}
+	}
+	return size
 }

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -34,6 +35,7 @@ func importCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Usage: "replace OUT, and everything in it, when it is a dataset directory (holds dataset.toml)"},
 			&cli.StringFlag{Name: "delimiter", Usage: "the character between cells in every CSV file: ',', ';' or tab (default: guessed from each file's header row)"},
+			maxDatasetBytesFlag(),
 		},
 		OnUsageError: onUsageError,
 		Action:       importSheets,
@@ -81,7 +83,7 @@ func importSheets(c *cli.Context) error {
 		return usagef("%s is not empty: give --force to replace it whole", out)
 	}
 
-	res, err := sheet.ImportWith(os.DirFS(src), opts)
+	res, err := readSheets(c.Context, src, c.Int(flagName("max_dataset_bytes")), opts)
 	for _, p := range res.Problems {
 		_, _ = fmt.Fprintln(c.App.Writer, p)
 	}
@@ -104,7 +106,10 @@ func importSheets(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := writeDataset(out, res.Files); err != nil {
+	if err := writeDataset(c.Context, out, res.Files); err != nil {
+		if c.Context.Err() != nil {
+			return stopped(c.Context)
+		}
 		return fmt.Errorf("import: %w", err)
 	}
 	if warnings != "" {
@@ -179,7 +184,7 @@ func resolvedPath(path string) string {
 // renames it to dir, so a reader (or a failure half-way) never sees some
 // files of the new dataset beside some of the old. An existing dir (empty,
 // or replaced with --force) is renamed aside first and removed last.
-func writeDataset(dir string, files map[string][]byte) error {
+func writeDataset(ctx context.Context, dir string, files map[string][]byte) error {
 	parent := filepath.Dir(filepath.Clean(dir))
 	tmp, err := os.MkdirTemp(parent, ".ballot-import-")
 	if err != nil {
@@ -193,6 +198,9 @@ func writeDataset(dir string, files map[string][]byte) error {
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
+	}
+	if ctx.Err() != nil { // the last moment a signal leaves OUT as it was
+		return stopped(ctx)
 	}
 	old := ""
 	if _, err := os.Stat(dir); err == nil {

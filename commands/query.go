@@ -9,7 +9,6 @@ import (
 	"io"
 	"reflect"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -29,9 +28,12 @@ func queryCommand() *cli.Command {
 			"With a KEY, prints the one record GET /api/public/v1/COLLECTION/KEY returns: a\n" +
 			"party or candidate by slug or id, a district by number or id. A key that names\n" +
 			"no record prints the API's message on stderr and exits 1.\n\n" +
-			"CSV and tables put party short names and district numbers beside the ids\n" +
-			"(party_short_name, primary_district_number, district_numbers); a table shows\n" +
-			"them instead of those ids.",
+			"CSV puts party short names and district numbers beside the ids\n" +
+			"(party_short_name, primary_district_number, district_numbers). A table is for\n" +
+			"people: it shows those names and numbers (party, district, districts) instead\n" +
+			"of the ids, leaves out id, given_name and family_name, and fits the width of\n" +
+			"the terminal (COLUMNS when set, else 100 when stdout is not a terminal),\n" +
+			"cutting the longest values with \"…\"; --ids adds the id columns, whole.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "district", Usage: "candidates in district `N` (1 to 13) or with this district UUID"},
 			&cli.StringFlag{Name: "party", Usage: "candidates of the party with this `SLUG` or UUID"},
@@ -41,6 +43,7 @@ func queryCommand() *cli.Command {
 			&cli.StringFlag{Name: "data", Usage: "dataset `DIR` (default: the embedded dataset)", EnvVars: []string{"BALLOT_DATA"}},
 			&cli.StringFlag{Name: "format", Value: "json", Usage: "json (the API's body), ndjson, csv or table"},
 			&cli.BoolFlag{Name: "pretty", Usage: "indent the JSON body"},
+			&cli.BoolFlag{Name: "ids", Usage: "with --format table, add the id columns"},
 		},
 		OnUsageError: onUsageError,
 		Action:       query,
@@ -63,6 +66,9 @@ func query(c *cli.Context) error {
 	}
 	if c.Bool("pretty") && format != "json" {
 		return usagef("--pretty applies only to --format json")
+	}
+	if c.Bool("ids") && format != "table" {
+		return usagef("--ids applies only to --format table")
 	}
 	params := dataset.Params{}
 	for _, name := range []string{"district", "party", "limit", "offset", "locality"} {
@@ -117,7 +123,10 @@ func query(c *cli.Context) error {
 		}
 		return nil
 	}
-	return writeColumns(w, format, ds, collection, res)
+	if format == "table" {
+		return writeTable(w, ds, collection, res, c.Bool("ids"), tableWidth(w))
+	}
+	return writeColumns(w, ds, collection, res)
 }
 
 // noteLeftOut says on stderr, in one line, when records remain after the
@@ -175,11 +184,10 @@ func labels(ds *dataset.Dataset) map[string]string {
 	return m
 }
 
-// writeColumns writes the records as CSV or as an aligned table: one column
-// per field, with the columns of besideIDs, lists joined with ";"
-// (localities by name), null as empty. A CSV cell that a spreadsheet would
-// run as a formula is neutralised by dataset.SafeCSVCell.
-func writeColumns(w io.Writer, format string, ds *dataset.Dataset, c dataset.Collection, res dataset.Result) error {
+// columnRows returns the records as rows of cells under a header: one
+// column per field, with the columns of besideIDs, lists joined with ";"
+// (localities by name), null as empty.
+func columnRows(ds *dataset.Dataset, c dataset.Collection, res dataset.Result) [][]string {
 	var all reflect.Value // the collection's records, in published order
 	switch c {
 	case dataset.Parties:
@@ -211,28 +219,24 @@ func writeColumns(w io.Writer, format string, ds *dataset.Dataset, c dataset.Col
 		}
 		rows = append(rows, row)
 	}
-	if format == "csv" {
-		for _, row := range rows {
-			for j := range row {
-				row[j] = dataset.SafeCSVCell(row[j])
-			}
-		}
-		cw := csv.NewWriter(w)
-		if err := cw.WriteAll(rows); err != nil {
-			return err
-		}
-		return cw.Error()
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	return rows
+}
+
+// writeColumns writes the records as CSV, the rows of columnRows. A cell
+// that a spreadsheet would run as a formula is neutralised by
+// dataset.SafeCSVCell.
+func writeColumns(w io.Writer, ds *dataset.Dataset, c dataset.Collection, res dataset.Result) error {
+	rows := columnRows(ds, c, res)
 	for _, row := range rows {
 		for j := range row {
-			row[j] = strings.NewReplacer("\t", " ", "\n", " ").Replace(row[j])
-		}
-		if _, err := fmt.Fprintln(tw, strings.Join(row, "\t")); err != nil {
-			return err
+			row[j] = dataset.SafeCSVCell(row[j])
 		}
 	}
-	return tw.Flush()
+	cw := csv.NewWriter(w)
+	if err := cw.WriteAll(rows); err != nil {
+		return err
+	}
+	return cw.Error()
 }
 
 // cell writes one field: null as empty, ids as their labels, lists joined

@@ -9,8 +9,10 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"ballot/commands"
 	"ballot/dataset"
@@ -274,22 +276,94 @@ func TestQueryFormats(t *testing.T) {
 		}
 	})
 	t.Run("table", func(t *testing.T) {
+		t.Setenv("COLUMNS", "")
 		code, out, _ := run(t, "query", "candidates", "--district", "5", "--party", "pn", "--format", "table")
 		if code != 0 {
 			t.Fatalf("exit %d", code)
 		}
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-		if !strings.HasPrefix(lines[0], "id ") || !strings.Contains(lines[1], "Toni Bezzina") || !strings.Contains(lines[1], "  PN  ") {
+		// A table shows short names and numbers instead of the ids.
+		if !strings.HasPrefix(lines[0], "slug ") || !strings.Contains(lines[1], "Toni Bezzina") || !strings.Contains(lines[1], "  PN  ") {
 			t.Errorf("table:\n%s", out)
 		}
-		// A table shows short names and numbers beside those ids.
-		for _, pair := range [][2]string{{"party_id", "party_short_name"}, {"primary_district_id", "primary_district_number"}, {"district_ids", "district_numbers"}} {
-			if !regexp.MustCompile(`\b` + pair[0] + ` +` + pair[1] + `\b`).MatchString(lines[0]) {
-				t.Errorf("table header %q, want %s beside %s", lines[0], pair[1], pair[0])
-			}
-		}
-		if col := strings.Index(lines[0], "slug"); col < 0 || strings.Index(lines[1], "toni-bezzina") != col {
+		if col := strings.Index(lines[0], "name"); col < 0 || strings.Index(lines[1], "Toni Bezzina") != col {
 			t.Errorf("columns are not aligned:\n%s", out)
+		}
+	})
+}
+
+// TestQueryTable: a table is for people. It fits 100 runes a line when
+// stdout is not a terminal, or COLUMNS; it shows names and numbers, not ids,
+// unless --ids adds them, whole; it cuts the longest values with "…".
+func TestQueryTable(t *testing.T) {
+	uuid := regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-`)
+	tests := []struct {
+		name    string
+		columns string // COLUMNS
+		args    []string
+		width   int      // of every line, at most
+		head    []string // the header's columns
+		line    string   // a line of the table, whole
+	}{
+		{"parties", "", []string{"parties"}, 100,
+			[]string{"slug", "name", "short_name", "name_en", "website"},
+			"pl    Partit Laburista        PL          Labour Party       https://partitlaburista.org"},
+		{"districts", "", []string{"districts"}, 100,
+			[]string{"number", "name", "localities"},
+			"13      District 13  Victoria;Fontana;Għajnsielem;Għarb;Għasri;Kerċem;Munxar;Nadur;Qala;San Lawrenz…"},
+		{"candidates", "", []string{"candidates", "--limit", "500"}, 100,
+			[]string{"slug", "name", "party", "district", "districts", "elected", "is_incumbent"},
+			"malcolm-paul-agius-galea  Malcolm Paul Agius Gal…  PL     6         6;7        true"},
+		{"one candidate", "", []string{"candidates", "toni-bezzina"}, 100,
+			[]string{"slug", "name", "party", "district", "districts", "elected"},
+			"toni-bezzina  Toni Bezzina  PN     5         5          true"},
+		{"COLUMNS", "60", []string{"candidates", "--limit", "5"}, 60,
+			[]string{"slug", "name", "party", "district", "districts", "elected"},
+			"sean-apap-…  Sean Apap…  PL     1         1;6        false"},
+		{"COLUMNS not a number", "wide", []string{"districts"}, 100,
+			[]string{"number", "name", "localities"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("COLUMNS", tt.columns)
+			code, out, _ := run(t, append([]string{"query", "--format", "table"}, tt.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d", code)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if got := strings.Fields(lines[0]); strings.Join(got, " ") != strings.Join(tt.head, " ") {
+				t.Errorf("header %q, want the columns %q", lines[0], tt.head)
+			}
+			for i, line := range lines {
+				if n := utf8.RuneCountInString(line); n > tt.width {
+					t.Errorf("line %d is %d runes wide, more than %d: %q", i+1, n, tt.width, line)
+				}
+				if uuid.MatchString(line) {
+					t.Errorf("line %d shows an id: %q", i+1, line)
+				}
+			}
+			if tt.line != "" && !slices.Contains(lines, tt.line) {
+				t.Errorf("no line %q in:\n%s", tt.line, out)
+			}
+		})
+	}
+
+	t.Run("--ids", func(t *testing.T) {
+		t.Setenv("COLUMNS", "")
+		code, out, _ := run(t, "query", "candidates", "--format", "table", "--limit", "5", "--ids")
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+		lines := strings.Split(out, "\n")
+		want := "id slug name party_id party primary_district_id district district_ids districts elected"
+		if got := strings.Join(strings.Fields(lines[0]), " "); got != want {
+			t.Errorf("--ids header %q, want the columns %q", got, want)
+		}
+		// The ids are whole, beside the same columns as without --ids.
+		if !strings.HasPrefix(lines[1], "25e863fe-82da-5526-9cef-5fb09d8af240  ray-abela ") ||
+			!strings.Contains(lines[1], "  3340687a-1cbe-535f-87e7-72791cd00741  PL  ") ||
+			!strings.Contains(lines[1], "  e15cb27f-fe38-5006-941a-db985fc8e40c;e3257aea-545f-53ea-ad1a-7efe1f4f1d22  1;3 ") {
+			t.Errorf("--ids row %q: want the candidate's, party's and districts' ids whole", lines[1])
 		}
 	})
 }
@@ -314,6 +388,7 @@ func TestQueryUsage(t *testing.T) {
 		{"flags before the collection", []string{"query", "--limit", "0", "candidates"}, 2, "ballot: limit must be an integer from 1 to 500\n"},
 		{"unknown format", []string{"query", "parties", "--format", "xml"}, 2, "ballot: --format must be json, ndjson, csv or table, got \"xml\"\n"},
 		{"pretty CSV", []string{"query", "parties", "--format", "csv", "--pretty"}, 2, "ballot: --pretty applies only to --format json\n"},
+		{"ids in JSON", []string{"query", "parties", "--ids"}, 2, "ballot: --ids applies only to --format table\n"},
 		{"unknown flag", []string{"query", "parties", "--sort", "name"}, 2, "ballot: flag provided but not defined: -sort\n"},
 		{"flag without its value", []string{"query", "candidates", "--limit"}, 2, "ballot: flag needs an argument: --limit\n"},
 		{"offset beyond the total", []string{"query", "candidates", "--offset", "141"}, 2, "ballot: offset must be an integer from 0 to 140, the number of candidates matching the filters\n"},

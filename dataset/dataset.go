@@ -152,7 +152,11 @@ func LoadContext(ctx context.Context, fsys fs.FS, opts Options) (*Dataset, error
 		districts:  d.districts.recs,
 		candidates: d.candidates.recs,
 	}
-	ds.index()
+	if opts.RecordsOnly {
+		ds.order()
+	} else {
+		ds.index()
+	}
 	return ds, nil
 }
 
@@ -222,6 +226,14 @@ func (d *Dataset) Candidates() []Candidate { return d.candidates }
 // index sorts the records into their published order and prepares every
 // answer the API can give, so a request is a lookup and a write.
 func (d *Dataset) index() {
+	d.order()
+	d.prepareFilters()
+	d.prepare()
+}
+
+// order sorts the records into their published order, with the maps of
+// ids that sorting needs: all that Compare asks of a dataset.
+func (d *Dataset) order() {
 	slices.SortFunc(d.parties, func(a, b Party) int {
 		return cmp.Or(strings.Compare(Fold(a.Name), Fold(b.Name)), strings.Compare(a.ID, b.ID))
 	})
@@ -256,8 +268,10 @@ func (d *Dataset) index() {
 			strings.Compare(a.ID, b.ID),
 		)
 	})
+}
 
-	d.prepareFilters()
+// prepare prepares every answer the API can give.
+func (d *Dataset) prepare() {
 	d.emptyList = newList[Candidate]("c-", nil)
 	d.partiesList = newList("p", d.parties)
 	d.districtsList = newList("d", d.districts)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Diff is what a reviewer reads before publishing a new version of a
@@ -94,15 +95,89 @@ func (d *Diff) Equal() bool {
 
 // Compare returns what changed from before to after.
 func Compare(before, after *Dataset) *Diff {
+	return CompareEditions(before.Edition(), after.Edition())
+}
+
+// Edition is what a diff compares of a dataset: its manifest and its
+// records encoded as the API serves them, in published order. It holds
+// about the dataset's files' size, so that a diff of two large editions
+// need not hold both datasets loaded.
+type Edition struct {
+	Version     string
+	manifest    json.RawMessage
+	collections [3]collection
+}
+
+// Edition encodes the dataset for CompareEditions.
+func (d *Dataset) Edition() *Edition {
+	return &Edition{
+		Version:  d.Version,
+		manifest: manifestJSON(d.Manifest),
+		collections: [3]collection{
+			{"parties", "slug", encodeRecords(d.parties, "slug")},
+			{"districts", "number", encodeRecords(d.districts, "number")},
+			{"candidates", "slug", encodeRecords(d.candidates, "slug")},
+		},
+	}
+}
+
+// CompareEditions returns what changed from before to after.
+func CompareEditions(before, after *Edition) *Diff {
 	d := &Diff{Manifest: []Change{}, Warnings: []DiffWarning{}}
-	compareValues("", EncodeJSON(before.Manifest), EncodeJSON(after.Manifest), &d.Manifest)
-	olds, news := before.collections(), after.collections()
-	for i := range olds {
-		c, w := compareCollection(olds[i], news[i])
+	compareValues("", before.manifest, after.manifest, &d.Manifest)
+	for i := range before.collections {
+		c, w := compareCollection(before.collections[i], after.collections[i])
 		d.Collections = append(d.Collections, c)
 		d.Warnings = append(d.Warnings, w...)
 	}
 	return d
+}
+
+// manifestJSON writes a manifest for comparison, as dataset.toml holds it:
+// a key left out (an empty string, a zero date, no notes array) is left
+// out, so that a diff shows it as absent rather than as "", and a date
+// without a time of day is a date ("2026-01-15").
+func manifestJSON(m Manifest) json.RawMessage {
+	type publisher struct {
+		Name     string `json:"name,omitempty"`
+		URL      string `json:"url,omitempty"`
+		AboutURL string `json:"about_url,omitempty"`
+	}
+	type coverage struct {
+		Summary string    `json:"summary,omitempty"`
+		Notes   *[]string `json:"notes,omitempty"`
+	}
+	v := struct {
+		Title       string    `json:"title,omitempty"`
+		Description string    `json:"description,omitempty"`
+		License     string    `json:"license,omitempty"`
+		LicenseURL  string    `json:"license_url,omitempty"`
+		PublishedAt string    `json:"published_at,omitempty"`
+		Publisher   publisher `json:"publisher"`
+		Coverage    coverage  `json:"coverage"`
+	}{
+		Title: m.Title, Description: m.Description, License: m.License, LicenseURL: m.LicenseURL,
+		PublishedAt: manifestDate(m.PublishedAt),
+		Publisher:   publisher(m.Publisher),
+		Coverage:    coverage{Summary: m.Coverage.Summary},
+	}
+	if m.Coverage.Notes != nil {
+		v.Coverage.Notes = &m.Coverage.Notes
+	}
+	return EncodeJSON(v)
+}
+
+// manifestDate writes published_at as dataset.toml gives it: "" when it is
+// absent, a date when it has no time of day, else the whole timestamp.
+func manifestDate(t time.Time) string {
+	switch {
+	case t.IsZero():
+		return ""
+	case t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0:
+		return t.Format(time.DateOnly)
+	default:
+		return t.Format(time.RFC3339Nano)
+	}
 }
 
 // collection is one collection's records encoded as the API serves them.
@@ -117,27 +192,29 @@ type record struct {
 	key  json.RawMessage
 	name string
 	json json.RawMessage
-	// fields holds the record's top-level fields by name.
-	fields map[string]json.RawMessage
-}
-
-func (d *Dataset) collections() []collection {
-	return []collection{
-		{"parties", "slug", encodeRecords(d.parties, "slug")},
-		{"districts", "number", encodeRecords(d.districts, "number")},
-		{"candidates", "slug", encodeRecords(d.candidates, "slug")},
-	}
 }
 
 func encodeRecords[T any](recs []T, key string) []record {
 	out := make([]record, len(recs))
 	for i, r := range recs {
 		b := json.RawMessage(encodeRecord(r))
-		_, fields := objectFields(b)
+		fields := pickFields(b, "id", "name", key)
 		var id, name string
 		_ = json.Unmarshal(fields["id"], &id)
 		_ = json.Unmarshal(fields["name"], &name)
-		out[i] = record{id: id, key: fields[key], name: name, json: b, fields: fields}
+		out[i] = record{id: id, key: fields[key], name: name, json: b}
+	}
+	return out
+}
+
+// pickFields returns the named top-level fields of a JSON object.
+func pickFields(v json.RawMessage, names ...string) map[string]json.RawMessage {
+	_, fields := objectFields(v)
+	out := make(map[string]json.RawMessage, len(names))
+	for _, n := range names {
+		if f, ok := fields[n]; ok {
+			out[n] = f
+		}
 	}
 	return out
 }
@@ -176,7 +253,7 @@ func compareCollection(before, after collection) (CollectionDiff, []DiffWarning)
 			continue
 		}
 		c.Removed = append(c.Removed, r.ref())
-		if string(r.fields["elected"]) == "true" {
+		if string(pickFields(r.json, "elected")["elected"]) == "true" {
 			warnings = append(warnings, DiffWarning{
 				Collection: before.name, Rule: "elected-removed", ID: r.id, Key: r.key,
 				Message: fmt.Sprintf("%s %s (id %s, %q) had elected: true and is removed", before.key, keyText(r.key), r.id, r.name),
@@ -251,7 +328,8 @@ func join(path, key string) string {
 func isObject(v json.RawMessage) bool { return len(v) > 0 && v[0] == '{' }
 
 // objectFields returns the keys of a JSON object in the order they are
-// written, and its values by key.
+// written, and its values by key. The values are slices of v, not copies:
+// a diff of two large editions holds each changed value once.
 func objectFields(v json.RawMessage) ([]string, map[string]json.RawMessage) {
 	dec := json.NewDecoder(bytes.NewReader(v))
 	fields := map[string]json.RawMessage{}
@@ -259,16 +337,19 @@ func objectFields(v json.RawMessage) ([]string, map[string]json.RawMessage) {
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, fields
 	}
+	var skip json.RawMessage // reused: only its extent is wanted
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
 			break
 		}
 		k, _ := t.(string)
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
+		start := dec.InputOffset()
+		if err := dec.Decode(&skip); err != nil {
 			break
 		}
+		end := dec.InputOffset()
+		val := bytes.TrimLeft(v[start:end:end], " \t\r\n:")
 		keys = append(keys, k)
 		fields[k] = val
 	}

@@ -1,9 +1,11 @@
 package dataset
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // TestCompareValues: records are compared through their JSON, so a field
@@ -48,7 +50,7 @@ func TestCompareKeysSwapped(t *testing.T) {
 	rec := func(id, slug string) record {
 		b := json.RawMessage(`{"id":"` + id + `","slug":"` + slug + `","name":"N"}`)
 		_, fields := objectFields(b)
-		return record{id: id, key: fields["slug"], name: "N", json: b, fields: fields}
+		return record{id: id, key: fields["slug"], name: "N", json: b}
 	}
 	before := collection{"parties", "slug", []record{rec("1", "a"), rec("2", "b")}}
 	swapped := collection{"parties", "slug", []record{rec("1", "b"), rec("2", "a")}}
@@ -59,5 +61,43 @@ func TestCompareKeysSwapped(t *testing.T) {
 	c, w := compareCollection(before, renewed)
 	if len(w) != 1 || w[0].Rule != "identity-break" || w[0].ID != "2" || w[0].NewID != "3" || len(c.Added) != 1 || len(c.Removed) != 1 {
 		t.Errorf("slug b under a new id: %+v, warnings %+v; want one identity break from 2 to 3", c, w)
+	}
+}
+
+// TestManifestDate: published_at is compared as dataset.toml writes it: a
+// date as a date, a timestamp whole, and nothing when it is absent.
+func TestManifestDate(t *testing.T) {
+	tests := []struct {
+		name string
+		in   time.Time
+		want string
+	}{
+		{"absent", time.Time{}, ""},
+		{"a date", time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC), "2026-01-15"},
+		{"a time of day", time.Date(2026, 1, 15, 9, 30, 0, 0, time.UTC), "2026-01-15T09:30:00Z"},
+	}
+	for _, tt := range tests {
+		if got := manifestDate(tt.in); got != tt.want {
+			t.Errorf("%s: manifestDate(%v) = %q, want %q", tt.name, tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestObjectFieldsShareInput: a record's values are slices of its JSON, not
+// copies, so a diff holds each changed value once.
+func TestObjectFieldsShareInput(t *testing.T) {
+	v := json.RawMessage(`{"id":"a","localities":[{"name":"X"}],"n":1}`)
+	keys, fields := objectFields(v)
+	if want := []string{"id", "localities", "n"}; !reflect.DeepEqual(keys, want) {
+		t.Fatalf("keys %q, want %q", keys, want)
+	}
+	for k, want := range map[string]string{"id": `"a"`, "localities": `[{"name":"X"}]`, "n": "1"} {
+		got := fields[k]
+		if string(got) != want {
+			t.Errorf("%s = %s, want %s", k, got, want)
+		}
+		if &got[0] != &v[bytes.Index(v, []byte(want))] {
+			t.Errorf("%s is a copy, not a slice of the record", k)
+		}
 	}
 }

@@ -21,6 +21,11 @@ type Options struct {
 	// MaxFileBytes is the largest a dataset file may be, in bytes; 0
 	// means DefaultMaxFileBytes.
 	MaxFileBytes int64
+	// RecordsOnly checks the dataset and puts its records in published
+	// order, but prepares none of the API's answers: the dataset serves
+	// Manifest, Version, Parties, Districts, Candidates and Compare only,
+	// in a fraction of a full load's memory. ballot diff loads so.
+	RecordsOnly bool
 }
 
 func (o Options) maxFileBytes() int64 {
@@ -30,26 +35,130 @@ func (o Options) maxFileBytes() int64 {
 	return o.MaxFileBytes
 }
 
-// errOutside is what opening a dataset file gives when its resolved path
-// leaves the dataset directory.
-var errOutside = errors.New("the file's resolved path leaves the dataset directory")
+// FileError is why a file of a dataset directory, or of import's input
+// directory, is refused: Rule is the problem's rule ("file-outside",
+// "file-not-regular", "file-too-large") and Message says it without a byte
+// of the file. Opening and reading give it as the Err of a *fs.PathError.
+type FileError struct {
+	Rule    string
+	Message string
+}
+
+func (e *FileError) Error() string { return e.Message }
 
 // dirFS reads the files of a dataset directory. Only paths that stay inside
 // the directory once links are resolved can be opened (os.Root checks each
 // step, so a link swapped in during the open cannot escape either), and
 // files are opened without blocking, so a FIFO or a device in place of a
-// file is found by its mode instead of hanging the load.
+// file is found by its mode instead of hanging the load. place names the
+// directory in a refusal: "dataset directory" or "input directory".
 type dirFS struct {
-	dir  string
-	root *os.Root
+	dir   string
+	root  *os.Root
+	place string
 }
 
 func (d dirFS) Open(name string) (fs.File, error) {
 	f, err := d.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) && !ResolvesInside(d.dir, name) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: errOutside}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: &FileError{
+			Rule:    "file-outside",
+			Message: fmt.Sprintf("is a link to a file outside the %s; only files inside it are read", d.place),
+		}}
 	}
 	return f, err
+}
+
+// openFile opens name in fsys as a dataset file: a regular file of at most
+// limit bytes. A file refused for what it is is a *fs.PathError whose Err
+// is a *FileError; nothing of it has been read.
+func openFile(fsys fs.FS, name string, limit int64) (fs.File, fs.FileInfo, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	refuse := func(rule, format string, args ...any) (fs.File, fs.FileInfo, error) {
+		f.Close()
+		return nil, nil, &fs.PathError{Op: "open", Path: name, Err: &FileError{Rule: rule, Message: fmt.Sprintf(format, args...)}}
+	}
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, nil, err
+	case !fi.Mode().IsRegular():
+		return refuse("file-not-regular", "is not a regular file (%s); a FIFO, a device or a directory cannot hold dataset data", fileKind(fi.Mode()))
+	case fi.Size() > limit:
+		return refuse("file-too-large", "is %d bytes, more than the limit of %d bytes a file (max_dataset_bytes)", fi.Size(), limit)
+	}
+	return f, fi, nil
+}
+
+// grewPast is the refusal of a file that grew past limit while read.
+func grewPast(limit int64) *FileError {
+	return &FileError{Rule: "file-too-large", Message: fmt.Sprintf("grew past the limit of %d bytes a file (max_dataset_bytes) while being read", limit)}
+}
+
+// InputDir is a directory whose files are opened as a dataset directory's
+// are (see LoadDirContext): regular files only, none through a link out of
+// the directory, none larger than the limit, no read past the limit even
+// when a file grows, and no read once ctx ends. ballot import reads its
+// sheets through it. It is an fs.FS; close it when done.
+type InputDir struct {
+	ctx   context.Context
+	fs    dirFS
+	limit int64
+}
+
+// OpenInputDir opens dir, resolved once (see ResolveDir), for reading
+// within opts' limits until ctx ends.
+func OpenInputDir(ctx context.Context, dir string, opts Options) (*InputDir, error) {
+	resolved, err := ResolveDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(resolved)
+	if err != nil {
+		return nil, err
+	}
+	return &InputDir{ctx: ctx, fs: dirFS{dir: resolved, root: root, place: "input directory"}, limit: opts.maxFileBytes()}, nil
+}
+
+// Open opens a file of the directory, or refuses it with a *FileError.
+func (d *InputDir) Open(name string) (fs.File, error) {
+	if err := d.ctx.Err(); err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: context.Cause(d.ctx)}
+	}
+	f, _, err := openFile(d.fs, name, d.limit)
+	if err != nil {
+		return nil, err
+	}
+	return &inputFile{File: f, name: name, limit: d.limit, r: io.LimitReader(ctxReader{d.ctx, f}, d.limit+1)}, nil
+}
+
+// Close releases the directory.
+func (d *InputDir) Close() error { return d.fs.root.Close() }
+
+// inputFile reads a file of an InputDir up to its limit, while the
+// directory's context lasts.
+type inputFile struct {
+	fs.File
+	name  string
+	limit int64
+	read  int64
+	r     io.Reader
+}
+
+func (f *inputFile) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	f.read += int64(n)
+	if f.read > f.limit {
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: grewPast(f.limit)}
+	}
+	if err != nil && err != io.EOF {
+		err = &fs.PathError{Op: "read", Path: f.name, Err: unwrapAll(err)}
+	}
+	return n, err
 }
 
 // ResolvesInside reports whether the file name in dir, with every symbolic
@@ -83,7 +192,7 @@ func LoadDirContext(ctx context.Context, dir string, opts Options) (*Dataset, er
 		return nil, &Report{Errors: []Problem{{File: dir, Rule: "file-unreadable", Message: fmt.Sprintf("cannot be opened: %v", errors.Unwrap(err))}}}
 	}
 	defer root.Close()
-	return LoadContext(ctx, dirFS{dir: resolved, root: root}, opts)
+	return LoadContext(ctx, dirFS{dir: resolved, root: root, place: "dataset directory"}, opts)
 }
 
 // readFile reads one file of the dataset, reporting a missing, unreadable,
@@ -91,32 +200,20 @@ func LoadDirContext(ctx context.Context, dir string, opts Options) (*Dataset, er
 // checked before reading and while reading, so a file that grows, or a
 // device that never ends, is not read past the limit.
 func readFile(ctx context.Context, fsys fs.FS, name string, limit int64, r *Report) ([]byte, bool) {
-	f, err := fsys.Open(name)
+	f, fi, err := openFile(fsys, name, limit)
 	if err != nil {
+		var refused *FileError
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			r.errorf(name, "", "file-missing", "file is missing")
-		case errors.Is(err, errOutside):
-			r.errorf(name, "", "file-outside", "is a link to a file outside the dataset directory; only files inside it are read")
+		case errors.As(err, &refused):
+			r.errorf(name, "", refused.Rule, "%s", refused.Message)
 		default:
 			r.errorf(name, "", "file-unreadable", "file cannot be read: %v", errors.Unwrap(err))
 		}
 		return nil, false
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		r.errorf(name, "", "file-unreadable", "file cannot be read: %v", errors.Unwrap(err))
-		return nil, false
-	}
-	if !fi.Mode().IsRegular() {
-		r.errorf(name, "", "file-not-regular", "is not a regular file (%s); a FIFO, a device or a directory cannot hold dataset data", fileKind(fi.Mode()))
-		return nil, false
-	}
-	if fi.Size() > limit {
-		r.errorf(name, "", "file-too-large", "is %d bytes, more than the limit of %d bytes a file (max_dataset_bytes)", fi.Size(), limit)
-		return nil, false
-	}
 	// One buffer of the stated size (and a byte to see the end), so the
 	// file is held once, not in doubling copies.
 	b := make([]byte, 0, fi.Size()+1)
@@ -138,7 +235,8 @@ func readFile(ctx context.Context, fsys fs.FS, name string, limit int64, r *Repo
 		}
 	}
 	if int64(len(b)) > limit {
-		r.errorf(name, "", "file-too-large", "grew past the limit of %d bytes a file (max_dataset_bytes) while being read", limit)
+		grew := grewPast(limit)
+		r.errorf(name, "", grew.Rule, "%s", grew.Message)
 		return nil, false
 	}
 	return b, true

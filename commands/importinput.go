@@ -1,0 +1,135 @@
+package commands
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"ballot/dataset"
+	"ballot/dataset/sheet"
+)
+
+// maxDatasetBytesFlag is import's limit on each input file: serve's
+// max_dataset_bytes, from the same flag name and environment variable.
+func maxDatasetBytesFlag() cli.Flag {
+	return &cli.IntFlag{
+		Name:    flagName("max_dataset_bytes"),
+		EnvVars: []string{envName("max_dataset_bytes")},
+		Value:   dataset.DefaultMaxFileBytes,
+		Usage:   "largest input file, in bytes, as serve's max_dataset_bytes; a larger one is refused",
+	}
+}
+
+// readSheets imports the sheets of directory src, each file opened as
+// serve opens a dataset's (dataset.InputDir: regular files only, no link
+// out of src, none over maxBytes, nothing of a refused file read). It
+// returns as soon as ctx ends, SIGINT or SIGTERM, whatever the import is
+// doing.
+func readSheets(ctx context.Context, src string, maxBytes int, opts sheet.Options) (sheet.Result, error) {
+	if maxBytes < 1024 || maxBytes > maxDatasetBytes {
+		return sheet.Result{}, usagef("max_dataset_bytes must be a number of bytes from 1024 to %d (1 GiB)", maxDatasetBytes)
+	}
+	dir, err := dataset.OpenInputDir(ctx, src, dataset.Options{MaxFileBytes: int64(maxBytes)})
+	if err != nil {
+		return sheet.Result{}, usagef("%s is not a directory", src)
+	}
+	type result struct {
+		res sheet.Result
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer dir.Close()
+		if problems := outputBound(dir, int64(maxBytes)); len(problems) > 0 {
+			done <- result{sheet.Result{Problems: problems}, problems}
+			return
+		}
+		res, err := sheet.ImportWith(dir, opts)
+		if err == nil {
+			err = outputLimit(res.Files, int64(maxBytes))
+		}
+		done <- result{res, err}
+	}()
+	select {
+	case r := <-done:
+		if ctx.Err() == nil {
+			return r.res, r.err
+		}
+	case <-ctx.Done():
+	}
+	return sheet.Result{}, stopped(ctx)
+}
+
+// stopped is import's error once ctx has ended.
+func stopped(ctx context.Context) error {
+	return fmt.Errorf("import stopped: %v; nothing written", context.Cause(ctx))
+}
+
+// sheetRows gives, for each sheet, the JSON file import writes from it and
+// the fewest bytes one of its rows adds there: its record (a district
+// sheet's row is a locality) with every value empty, written compactly.
+var sheetRows = []struct {
+	sheet, file string
+	least       int64
+}{
+	{sheet.PartiesFile, dataset.PartiesFile, leastBytes(dataset.Party{ID: uuidShape})},
+	{sheet.DistrictsFile, dataset.DistrictsFile, leastBytes(dataset.Locality{})},
+	{sheet.CandidatesFile, dataset.CandidatesFile, leastBytes(dataset.Candidate{ID: uuidShape, PrimaryDistrictID: uuidShape, DistrictIDs: []string{uuidShape}})},
+}
+
+const uuidShape = "00000000-0000-0000-0000-000000000000"
+
+func leastBytes(v any) int64 { return int64(len(dataset.EncodeJSON(v))) }
+
+// outputBound counts the rows of each sheet as a stream, before import
+// holds any of it, and refuses a sheet whose rows alone would make a JSON
+// file larger than limit, which serve would refuse: import's memory is a
+// multiple of what it writes, so it stays bounded by the limit. A sheet
+// that cannot be read is left to the import, which reports it.
+func outputBound(fsys fs.FS, limit int64) sheet.Problems {
+	var problems sheet.Problems
+	for _, s := range sheetRows {
+		f, err := fsys.Open(s.sheet)
+		if err != nil {
+			continue
+		}
+		cr := csv.NewReader(f)
+		cr.FieldsPerRecord, cr.ReuseRecord, cr.LazyQuotes = -1, true, true
+		rows := int64(-1) // the header is no row
+		for {
+			fields, err := cr.Read()
+			if err != nil {
+				break // the end, or an error the import reports
+			}
+			if strings.TrimSpace(strings.Join(fields, "")) != "" { // as the import skips blank rows
+				rows++
+			}
+		}
+		f.Close()
+		if least := rows * s.least; least > limit {
+			problems = append(problems, sheet.Problem{File: s.sheet, Message: fmt.Sprintf(
+				"has %d rows, which make a %s of at least %d bytes, more than the limit of %d bytes a file (max_dataset_bytes)", rows, s.file, least, limit)})
+		}
+	}
+	return problems
+}
+
+// outputLimit refuses a written file larger than limit, as serve would.
+func outputLimit(files map[string][]byte, limit int64) error {
+	var problems sheet.Problems
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if n := int64(len(files[name])); n > limit {
+			problems = append(problems, sheet.Problem{File: name, Message: fmt.Sprintf("would be %d bytes, more than the limit of %d bytes a file (max_dataset_bytes)", n, limit)})
+		}
+	}
+	if len(problems) > 0 {
+		return problems
+	}
+	return nil
+}

@@ -1,0 +1,259 @@
+package commands_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"ballot/commands"
+)
+
+// What import's input can do to it: files that block, never end, lead out
+// of the input directory or are too large, and a signal while it imports.
+// Its input is opened as serve opens a dataset's files.
+
+// importRun runs import in-process and fails the test when it has not
+// ended within a minute: the defect some of these cases look for is an
+// import that never ends.
+func importRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		var out, errOut bytes.Buffer
+		code := commands.Run(context.Background(), append([]string{"ballot", "import"}, args...), &out, &errOut)
+		done <- result{code, out.String(), errOut.String()}
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.stdout, r.stderr
+	case <-time.After(time.Minute):
+		t.Fatalf("import %q has not ended within a minute", args)
+	}
+	return
+}
+
+func TestImportInputFiles(t *testing.T) {
+	// A secret outside the input directory, whose words must never be
+	// printed.
+	outside := filepath.Join(t.TempDir(), "secret.csv")
+	const secret = "root:x:0:0:secret-words"
+	if err := os.WriteFile(outside, []byte(secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const failed = "ballot: import failed: 1 problem, nothing written\n"
+	tests := []struct {
+		name   string
+		flags  []string
+		make   func(t *testing.T, path string) // makes candidates.csv at path
+		stdout string
+	}{
+		{"a FIFO", nil, func(t *testing.T, path string) {
+			if err := syscall.Mkfifo(path, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "candidates.csv: cannot be read: is not a regular file (a FIFO); a FIFO, a device or a directory cannot hold dataset data\n"},
+		{"a link to /dev/zero", nil, func(t *testing.T, path string) {
+			if err := os.Symlink("/dev/zero", path); err != nil {
+				t.Fatal(err)
+			}
+		}, "candidates.csv: cannot be read: is a link to a file outside the input directory; only files inside it are read\n"},
+		{"a link to a file outside", nil, func(t *testing.T, path string) {
+			if err := os.Symlink(outside, path); err != nil {
+				t.Fatal(err)
+			}
+		}, "candidates.csv: cannot be read: is a link to a file outside the input directory; only files inside it are read\n"},
+		{"a directory", nil, func(t *testing.T, path string) {
+			if err := os.Mkdir(path, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "candidates.csv: cannot be read: is not a regular file (a directory); a FIFO, a device or a directory cannot hold dataset data\n"},
+		{"over the limit", []string{"--max-dataset-bytes", "1024"}, func(t *testing.T, path string) {
+			b := []byte("given_name,family_name,party,districts,elected\n" + strings.Repeat(secret+",Borg,PL,1,no\n", 40))
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "candidates.csv: cannot be read: is 1527 bytes, more than the limit of 1024 bytes a file (max_dataset_bytes)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
+			files := readExample(t)
+			delete(files, "candidates.csv")
+			writeFiles(t, src, files)
+			tt.make(t, filepath.Join(src, "candidates.csv"))
+
+			code, stdout, stderr := importRun(t, append(tt.flags, src, out)...)
+			if code != commands.ExitFailure || stdout != tt.stdout || stderr != failed {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 1, %q, %q", code, stdout, stderr, tt.stdout, failed)
+			}
+			if strings.Contains(stdout+stderr, "secret") {
+				t.Errorf("the refused file's bytes are printed: %q", stdout+stderr)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("OUT was written: %v", err)
+			}
+		})
+	}
+
+	// A sheet under the limit whose JSON would be over it is refused
+	// from a count of its rows, before import holds it; a JSON file over
+	// the limit is refused too, not written.
+	for _, tt := range []struct {
+		name, limit string
+		rows        int
+		stdout      string
+	}{
+		{"rows over the limit", "2048", 10, "candidates.csv: has 10 rows, which make a candidates.json of at least 2990 bytes, more than the limit of 2048 bytes a file (max_dataset_bytes)\n"},
+		{"JSON over the limit", "4000", 10, "candidates.json: would be 4623 bytes, more than the limit of 4000 bytes a file (max_dataset_bytes)\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
+			files := readExample(t)
+			var b strings.Builder
+			b.WriteString("given_name,family_name,party,districts,elected\n")
+			for i := range tt.rows {
+				fmt.Fprintf(&b, "Ġorġ,Borġ %d,PL,1,no\n", i)
+			}
+			files["candidates.csv"] = []byte(b.String())
+			writeFiles(t, src, files)
+			code, stdout, stderr := importRun(t, "--max-dataset-bytes", tt.limit, src, out)
+			if code != commands.ExitFailure || stdout != tt.stdout || stderr != failed {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 1, %q, %q", code, stdout, stderr, tt.stdout, failed)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("OUT was written: %v", err)
+			}
+		})
+	}
+
+	t.Run("a link inside the input directory", func(t *testing.T) {
+		dir := t.TempDir()
+		src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
+		files := readExample(t)
+		files["people.csv"] = files["candidates.csv"]
+		delete(files, "candidates.csv")
+		writeFiles(t, src, files)
+		if err := os.Symlink("people.csv", filepath.Join(src, "candidates.csv")); err != nil {
+			t.Fatal(err)
+		}
+		if code, stdout, stderr := importRun(t, src, out); code != commands.ExitOK {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 0", code, stdout, stderr)
+		}
+	})
+
+	t.Run("a limit out of bounds", func(t *testing.T) {
+		dir := t.TempDir()
+		const want = "ballot: max_dataset_bytes must be a number of bytes from 1024 to 1073741824 (1 GiB)\n"
+		code, stdout, stderr := importRun(t, "--max-dataset-bytes", "10", importExample, filepath.Join(dir, "out"))
+		if code != commands.ExitUsage || stdout != "" || stderr != want {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 2, %q", code, stdout, stderr, want)
+		}
+	})
+}
+
+// TestImportStopsOnSIGTERM: SIGTERM while import works on a large sheet
+// ends it at once, with one line, and writes nothing.
+func TestImportStopsOnSIGTERM(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
+	files := readExample(t)
+	delete(files, "candidates.csv")
+	writeFiles(t, src, files)
+	size := importWriteLarge(t, filepath.Join(src, "candidates.csv"))
+
+	cmd := exec.Command(e2eBuild(t), "import", src, out)
+	cmd.Dir = dir
+	cmd.Env = filesEnv()
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+
+	// The event: the process holds the sheet in memory, so it is reading
+	// or checking it (which takes seconds more).
+	pid := cmd.Process.Pid
+	prodEventually(t, time.Minute, "import holds the sheet in memory", func() (bool, string) {
+		rss := filesRSS(pid)
+		return rss > size, fmt.Sprintf("RSS %d bytes, file %d bytes", rss, size)
+	})
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+		var exit *exec.ExitError
+		if !errors.As(waitErr, &exit) || exit.ExitCode() != 1 {
+			t.Errorf("exit %v, want status 1", waitErr)
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("import did not end within a minute of SIGTERM; stderr:\n%.2000s", stderr.String())
+	}
+	if got, want := stderr.String(), "ballot: import stopped: terminated signal received; nothing written\n"; got != want {
+		t.Errorf("stderr:\n%.2000s\nwant %q", got, want)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "src" {
+			t.Errorf("import left %s in OUT's parent directory", e.Name())
+		}
+	}
+}
+
+// importWriteLarge writes a candidates sheet of some 30 MB and returns its
+// size.
+func importWriteLarge(t *testing.T, path string) int64 {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString("given_name,family_name,party,districts,elected\n")
+	long := strings.Repeat("Borġ-Camilleri ", 20)
+	for i := range 100_000 {
+		fmt.Fprintf(w, "Ġorġ,%s%d,PL,%d,no\n", long, i, i%13+1)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
