@@ -52,7 +52,10 @@ func readSheets(ctx context.Context, src string, maxBytes int, opts sheet.Option
 		}
 		res, err := sheet.ImportWith(dir, opts)
 		if err == nil {
-			err = outputLimit(res.Files, int64(maxBytes))
+			if err = outputLimit(res.Files, int64(maxBytes)); err != nil {
+				res.Problems = append(res.Problems, err.(sheet.Problems)...)
+				res.Files = nil
+			}
 		}
 		done <- result{res, err}
 	}()

@@ -98,8 +98,10 @@ func TestImportInputFiles(t *testing.T) {
 			tt.make(t, filepath.Join(src, "candidates.csv"))
 
 			code, stdout, stderr := importRun(t, append(tt.flags, src, out)...)
-			if code != commands.ExitFailure || stdout != tt.stdout || stderr != failed {
-				t.Errorf("exit %d, stdout %q, stderr %q; want 1, %q, %q", code, stdout, stderr, tt.stdout, failed)
+			// The two other sheets are read, and say how.
+			want := "ballot: read parties.csv: separated by ','\nballot: read districts.csv: separated by ','\n" + failed
+			if code != commands.ExitFailure || stdout != tt.stdout || stderr != want {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 1, %q, %q", code, stdout, stderr, tt.stdout, want)
 			}
 			if strings.Contains(stdout+stderr, "secret") {
 				t.Errorf("the refused file's bytes are printed: %q", stdout+stderr)
@@ -117,9 +119,12 @@ func TestImportInputFiles(t *testing.T) {
 		name, limit string
 		rows        int
 		stdout      string
+		stderr      string
 	}{
-		{"rows over the limit", "2048", 10, "candidates.csv: has 10 rows, which make a candidates.json of at least 2990 bytes, more than the limit of 2048 bytes a file (max_dataset_bytes)\n"},
-		{"JSON over the limit", "4000", 10, "candidates.json: would be 4623 bytes, more than the limit of 4000 bytes a file (max_dataset_bytes)\n"},
+		// Refused before any sheet is read.
+		{"rows over the limit", "2048", 10, "candidates.csv: has 10 rows, which make a candidates.json of at least 2990 bytes, more than the limit of 2048 bytes a file (max_dataset_bytes)\n", failed},
+		{"JSON over the limit", "4000", 10, "candidates.json: would be 4623 bytes, more than the limit of 4000 bytes a file (max_dataset_bytes)\n",
+			"ballot: read parties.csv: separated by ','\nballot: read districts.csv: separated by ','\nballot: read candidates.csv: separated by ','\n" + failed},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -133,8 +138,8 @@ func TestImportInputFiles(t *testing.T) {
 			files["candidates.csv"] = []byte(b.String())
 			writeFiles(t, src, files)
 			code, stdout, stderr := importRun(t, "--max-dataset-bytes", tt.limit, src, out)
-			if code != commands.ExitFailure || stdout != tt.stdout || stderr != failed {
-				t.Errorf("exit %d, stdout %q, stderr %q; want 1, %q, %q", code, stdout, stderr, tt.stdout, failed)
+			if code != commands.ExitFailure || stdout != tt.stdout || stderr != tt.stderr {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 1, %q, %q", code, stdout, stderr, tt.stdout, tt.stderr)
 			}
 			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("OUT was written: %v", err)
