@@ -10,11 +10,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"ballot/dataset"
 	"ballot/server"
+	"ballot/server/pages"
 )
 
 // pagesOut, when set, is a directory the pages test writes every page it
@@ -266,24 +268,48 @@ func TestPagesOff(t *testing.T) {
 	}
 }
 
-// TestPageAssets: the stylesheet and the icon the pages use.
+// TestPageAssets: the stylesheet and the icon the pages use, under their
+// plain paths and the fingerprinted ones the pages link to, which are
+// cached for a year.
 func TestPageAssets(t *testing.T) {
 	s := pagesServer(t)
-	for _, tt := range []struct{ target, contentType string }{
-		{"/style.css", "text/css; charset=utf-8"},
-		{"/favicon.svg", "image/svg+xml"},
+	home := pageGet(t, s, http.MethodGet, "/", nil).Body.String()
+	for _, tt := range []struct {
+		target, contentType, cache string
+	}{
+		{"/style.css", "text/css; charset=utf-8", "public, max-age=60"},
+		{"/favicon.svg", "image/svg+xml", "public, max-age=60"},
+		{pages.StyleURL, "text/css; charset=utf-8", "public, max-age=31536000, immutable"},
+		{pages.IconURL, "image/svg+xml", "public, max-age=31536000, immutable"},
 	} {
 		rec := pageGet(t, s, http.MethodGet, tt.target, nil)
-		if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != tt.contentType || rec.Body.Len() == 0 {
-			t.Errorf("%s: status %d, Content-Type %q, %d bytes", tt.target, rec.Code, rec.Header().Get("Content-Type"), rec.Body.Len())
+		if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != tt.contentType || rec.Body.Len() == 0 ||
+			rec.Header().Get("Cache-Control") != tt.cache {
+			t.Errorf("%s: status %d, Content-Type %q, Cache-Control %q, %d bytes; want 200, %s, %s",
+				tt.target, rec.Code, rec.Header().Get("Content-Type"), rec.Header().Get("Cache-Control"), rec.Body.Len(), tt.contentType, tt.cache)
 			continue
 		}
+		if rec.Header().Get("X-RateLimit-Remaining") != "" {
+			t.Errorf("%s is counted by the rate limit", tt.target)
+		}
 		checkPageCaching(t, s, tt.target, rec.Header().Get("ETag"), rec.Body.Bytes())
+	}
+	for _, want := range []string{`<link rel="stylesheet" href="` + pages.StyleURL + `">`, `<link rel="icon" href="` + pages.IconURL + `" type="image/svg+xml">`} {
+		if !strings.Contains(home, want) {
+			t.Errorf("the home page lacks %s", want)
+		}
+	}
+	if !regexp.MustCompile(`^/style\.[0-9a-f]{12}\.css$`).MatchString(pages.StyleURL) || !regexp.MustCompile(`^/favicon\.[0-9a-f]{12}\.svg$`).MatchString(pages.IconURL) {
+		t.Errorf("fingerprinted paths %s and %s", pages.StyleURL, pages.IconURL)
+	}
+	if rec := pageGet(t, s, http.MethodGet, "/style.000000000000.css", nil); rec.Code != http.StatusNotFound {
+		t.Errorf("a stylesheet of another fingerprint: status %d, want 404", rec.Code)
 	}
 }
 
 // TestPagesShareTheRateLimit: a page spends the counter of every other
-// path, and past it gets the 429 problem.
+// path, its stylesheet and icon spend nothing, and past the limit a page
+// gets a page that says when to try again, the API the 429 problem.
 func TestPagesShareTheRateLimit(t *testing.T) {
 	s, _ := newServer(t, server.Options{Pages: true, RateLimit: 3})
 	for i, target := range []string{"/", server.BasePath + "/", "/candidates?district=5"} {
@@ -291,19 +317,37 @@ func TestPagesShareTheRateLimit(t *testing.T) {
 		if got, want := rec.Header().Get("X-RateLimit-Remaining"), itoa(2-i); rec.Code != http.StatusOK || got != want {
 			t.Errorf("%s: status %d, X-RateLimit-Remaining %s; want 200 and %s", target, rec.Code, got, want)
 		}
+		for _, asset := range []string{pages.StyleURL, pages.IconURL, "/style.css", "/favicon.svg"} {
+			if rec := pageGet(t, s, http.MethodGet, asset, nil); rec.Code != http.StatusOK {
+				t.Errorf("%s after %s: status %d, want 200", asset, target, rec.Code)
+			}
+		}
 	}
 	rec := pageGet(t, s, http.MethodGet, "/parties", nil)
-	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" {
-		t.Errorf("the fourth request: status %d, Retry-After %q; want 429 with Retry-After", rec.Code, rec.Header().Get("Retry-After"))
+	retry := rec.Header().Get("Retry-After")
+	if rec.Code != http.StatusTooManyRequests || retry == "" || rec.Header().Get("Content-Type") != "text/html; charset=utf-8" ||
+		rec.Header().Get("Content-Security-Policy") != csp || rec.Header().Get("Cache-Control") != "no-store" {
+		t.Errorf("the fourth request: status %d, Retry-After %q, Content-Type %q, Cache-Control %q; want 429 with Retry-After, HTML, no-store",
+			rec.Code, retry, rec.Header().Get("Content-Type"), rec.Header().Get("Cache-Control"))
+	}
+	for _, want := range []string{"<h1>Too many requests</h1>", "Try again in " + retry + " seconds, at "} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("the 429 page lacks %q: %s", want, rec.Body)
+		}
+	}
+	writePage(t, "429.html", rec.Body.Bytes())
+	if rec := pageGet(t, s, http.MethodGet, server.BasePath+"/", nil); rec.Code != http.StatusTooManyRequests || rec.Header().Get("Content-Type") != "application/problem+json" {
+		t.Errorf("the API's index past the limit: status %d, Content-Type %q; want the 429 problem", rec.Code, rec.Header().Get("Content-Type"))
 	}
 	if rec := pageGet(t, s, http.MethodGet, server.BasePath+"/parties", nil); rec.Code != http.StatusOK {
 		t.Errorf("the parties endpoint, on its own counter: status %d, want 200", rec.Code)
 	}
 
-	// In the metrics, the pages are one route: two 200s, one 429.
+	// In the metrics, the pages are one route: two 200s, one 429, and
+	// the assets' twelve 200s.
 	metrics := pageGet(t, s.AdminHandler(nil), http.MethodGet, "/metrics", nil).Body.String()
 	for _, want := range []string{
-		`ballot_http_requests_total{route="page",status="200"} 2`,
+		`ballot_http_requests_total{route="page",status="200"} 14`,
 		`ballot_http_requests_total{route="page",status="429"} 1`,
 		`ballot_rate_limited_requests_total{route="page"} 1`,
 	} {

@@ -125,8 +125,15 @@ func (s *Server) routes() *mux.Router {
 		page(pages.CandidatesPath, http.HandlerFunc(s.candidatesPage))
 		page(pages.CandidatePath, http.HandlerFunc(s.candidatePage))
 		page(pages.ReferencePath, s.prepared(func(p *sitePages) *answer { return &p.reference }))
-		page(pages.StylePath, s.asset(&styleSheet))
-		page(pages.IconPath, s.asset(&favicon))
+		// The stylesheet and the icon are counted by no rate limit: a
+		// page view spends one request.
+		asset := func(path string, a *answer) {
+			handle(path, pageRoute, uncounted, s.asset(a))
+		}
+		asset(pages.StylePath, &styleSheet)
+		asset(pages.IconPath, &favicon)
+		asset(pages.StyleURL, &styleSheetForever)
+		asset(pages.IconURL, &faviconForever)
 	}
 	// Neither is met by a route's chain: the paths that are no route's have
 	// their own, and a wrong method gets that of the route whose path it

@@ -22,11 +22,21 @@ var (
 	varyAcceptValue = []string{"Accept-Encoding, Accept"}
 )
 
-// The stylesheet and the icon are the same for every dataset.
+// The stylesheet and the icon are the same for every dataset. Under their
+// fingerprinted paths, which the pages link to, they are cached for a year
+// and never revalidated: a change of their bytes is a change of path.
 var (
-	styleSheet = prepare(cssValue, pages.Stylesheet)
-	favicon    = prepare(svgValue, pages.Icon)
+	styleSheet        = prepare(cssValue, pages.Stylesheet)
+	favicon           = prepare(svgValue, pages.Icon)
+	styleSheetForever = forever(styleSheet)
+	faviconForever    = forever(favicon)
+	immutableValue    = []string{"public, max-age=31536000, immutable"}
 )
+
+func forever(a answer) answer {
+	a.cacheControl = immutableValue
+	return a
+}
 
 // sitePages are the pages of one dataset: the site, and the answers of the
 // pages rendered at load, prepared (ETag and gzip) like the documents.

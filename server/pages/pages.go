@@ -34,6 +34,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"ballot/dataset"
 )
@@ -52,6 +53,20 @@ var (
 	Stylesheet = mustRead("templates/style.css")
 	Icon       = mustRead("templates/favicon.svg")
 )
+
+// StyleURL and IconURL are the stylesheet's and the icon's fingerprinted
+// paths, which the pages link to: named by their bytes, they never change,
+// and are cached for a year. StylePath and IconPath serve the same bytes
+// under a name that does not change.
+var (
+	StyleURL = fingerprinted("/style.", Stylesheet, ".css")
+	IconURL  = fingerprinted("/favicon.", Icon, ".svg")
+)
+
+func fingerprinted(prefix string, b []byte, ext string) string {
+	sum := sha256.Sum256(b)
+	return prefix + hex.EncodeToString(sum[:6]) + ext
+}
 
 // Paths are the pages' own paths, as gorilla/mux templates; the server
 // registers each with its handler.
@@ -180,12 +195,13 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte) (*Site, e
 
 // page is what the layout shows around a page's own content.
 type page struct {
-	Title  string
-	Site   string
-	Nav    string // the navigation's current entry
-	JSON   string // the API answer the page shows
-	Credit string
-	Body   any
+	Style, Icon string // the assets' fingerprinted paths
+	Title       string
+	Site        string
+	Nav         string // the navigation's current entry
+	JSON        string // the API answer the page shows
+	Credit      string
+	Body        any
 }
 
 // render executes a page's template. The templates are parsed at start
@@ -198,7 +214,7 @@ func (s *Site) render(name, title, nav, jsonPath string, body any) []byte {
 	}
 	var b bytes.Buffer
 	err := templates[name].ExecuteTemplate(&b, "layout", page{
-		Title: full, Site: s.site, Nav: nav, JSON: jsonPath, Credit: s.credit, Body: body,
+		Style: StyleURL, Icon: IconURL, Title: full, Site: s.site, Nav: nav, JSON: jsonPath, Credit: s.credit, Body: body,
 	})
 	if err != nil {
 		panic("pages: rendering the " + name + " page: " + err.Error())
@@ -222,6 +238,13 @@ func (s *Site) PartyNotFound() []byte {
 // no candidate.
 func (s *Site) CandidateNotFound() []byte {
 	return s.Error("No such candidate", "No candidate has this slug: the candidates page lists them, 500 at a time.")
+}
+
+// TooManyRequests is the page of a request past the rate limit: wait
+// seconds from now, at the time at.
+func (s *Site) TooManyRequests(wait int64, at time.Time) []byte {
+	return s.Error("Too many requests", "This address has asked for more pages than the limit allows. Try again in "+
+		strconv.FormatInt(wait, 10)+" seconds, at "+at.UTC().Format("15:04:05")+" UTC.")
 }
 
 // Rendered is a page rendered for one request: Tag names its bytes (the
