@@ -75,7 +75,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header()["Content-Security-Policy"] = cspValue
-	writePageError(w, r, http.StatusNotFound, p.site.NotFound)
+	writePageError(w, r, http.StatusNotFound, p.lang[langOf(r.URL.Path)].site.NotFound)
 }
 
 func handleNotFound(w http.ResponseWriter) {

@@ -174,7 +174,7 @@ func (s *Server) limitRate(counter int, page bool) mux.MiddlewareFunc {
 				h["Retry-After"] = values[3:4:4]
 				if p := s.snap.Load().pages; page && p != nil {
 					h["Content-Security-Policy"] = cspValue
-					writePageError(w, r, http.StatusTooManyRequests, p.site.TooManyRequests(wait, time.Unix(reset, 0)))
+					writePageError(w, r, http.StatusTooManyRequests, p.lang[langOf(r.URL.Path)].site.TooManyRequests(wait, time.Unix(reset, 0)))
 					return
 				}
 				writeProblem(w, http.StatusTooManyRequests, fmt.Sprintf(

@@ -118,13 +118,19 @@ func (s *Server) routes() *mux.Router {
 		page := func(path string, h http.Handler) {
 			handle(path, pageRoute, sharedCounter, h)
 		}
-		page(pages.HomePath, s.prepared(func(p *sitePages) *answer { return &p.home }))
-		page(pages.PartiesPath, s.prepared(func(p *sitePages) *answer { return &p.parties }))
-		page(pages.PartyPath, http.HandlerFunc(s.partyPage))
-		page(pages.DistrictsPath, http.HandlerFunc(s.districtsPage))
-		page(pages.CandidatesPath, http.HandlerFunc(s.candidatesPage))
-		page(pages.CandidatePath, http.HandlerFunc(s.candidatePage))
-		page(pages.ReferencePath, s.prepared(func(p *sitePages) *answer { return &p.reference }))
+		// Each page in each language: English at its path, Maltese
+		// under /mt; / chooses by Accept-Language (README, "Pages").
+		page(pages.HomePath, http.HandlerFunc(s.negotiatedHome))
+		for li, l := range pages.Langs {
+			page(l.Home, s.prepared(li, func(p *langPages) *answer { return &p.home }))
+			page(l.Prefix+pages.PartiesPath, s.prepared(li, func(p *langPages) *answer { return &p.parties }))
+			page(l.Prefix+pages.PartyPath, http.HandlerFunc(s.partyPage))
+			page(l.Prefix+pages.DistrictsPath, http.HandlerFunc(s.districtsPage))
+			page(l.Prefix+pages.DistrictPath, http.HandlerFunc(s.districtPage))
+			page(l.Prefix+pages.CandidatesPath, http.HandlerFunc(s.candidatesPage))
+			page(l.Prefix+pages.CandidatePath, http.HandlerFunc(s.candidatePage))
+			page(l.Prefix+pages.ReferencePath, s.prepared(li, func(p *langPages) *answer { return &p.reference }))
+		}
 		// The stylesheet and the icon are counted by no rate limit: a
 		// page view spends one request.
 		asset := func(path string, a *answer) {

@@ -72,6 +72,8 @@ func fingerprinted(prefix string, b []byte, ext string) string {
 // registers each with its handler.
 const (
 	HomePath       = "/"
+	DistrictPath   = "/districts/{number}"
+	SearchPath     = "/search"
 	PartiesPath    = "/parties"
 	PartyPath      = "/parties/{slug_or_id}"
 	DistrictsPath  = "/districts"
@@ -106,9 +108,36 @@ func mustRead(name string) []byte {
 
 // templates holds each page's template, parsed with the layout they share.
 var templates = func() map[string]*template.Template {
-	layout := template.Must(template.New("layout").ParseFS(files, "templates/layout.html"))
+	funcs := template.FuncMap{
+		"lang": langAttr,
+		"party": func(p page, r partyRef) partyLink {
+			return partyLink{r, p.P, p.Lang}
+		},
+		"table": func(p page, id, caption string, rows []candidateRow) tableView {
+			return tableView{p, id, caption, rows}
+		},
+		"seats": func(p page, v *seatsView) struct {
+			Page  page
+			Seats *seatsView
+		} {
+			return struct {
+				Page  page
+				Seats *seatsView
+			}{p, v}
+		},
+		"localities": func(p page, d districtView) struct {
+			Page     page
+			District districtView
+		} {
+			return struct {
+				Page     page
+				District districtView
+			}{p, d}
+		},
+	}
+	layout := template.Must(template.New("layout").Funcs(funcs).Option("missingkey=error").ParseFS(files, "templates/layout.html"))
 	m := map[string]*template.Template{}
-	for _, name := range []string{"home", "parties", "districts", "candidates", "party", "candidate", "reference", "error"} {
+	for _, name := range []string{"home", "parties", "districts", "district", "candidates", "party", "candidate", "search", "reference", "error"} {
 		m[name] = template.Must(template.Must(layout.Clone()).ParseFS(files, "templates/"+name+".html"))
 	}
 	return m
@@ -123,29 +152,33 @@ type About struct {
 	Publisher, PublisherURL, AboutURL, HowToCredit                string
 }
 
-// Site is the pages of one dataset: those rendered when it loaded, and what
-// the others need to be rendered quickly. It is immutable.
+// Site is the pages of one dataset in one language: those rendered when
+// it loaded, and what the others need to be rendered quickly. It is
+// immutable.
 type Site struct {
 	ds     *dataset.Dataset
+	lang   *Lang
 	api    string // the API's base path, such as /api/public/v1
 	site   string // the dataset's title
 	credit string // the sentence saying how to credit the publisher
-	tag    string // the dataset version and this build's pages, in tags
+	tag    string // the dataset version, this build's pages and the language, in tags
 
 	// Home, Parties, Districts, Candidates (the first page, unfiltered),
 	// Reference and NotFound are rendered; PartyPages[i] is the page of
-	// the i-th party of ds.Parties().
+	// the i-th party of ds.Parties(), and DistrictPages[i] that of the
+	// i-th district.
 	Home, Parties, Districts, Candidates, Reference, NotFound []byte
-	PartyPages                                                [][]byte
+	PartyPages, DistrictPages                                 [][]byte
 
 	partyCandidates [][]int // each party's candidates, by index
 	districtNumber  map[string]int
+	seats           []int // each party's elected candidates; -1 when elected is not known of every one
 }
 
-// New renders the pages of ds that depend on it alone. api is the API's
-// base path, for links; openAPI is the OpenAPI document the reference page
-// shows. It fails only when openAPI cannot be read.
-func New(ds *dataset.Dataset, about About, api string, openAPI []byte) (*Site, error) {
+// New renders the pages of ds that depend on it alone, in lang. api is the
+// API's base path, for links; openAPI is the OpenAPI document the
+// reference page shows. It fails only when openAPI cannot be read.
+func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lang) (*Site, error) {
 	ref, err := newReference(openAPI, api)
 	if err != nil {
 		return nil, err
@@ -158,10 +191,11 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte) (*Site, e
 	h.Write(openAPI)
 	s := &Site{
 		ds:              ds,
+		lang:            lang,
 		api:             api,
 		site:            ds.Manifest.Title,
 		credit:          about.HowToCredit,
-		tag:             ds.Version[:16] + "-" + hex.EncodeToString(h.Sum(nil)[:6]),
+		tag:             lang.Code + "-" + ds.Version[:16] + "-" + hex.EncodeToString(h.Sum(nil)[:6]),
 		partyCandidates: make([][]int, len(ds.Parties())),
 		districtNumber:  make(map[string]int, len(ds.Districts())),
 	}
@@ -174,23 +208,42 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte) (*Site, e
 			s.partyCandidates[pi] = append(s.partyCandidates[pi], i)
 		}
 	}
-	s.Home = s.render("home", "Home", "home", api+"/", newHomeView(ds, about, api))
-	s.Parties = s.render("parties", "Parties", "parties", api+"/parties", s.partyRows())
-	s.Districts = s.render("districts", "Districts", "districts", api+"/districts",
+	s.seats = s.countSeats()
+	t := lang.T
+	s.Home = s.render("home", t("nav_home"), "home", api+"/", HomePath, s.newHomeView(about, api))
+	s.Parties = s.render("parties", t("nav_parties"), "parties", api+"/parties", PartiesPath, partiesView{Rows: s.partyRows(), Seats: s.seatsView()})
+	s.Districts = s.render("districts", t("nav_districts"), "districts", api+"/districts", DistrictsPath,
 		districtsView{Districts: s.districtViews(ds.Districts())})
 	all, _ := ds.Query(dataset.Candidates, nil) // no parameter is ever refused
-	s.Candidates = s.renderCandidates(all, candidateFilter{limit: dataset.DefaultLimit})
-	s.Reference = s.render("reference", "API reference", "reference", api+"/openapi.json", ref)
-	s.NotFound = s.Error("Not found", "There is no page at this address.")
+	s.Candidates = s.renderCandidates(all, candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}, nil)
+	s.Reference = s.render("reference", t("nav_reference"), "reference", api+"/openapi.json", ReferencePath, ref)
+	s.NotFound = s.Error(t("not_found"), t("not_found_detail"))
 	for i, party := range ds.Parties() {
 		v := partyView{partyRow: s.partyRow(i)}
-		v.ID, v.WikipediaURL = party.ID, deref(party.WikipediaURL)
+		v.WikipediaURL = deref(party.WikipediaURL)
 		for _, ci := range s.partyCandidates[i] {
 			v.Rows = append(v.Rows, s.candidateRow(ci))
 		}
-		s.PartyPages = append(s.PartyPages, s.render("party", party.Name, "", api+"/parties/"+party.Slug, v))
+		s.PartyPages = append(s.PartyPages, s.render("party", v.Display, "", api+"/parties/"+party.Slug, "/parties/"+party.Slug, v))
+	}
+	for i := range ds.Districts() {
+		s.DistrictPages = append(s.DistrictPages, s.renderDistrict(i))
 	}
 	return s, nil
+}
+
+// partyLink is a party named on a page: the "party" template.
+type partyLink struct {
+	partyRef
+	P, PageLang string
+}
+
+// tableView is a table of candidates on a page: the "candidates-table"
+// template.
+type tableView struct {
+	Page        page
+	ID, Caption string
+	Rows        []candidateRow
 }
 
 // page is what the layout shows around a page's own content.
@@ -200,21 +253,46 @@ type page struct {
 	Site        string
 	Nav         string // the navigation's current entry
 	JSON        string // the API answer the page shows
+	CSV         string // the same rows as CSV, on a listing page
 	Credit      string
+	Lang        string            // the page's language code
+	DataLang    string            // the language of the dataset's own words: en
+	T           map[string]string // the interface's strings
+	P           string            // the prefix of the language's paths
+	Home        string            // the language's home page
+	Switch      string            // this page in the other language
+	SwitchLang  string            // the other language's code
+	SwitchName  string            // and its name, in itself
+	Query       string            // the search box's value
 	Body        any
 }
 
-// render executes a page's template. The templates are parsed at start
-// and the views are plain values, so only a mistake in a template, which
-// the tests render, can fail.
-func (s *Site) render(name, title, nav, jsonPath string, body any) []byte {
+// render executes a page's template. here is the page's own path and
+// query, without the language's prefix, for the language switch. The
+// templates are parsed at start and the views are plain values, so only a
+// mistake in a template, which the tests render, can fail.
+func (s *Site) render(name, title, nav, jsonPath, here string, body any) []byte {
+	return s.renderPage(name, title, nav, jsonPath, "", here, "", body)
+}
+
+func (s *Site) renderPage(name, title, nav, jsonPath, csvPath, here, query string, body any) []byte {
 	full := title + " · " + s.site
 	if nav == "" { // a record's or an error's page: its name is title enough
 		full = title
 	}
+	other := s.lang.other()
+	sw := ""
+	if here != "" {
+		sw = other.Prefix + here
+		if here == HomePath {
+			sw = other.Home
+		}
+	}
 	var b bytes.Buffer
 	err := templates[name].ExecuteTemplate(&b, "layout", page{
-		Style: StyleURL, Icon: IconURL, Title: full, Site: s.site, Nav: nav, JSON: jsonPath, Credit: s.credit, Body: body,
+		Style: StyleURL, Icon: IconURL, Title: full, Site: s.site, Nav: nav, JSON: jsonPath, CSV: csvPath, Credit: s.credit,
+		Lang: s.lang.Code, DataLang: "en", T: s.lang.t, P: s.lang.Prefix, Home: s.lang.Home,
+		Switch: sw, SwitchLang: other.Code, SwitchName: other.T("lang_name"), Query: query, Body: body,
 	})
 	if err != nil {
 		panic("pages: rendering the " + name + " page: " + err.Error())
@@ -225,26 +303,25 @@ func (s *Site) render(name, title, nav, jsonPath string, body any) []byte {
 // Error renders an error page: its heading and one sentence. A page never
 // echoes what a client wrote outside a form's values.
 func (s *Site) Error(heading, detail string) []byte {
-	return s.render("error", heading, "", "", errorView{heading, detail})
+	return s.render("error", heading, "", "", "", errorView{heading, detail})
 }
 
 // PartyNotFound is the 404 page of a party's path whose key names no
 // party.
 func (s *Site) PartyNotFound() []byte {
-	return s.Error("No such party", "No party has this slug: the parties page lists them all.")
+	return s.Error(s.lang.T("party_not_found"), s.lang.T("party_not_found_detail"))
 }
 
 // CandidateNotFound is the 404 page of a candidate's path whose key names
 // no candidate.
 func (s *Site) CandidateNotFound() []byte {
-	return s.Error("No such candidate", "No candidate has this slug: the candidates page lists them, 500 at a time.")
+	return s.Error(s.lang.T("candidate_not_found"), s.lang.T("candidate_not_found_detail"))
 }
 
 // TooManyRequests is the page of a request past the rate limit: wait
 // seconds from now, at the time at.
 func (s *Site) TooManyRequests(wait int64, at time.Time) []byte {
-	return s.Error("Too many requests", "This address has asked for more pages than the limit allows. Try again in "+
-		strconv.FormatInt(wait, 10)+" seconds, at "+at.UTC().Format("15:04:05")+" UTC.")
+	return s.Error(s.lang.T("too_many"), s.lang.T("too_many_detail", wait, at.UTC().Format("15:04:05")))
 }
 
 // Rendered is a page rendered for one request: Tag names its bytes (the
@@ -261,34 +338,35 @@ func (s *Site) Candidate(i int) Rendered {
 	c := s.ds.Candidates()[i]
 	return Rendered{"candidate-" + s.tag + "-" + c.Slug, func() []byte {
 		v := candidateView{candidateRow: s.candidateRow(i)}
-		v.ID, v.GivenName, v.FamilyName = c.ID, c.GivenName, c.FamilyName
-		v.Incumbent = yesNo(c.IsIncumbent)
+		v.GivenName, v.FamilyName = c.GivenName, c.FamilyName
+		v.Incumbent = s.yesNo(c.IsIncumbent)
 		v.Website, v.PhotoURL = deref(c.Website), deref(c.PhotoURL)
-		return s.render("candidate", c.Name, "", s.api+"/candidates/"+c.Slug, v)
+		return s.render("candidate", c.Name, "", s.api+"/candidates/"+c.Slug, "/candidates/"+c.Slug, v)
 	}}
 }
 
-// candidateFilter is the canonical form of a valid candidates query: the
+// candidateFilter is the canonical form of a candidates query: the
 // district's number, the party's slug and the limit, however the request
-// wrote them.
+// wrote them; what a value could not be read as stays as it was written,
+// for the form to show.
 type candidateFilter struct {
-	district int    // 0: any
-	party    string // "": any
-	limit    int
+	district string // a number; "": any
+	party    string // a slug; "": any
+	limit    string
 	offset   int // candidates of the order skipped before the first shown
 }
 
 // query is the filter as the API's query string.
 func (f candidateFilter) query() string {
 	v := url.Values{}
-	if f.district != 0 {
-		v.Set("district", strconv.Itoa(f.district))
+	if f.district != "" {
+		v.Set("district", f.district)
 	}
 	if f.party != "" {
 		v.Set("party", f.party)
 	}
-	if f.limit != dataset.DefaultLimit {
-		v.Set("limit", strconv.Itoa(f.limit))
+	if f.limit != strconv.Itoa(dataset.DefaultLimit) {
+		v.Set("limit", f.limit)
 	}
 	if f.offset != 0 {
 		v.Set("offset", strconv.Itoa(f.offset))
@@ -304,107 +382,165 @@ func (f candidateFilter) query() string {
 // Site.Candidates.
 func (s *Site) CandidatesFor(res dataset.Result, params dataset.Params) *Rendered {
 	f := s.canonical(params)
-	if f == (candidateFilter{limit: dataset.DefaultLimit}) {
+	if f == (candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}) {
 		return nil
 	}
-	return &Rendered{"candidates-" + s.tag + "-d" + strconv.Itoa(f.district) + "-p" + f.party + "-l" + strconv.Itoa(f.limit) + "-o" + strconv.Itoa(f.offset), func() []byte {
-		return s.renderCandidates(res, f)
+	return &Rendered{"candidates-" + s.tag + "-" + hashOf(f.query()), func() []byte {
+		return s.renderCandidates(res, f, nil)
 	}}
 }
 
+func hashOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:12])
+}
+
 // CandidatesRefused is the candidates page of a query dataset.Query
-// refused with perr: the form with what was asked, and the API's message.
-// rawQuery is the query as sent: the page links to the API's answer to it.
+// refused with perr: the form with what was asked, and beside each refused
+// field one sentence saying what it takes.
 func (s *Site) CandidatesRefused(params dataset.Params, perr *dataset.ParamError, rawQuery string) []byte {
-	v := s.candidatesForm(s.canonical(params))
-	v.Problem = perr
-	return s.render("candidates", "Candidates", "candidates", s.api+"/candidates?"+rawQuery, v)
+	f := s.canonical(params)
+	v := s.candidatesForm(f)
+	v.Refused = true
+	v.Errors = map[string]string{}
+	for _, p := range perr.Params {
+		v.Errors[p.Name] = s.refusal(p, first(params, p.Name))
+	}
+	return s.renderPage("candidates", s.lang.T("nav_candidates"), "candidates", s.api+"/candidates?"+rawQuery, "", CandidatesPath+f.query(), "", v)
+}
+
+// refusal is the sentence a person reads beside a refused field.
+func (s *Site) refusal(p dataset.InvalidParam, value string) string {
+	t := s.lang.T
+	switch {
+	case p.Reason == "must be given at most once":
+		return t("bad_once")
+	case p.Name == "district":
+		return t("bad_district", value)
+	case p.Name == "party":
+		return t("bad_party", value)
+	case p.Name == "limit":
+		return t("bad_limit", value, dataset.MaxLimit)
+	case p.Name == "offset":
+		return t("bad_offset")
+	case p.Name == "locality":
+		if _, near, ok := strings.Cut(p.Reason, "did you mean "); ok {
+			near = strings.ReplaceAll(strings.TrimSuffix(near, "?"), " or ", t("or"))
+			return t("bad_locality_near", value, near)
+		}
+		return t("bad_locality", value)
+	}
+	return t("bad_value", value)
+}
+
+func first(params dataset.Params, name string) string {
+	if vs := params[name]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
 }
 
 // canonical is the filter a query asks for, as far as it can be read.
 func (s *Site) canonical(params dataset.Params) candidateFilter {
-	f := candidateFilter{limit: dataset.DefaultLimit}
-	first := func(name string) string {
-		if vs := params[name]; len(vs) > 0 {
-			return vs[0]
-		}
-		return ""
-	}
-	if v := first("district"); v != "" {
+	f := candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}
+	if v := first(params, "district"); v != "" {
 		if n, err := strconv.Atoi(v); err == nil {
-			f.district = n
+			f.district = strconv.Itoa(n)
+		} else if n := s.districtNumber[strings.ToLower(v)]; n != 0 {
+			f.district = strconv.Itoa(n)
 		} else {
-			f.district = s.districtNumber[strings.ToLower(v)]
+			f.district = v
 		}
 	}
-	if v := strings.ToLower(first("party")); v != "" {
-		if i, ok := s.ds.Lookup(dataset.Parties, v); ok {
+	if v := first(params, "party"); v != "" {
+		if i, ok := s.ds.Lookup(dataset.Parties, strings.ToLower(v)); ok {
 			f.party = s.ds.Parties()[i].Slug
 		} else {
 			f.party = v
 		}
 	}
-	if n, err := strconv.Atoi(first("limit")); err == nil {
-		f.limit = n
+	if v := first(params, "limit"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil {
+			f.limit = strconv.Itoa(n)
+		} else {
+			f.limit = v
+		}
 	}
-	if n, err := strconv.Atoi(first("offset")); err == nil {
+	if n, err := strconv.Atoi(first(params, "offset")); err == nil {
 		f.offset = n
 	}
 	return f
 }
 
-// candidatesForm is the candidates page's form, showing f.
+// candidatesForm is the candidates page's form, showing f: a value the
+// form has no option for is added as one, so that what the reader chose
+// stays in the form.
 func (s *Site) candidatesForm(f candidateFilter) candidatesView {
 	v := candidatesView{MaxLimit: dataset.MaxLimit, Limit: f.limit}
+	found := false
 	for _, d := range s.ds.Districts() {
-		v.Districts = append(v.Districts, option{strconv.Itoa(d.Number), d.Name, d.Number == f.district})
+		n := strconv.Itoa(d.Number)
+		v.Districts = append(v.Districts, option{n, s.lang.T("district_n", d.Number), "", n == f.district})
+		found = found || n == f.district
 	}
-	for _, party := range s.ds.Parties() {
-		v.Parties = append(v.Parties, option{party.Slug, party.Name, party.Slug == f.party})
+	if !found && f.district != "" {
+		v.Districts = append(v.Districts, option{f.district, f.district, "", true})
+	}
+	found = false
+	for i, party := range s.ds.Parties() {
+		r := s.partyRow(i)
+		v.Parties = append(v.Parties, option{party.Slug, r.Display, r.DisplayLang, party.Slug == f.party})
+		found = found || party.Slug == f.party
+	}
+	if !found && f.party != "" {
+		v.Parties = append(v.Parties, option{f.party, f.party, "", true})
 	}
 	return v
 }
 
 // renderCandidates renders the candidates page: the form showing f, and
 // the records of res.
-func (s *Site) renderCandidates(res dataset.Result, f candidateFilter) []byte {
+func (s *Site) renderCandidates(res dataset.Result, f candidateFilter, _ []string) []byte {
+	t := s.lang.T
 	v := s.candidatesForm(f)
 	for i := range res.Count() {
 		v.Rows = append(v.Rows, s.candidateRow(res.Index(i)))
 	}
 	var what []string
-	if f.district != 0 {
-		what = append(what, "district "+strconv.Itoa(f.district))
+	if f.district != "" {
+		n, _ := strconv.Atoi(f.district)
+		what = append(what, t("what_primary", n))
 	}
 	if f.party != "" {
 		pi, _ := s.ds.Lookup(dataset.Parties, f.party)
-		what = append(what, s.ds.Parties()[pi].Name)
+		what = append(what, s.partyRow(pi).Display)
 	}
 	// The caption says what the page leaves out, as meta.total does in
 	// the API's answer; the pager links the pages before and after.
 	total := res.Total()
 	if res.Count() == 0 && f.offset > 0 {
-		v.Caption = "No candidates after the first " + strconv.Itoa(f.offset) + " of " + strconv.Itoa(total)
+		v.Caption = t("cand_none_after", f.offset, total)
 	} else if res.Count() < total {
-		v.Caption = "Candidates " + strconv.Itoa(f.offset+min(1, res.Count())) + " to " + strconv.Itoa(f.offset+res.Count()) + " of " + strconv.Itoa(total)
+		v.Caption = t("cand_range", f.offset+min(1, res.Count()), f.offset+res.Count(), total)
 	} else {
-		v.Caption = strconv.Itoa(res.Count()) + " candidates"
+		v.Caption = t("cand_count", res.Count())
 	}
 	if len(what) > 0 {
-		v.Caption += " of " + strings.Join(what, ", ")
+		v.Caption += ": " + strings.Join(what, ", ")
 	}
-	v.Caption += ", by district, family name and given name"
+	v.Caption += "; " + t("cand_order")
 	if next := f.offset + res.Count(); next < total {
 		g := f
 		g.offset = next
-		v.Next = CandidatesPath + g.query()
+		v.Next = s.lang.Prefix + CandidatesPath + g.query()
 	}
 	if f.offset > 0 {
 		g := f
-		g.offset = max(0, f.offset-f.limit)
-		v.Prev = CandidatesPath + g.query()
+		limit, _ := strconv.Atoi(f.limit)
+		g.offset = max(0, f.offset-limit)
+		v.Prev = s.lang.Prefix + CandidatesPath + g.query()
 	}
-	return s.render("candidates", "Candidates", "candidates", s.api+"/candidates"+f.query(), v)
+	return s.renderPage("candidates", t("nav_candidates"), "candidates", s.api+"/candidates"+f.query(), "", CandidatesPath+f.query(), "", v)
 }
 
 // Locality reads the locality a districts query asks for, as the API reads
@@ -425,23 +561,28 @@ func (s *Site) DistrictsFor(res dataset.Result, params dataset.Params) *Rendered
 	if locality == "" {
 		return nil
 	}
-	sum := sha256.Sum256([]byte(res.ETag() + "\x00" + locality))
-	return &Rendered{"districts-" + s.tag + "-" + hex.EncodeToString(sum[:12]), func() []byte {
+	return &Rendered{"districts-" + s.tag + "-" + hashOf(res.ETag()+"\x00"+locality), func() []byte {
 		v := districtsView{Locality: locality, Lookup: true}
 		ds := make([]dataset.District, res.Count())
 		for i := range ds {
 			ds[i] = s.ds.Districts()[res.Index(i)]
 		}
 		v.Districts = s.districtViews(ds)
-		return s.render("districts", "Districts", "districts", s.api+"/districts?"+url.Values{"locality": {locality}}.Encode(), v)
+		v.Holding = s.lang.T("holding", locality, len(ds))
+		q := "?" + url.Values{"locality": {locality}}.Encode()
+		return s.render("districts", s.lang.T("nav_districts"), "districts", s.api+"/districts"+q, DistrictsPath+q, v)
 	}}
 }
 
 // DistrictsRefused is the districts page of a lookup dataset.Query refused
 // with perr.
 func (s *Site) DistrictsRefused(params dataset.Params, perr *dataset.ParamError, rawQuery string) []byte {
-	return s.render("districts", "Districts", "districts", s.api+"/districts?"+rawQuery,
-		districtsView{Locality: Locality(params), Problem: perr})
+	v := districtsView{Locality: Locality(params)}
+	for _, p := range perr.Params {
+		v.Error = s.refusal(p, v.Locality)
+	}
+	return s.render("districts", s.lang.T("nav_districts"), "districts", s.api+"/districts?"+rawQuery,
+		DistrictsPath+"?"+url.Values{"locality": {v.Locality}}.Encode(), v)
 }
 
 // Lookup finds a record of the site's dataset by the key of its page's
