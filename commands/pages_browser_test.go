@@ -51,10 +51,10 @@ func TestBrowserPages(t *testing.T) {
 	}
 
 	ev := &browserEvents{urls: map[network.RequestID]string{}, corsFailed: map[string]string{}}
-	// Twice the cross-origin test's bound: this test loads twenty pages
+	// Four times the cross-origin test's bound: this test loads forty pages
 	// and takes a screenshot of most, some of them very long.
-	browserCtx, stopBrowser := startBrowser(t, ev, 2*browserTimeout+15*time.Second)
-	ctx, cancel := context.WithTimeout(browserCtx, 2*browserTimeout)
+	browserCtx, stopBrowser := startBrowser(t, ev, 4*browserTimeout+15*time.Second)
+	ctx, cancel := context.WithTimeout(browserCtx, 4*browserTimeout)
 	defer cancel()
 	if err := chromedp.Listen(browserCtx, ev.listen); err != nil {
 		t.Fatal(err)
@@ -111,19 +111,59 @@ func TestBrowserPages(t *testing.T) {
 		}
 	}
 
-	for _, v := range []pageVisit{
+	// Every page, in both languages, at a desk's width and a phone's: no
+	// page wider than the window (tables stack or scroll in their own
+	// box), and a picture of each at both widths.
+	visits := []pageVisit{
 		{"home", "/", 200, "form[action='/districts']"},
-		{"parties", "/parties", 200, "table caption"},
+		{"home-mt", "/mt/", 200, "form[action='/mt/districts']"},
+		{"parties", "/parties", 200, "#parties caption"},
+		{"parties-mt", "/mt/parties", 200, "#parties caption"},
 		{"districts", "/districts", 200, "#district-13"},
+		{"district-10", "/districts/10", 200, "#candidates caption"},
+		{"district-10-mt", "/mt/districts/10", 200, "#candidates caption"},
 		{"candidates", "/candidates", 200, "#candidates caption"},
+		{"candidates-mt", "/mt/candidates", 200, "#candidates caption"},
 		{"party-pn", "/parties/pn", 200, "#candidates caption"},
 		{"candidate-robert-abela", "/candidates/robert-abela", 200, "dl"},
+		{"candidate-robert-abela-mt", "/mt/candidates/robert-abela", 200, "dl"},
 		{"reference", "/reference", 200, "#headers"},
-		{"candidates-400", "/candidates?district=14&party=nope&limit=0", 400, ".problem"},
+		{"candidates-400", "/candidates?district=14&party=nope&limit=0", 400, "#district-error"},
+		{"districts-400", "/districts?locality=Birzebuga", 400, "#locality-error"},
 		{"party-404", "/parties/no-such-party", 404, "h1"},
 		{"404", "/no-such-page", 404, "h1"},
-	} {
-		visit(v)
+	}
+	for _, size := range []struct{ w, h int64 }{{1280, 900}, {375, 667}} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h)); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range visits {
+			name := fmt.Sprintf("%s-%d", v.name, size.w)
+			if v.path == "/reference" && size.w < 1280 {
+				name = "" // 60,000 pixels long on a phone: its first screen only, below
+			}
+			v.name = name
+			visit(v)
+			widths, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, window.innerWidth]`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if widths[0] > widths[1] {
+				t.Errorf("%s is %d px wide in a %d px window", v.path, widths[0], widths[1])
+			}
+			if name == "" {
+				png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+				if err == nil {
+					err = os.WriteFile(filepath.Join(shots, "reference-375.png"), png, 0o644)
+				}
+				if err != nil {
+					t.Errorf("screenshot of the reference: %v", err)
+				}
+			}
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
 	}
 
 	// The candidates form, filled and sent as a person would.
@@ -132,7 +172,7 @@ func TestBrowserPages(t *testing.T) {
 		chromedp.WaitReady(chromedp.CSS("#candidates caption")),
 		chromedp.SetValue(chromedp.CSS("#district"), "5"),
 		chromedp.SetValue(chromedp.CSS("#party"), "pn"),
-		chromedp.Click(chromedp.CSS("form button[type='submit']")),
+		chromedp.Click(chromedp.CSS("form.filters button[type='submit']")),
 		// Only the answer's markup selects them: the values set above
 		// are the form's, not its HTML.
 		chromedp.WaitReady(chromedp.CSS(`#district option[value="5"][selected]`)),
@@ -167,13 +207,19 @@ func TestBrowserPages(t *testing.T) {
 	}
 	apiGet(t, origin+e2eBase+"/candidates?district=5&party=pn", &records)
 	var parties struct {
-		Data []struct{ ID, Slug, Name string }
+		Data []struct {
+			ID, Slug, Name string
+			NameEN         *string `json:"name_en"`
+		}
 	}
 	apiGet(t, origin+e2eBase+"/parties", &parties)
-	var pn string
+	var pn string // as an English page names it
 	for _, party := range parties.Data {
 		if party.Slug == "pn" {
 			pn = party.Name
+			if party.NameEN != nil {
+				pn = *party.NameEN
+			}
 		}
 	}
 	if len(records.Data) == 0 || len(rows) != len(records.Data) {
@@ -182,27 +228,6 @@ func TestBrowserPages(t *testing.T) {
 	for i, rec := range records.Data {
 		if want := (row{rec.Slug, rec.Name, pn, "5"}); rows[i] != want {
 			t.Errorf("row %d: %+v, want %+v (the API's record %d)", i+1, rows[i], want, i+1)
-		}
-	}
-
-	// A phone's width: no page wider than the screen (tables scroll in
-	// their own box).
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range []pageVisit{
-		{"phone-candidates-district-5-pn", "/candidates?district=5&party=pn", 200, "#candidates caption"},
-		{"phone-home", "/", 200, "form[action='/districts']"},
-		{"phone-districts", "/districts", 200, "#district-13"},
-		{"", "/reference", 200, "#headers"}, // 60,000 pixels long on a phone: no picture
-	} {
-		visit(v)
-		width, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if width > 390 {
-			t.Errorf("%s is %d px wide on a 390 px screen", v.path, width)
 		}
 	}
 
