@@ -162,7 +162,7 @@ func TestQFoldsMalteseLetters(t *testing.T) {
 		{"għarbi", []string{"anthony-buttigieg"}},
 		{"ARBI", []string{"anthony-buttigieg"}},
 		{"z\u0307ammit ", []string{"sammy-farrugia", "stanley-zammit", "alessia-psaila-zammit", "edward-zammit-lewis"}}, // Ż as Z and a combining dot
-		{"buttigieg", nil},                           // the old name is gone
+		{"buttigieg", nil}, // the old name is gone
 		{"zammit\x00", nil},
 	}
 	for _, tt := range tests {
