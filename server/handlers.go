@@ -117,7 +117,7 @@ func parseQuery(raw string) dataset.Params {
 // value's slice. dataset.Query keeps nothing of them.
 type query struct {
 	params dataset.Params
-	values [4]string // the first value of each parameter, in order
+	values [7]string // the first value of each parameter, in order
 }
 
 var queries = sync.Pool{New: func() any { return new(query) }}

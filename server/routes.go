@@ -113,6 +113,12 @@ func (s *Server) routes() *mux.Router {
 	// The collections first: mux tries the routes in order.
 	for _, e := range s.endpointList {
 		handle(BasePath+e.path, e.name, e.counter, e.handler)
+		if e.path == "/" {
+			// The index answers at BasePath without its trailing slash
+			// too, with the same body, rather than a redirect: one round
+			// trip, and the path a person types most often just works.
+			handle(BasePath, e.name, e.counter, e.handler)
+		}
 	}
 	if s.opts.Pages {
 		page := func(path string, h http.Handler) {
