@@ -135,6 +135,7 @@ func (s *Server) routes() *mux.Router {
 			page(l.Prefix+pages.DistrictPath, http.HandlerFunc(s.districtPage))
 			page(l.Prefix+pages.CandidatesPath, http.HandlerFunc(s.candidatesPage))
 			page(l.Prefix+pages.CandidatePath, http.HandlerFunc(s.candidatePage))
+			page(l.Prefix+pages.SearchPath, http.HandlerFunc(s.searchPage))
 			page(l.Prefix+pages.ReferencePath, s.prepared(li, func(p *langPages) *answer { return &p.reference }))
 		}
 		// The stylesheet and the icon are counted by no rate limit: a

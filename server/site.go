@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"ballot/dataset"
@@ -228,4 +229,30 @@ func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeAnswer(w, r, &p.districts)
+}
+
+// searchPage answers /search: the form, and with q the candidates whose
+// names hold it, from the same dataset.Query as the API's q filter; a
+// refused q gets its sentence beside the field, with status 400.
+func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
+	w.Header()["Content-Security-Policy"] = cspValue
+	snap := s.snap.Load()
+	p := snap.pages.lang[langOf(r.URL.Path)]
+	params := parseQuery(r.URL.RawQuery)
+	q := ""
+	if vs := params["q"]; len(vs) > 0 {
+		q = strings.TrimSpace(vs[0])
+	}
+	var res dataset.Result
+	if q != "" || len(params["q"]) > 1 {
+		var err error
+		res, err = snap.ds.Query(dataset.Candidates, dataset.Params{"q": params["q"], "limit": {strconv.Itoa(dataset.MaxLimit)}})
+		if err != nil {
+			writeError(w, r, err, func(perr *dataset.ParamError) []byte {
+				return p.site.SearchRefused(q, perr)
+			})
+			return
+		}
+	}
+	s.writeRendered(w, r, p.site.Search(res, q))
 }

@@ -32,6 +32,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,9 +72,14 @@ func fingerprinted(prefix string, b []byte, ext string) string {
 // Paths are the pages' own paths, as gorilla/mux templates; the server
 // registers each with its handler.
 const (
-	HomePath       = "/"
-	DistrictPath   = "/districts/{number}"
-	SearchPath     = "/search"
+	HomePath     = "/"
+	DistrictPath = "/districts/{number}"
+	SearchPath   = "/search"
+
+	// The CSV downloads of the API, which the listing pages link to.
+	PartiesCSV     = "/parties.csv"
+	DistrictsCSV   = "/districts.csv"
+	CandidatesCSV  = "/candidates.csv"
 	PartiesPath    = "/parties"
 	PartyPath      = "/parties/{slug_or_id}"
 	DistrictsPath  = "/districts"
@@ -150,6 +156,9 @@ type About struct {
 	CoverageSummary                                               string
 	CoverageNotes                                                 []string
 	Publisher, PublisherURL, AboutURL, HowToCredit                string
+	// CSV is set when the server serves the CSV downloads (PartiesCSV,
+	// DistrictsCSV, CandidatesCSV): the listing pages link to them.
+	CSV bool
 }
 
 // Site is the pages of one dataset in one language: those rendered when
@@ -161,6 +170,7 @@ type Site struct {
 	api    string // the API's base path, such as /api/public/v1
 	site   string // the dataset's title
 	credit string // the sentence saying how to credit the publisher
+	csv    bool   // the listing pages link to the CSV downloads
 	tag    string // the dataset version, this build's pages and the language, in tags
 
 	// Home, Parties, Districts, Candidates (the first page, unfiltered),
@@ -195,6 +205,7 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lan
 		api:             api,
 		site:            ds.Manifest.Title,
 		credit:          about.HowToCredit,
+		csv:             about.CSV,
 		tag:             lang.Code + "-" + ds.Version[:16] + "-" + hex.EncodeToString(h.Sum(nil)[:6]),
 		partyCandidates: make([][]int, len(ds.Parties())),
 		districtNumber:  make(map[string]int, len(ds.Districts())),
@@ -211,8 +222,9 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lan
 	s.seats = s.countSeats()
 	t := lang.T
 	s.Home = s.render("home", t("nav_home"), "home", api+"/", HomePath, s.newHomeView(about, api))
-	s.Parties = s.render("parties", t("nav_parties"), "parties", api+"/parties", PartiesPath, partiesView{Rows: s.partyRows(), Seats: s.seatsView()})
-	s.Districts = s.render("districts", t("nav_districts"), "districts", api+"/districts", DistrictsPath,
+	s.Parties = s.renderPage("parties", t("nav_parties"), "parties", api+"/parties", s.csvLink(PartiesCSV), PartiesPath, "",
+		partiesView{Rows: s.partyRows(), Seats: s.seatsView()})
+	s.Districts = s.renderPage("districts", t("nav_districts"), "districts", api+"/districts", s.csvLink(DistrictsCSV), DistrictsPath, "",
 		districtsView{Districts: s.districtViews(ds.Districts())})
 	all, _ := ds.Query(dataset.Candidates, nil) // no parameter is ever refused
 	s.Candidates = s.renderCandidates(all, candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}, nil)
@@ -264,6 +276,7 @@ type page struct {
 	SwitchLang  string            // the other language's code
 	SwitchName  string            // and its name, in itself
 	Query       string            // the search box's value
+	NoSearch    bool              // the page is the search page, whose own form is the search box
 	Body        any
 }
 
@@ -292,7 +305,7 @@ func (s *Site) renderPage(name, title, nav, jsonPath, csvPath, here, query strin
 	err := templates[name].ExecuteTemplate(&b, "layout", page{
 		Style: StyleURL, Icon: IconURL, Title: full, Site: s.site, Nav: nav, JSON: jsonPath, CSV: csvPath, Credit: s.credit,
 		Lang: s.lang.Code, DataLang: "en", T: s.lang.t, P: s.lang.Prefix, Home: s.lang.Home,
-		Switch: sw, SwitchLang: other.Code, SwitchName: other.T("lang_name"), Query: query, Body: body,
+		Switch: sw, SwitchLang: other.Code, SwitchName: other.T("lang_name"), Query: query, NoSearch: name == "search", Body: body,
 	})
 	if err != nil {
 		panic("pages: rendering the " + name + " page: " + err.Error())
@@ -350,8 +363,11 @@ func (s *Site) Candidate(i int) Rendered {
 // wrote them; what a value could not be read as stays as it was written,
 // for the form to show.
 type candidateFilter struct {
+	stoodIn  string // a number; "": any
 	district string // a number; "": any
 	party    string // a slug; "": any
+	elected  string // "true", "false"; "": any
+	q        string // a name to search; "": any
 	limit    string
 	offset   int // candidates of the order skipped before the first shown
 }
@@ -359,8 +375,17 @@ type candidateFilter struct {
 // query is the filter as the API's query string.
 func (f candidateFilter) query() string {
 	v := url.Values{}
+	if f.stoodIn != "" {
+		v.Set("stood_in", f.stoodIn)
+	}
 	if f.district != "" {
 		v.Set("district", f.district)
+	}
+	if f.elected != "" {
+		v.Set("elected", f.elected)
+	}
+	if f.q != "" {
+		v.Set("q", f.q)
 	}
 	if f.party != "" {
 		v.Set("party", f.party)
@@ -415,8 +440,12 @@ func (s *Site) refusal(p dataset.InvalidParam, value string) string {
 	switch {
 	case p.Reason == "must be given at most once":
 		return t("bad_once")
-	case p.Name == "district":
+	case p.Name == "district", p.Name == "stood_in":
 		return t("bad_district", value)
+	case p.Name == "q":
+		return t("bad_q", value)
+	case p.Name == "elected":
+		return t("bad_elected")
 	case p.Name == "party":
 		return t("bad_party", value)
 	case p.Name == "limit":
@@ -443,15 +472,22 @@ func first(params dataset.Params, name string) string {
 // canonical is the filter a query asks for, as far as it can be read.
 func (s *Site) canonical(params dataset.Params) candidateFilter {
 	f := candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}
-	if v := first(params, "district"); v != "" {
+	district := func(v string) string {
 		if n, err := strconv.Atoi(v); err == nil {
-			f.district = strconv.Itoa(n)
+			return strconv.Itoa(n)
 		} else if n := s.districtNumber[strings.ToLower(v)]; n != 0 {
-			f.district = strconv.Itoa(n)
-		} else {
-			f.district = v
+			return strconv.Itoa(n)
 		}
+		return v
 	}
+	if v := first(params, "district"); v != "" {
+		f.district = district(v)
+	}
+	if v := first(params, "stood_in"); v != "" {
+		f.stoodIn = district(v)
+	}
+	f.elected = first(params, "elected")
+	f.q = strings.TrimSpace(first(params, "q"))
 	if v := first(params, "party"); v != "" {
 		if i, ok := s.ds.Lookup(dataset.Parties, strings.ToLower(v)); ok {
 			f.party = s.ds.Parties()[i].Slug
@@ -476,17 +512,9 @@ func (s *Site) canonical(params dataset.Params) candidateFilter {
 // form has no option for is added as one, so that what the reader chose
 // stays in the form.
 func (s *Site) candidatesForm(f candidateFilter) candidatesView {
-	v := candidatesView{MaxLimit: dataset.MaxLimit, Limit: f.limit}
+	v := candidatesView{MaxLimit: dataset.MaxLimit, Limit: f.limit, Elected: f.elected == "true", Q: f.q}
+	v.StoodIn, v.Districts = s.districtOptions(f.stoodIn), s.districtOptions(f.district)
 	found := false
-	for _, d := range s.ds.Districts() {
-		n := strconv.Itoa(d.Number)
-		v.Districts = append(v.Districts, option{n, s.lang.T("district_n", d.Number), "", n == f.district})
-		found = found || n == f.district
-	}
-	if !found && f.district != "" {
-		v.Districts = append(v.Districts, option{f.district, f.district, "", true})
-	}
-	found = false
 	for i, party := range s.ds.Parties() {
 		r := s.partyRow(i)
 		v.Parties = append(v.Parties, option{party.Slug, r.Display, r.DisplayLang, party.Slug == f.party})
@@ -498,6 +526,21 @@ func (s *Site) candidatesForm(f candidateFilter) candidatesView {
 	return v
 }
 
+// districtOptions are the district select's options, value selected.
+func (s *Site) districtOptions(value string) []option {
+	var opts []option
+	found := false
+	for _, d := range s.ds.Districts() {
+		n := strconv.Itoa(d.Number)
+		opts = append(opts, option{n, s.lang.T("district_n", d.Number), "", n == value})
+		found = found || n == value
+	}
+	if !found && value != "" {
+		opts = append(opts, option{value, value, "", true})
+	}
+	return opts
+}
+
 // renderCandidates renders the candidates page: the form showing f, and
 // the records of res.
 func (s *Site) renderCandidates(res dataset.Result, f candidateFilter, _ []string) []byte {
@@ -507,9 +550,21 @@ func (s *Site) renderCandidates(res dataset.Result, f candidateFilter, _ []strin
 		v.Rows = append(v.Rows, s.candidateRow(res.Index(i)))
 	}
 	var what []string
+	if f.stoodIn != "" {
+		n, _ := strconv.Atoi(f.stoodIn)
+		what = append(what, t("what_stood_in", n))
+	}
 	if f.district != "" {
 		n, _ := strconv.Atoi(f.district)
 		what = append(what, t("what_primary", n))
+	}
+	if f.elected == "true" {
+		what = append(what, t("what_elected"))
+	} else if f.elected == "false" {
+		what = append(what, t("what_not_elected"))
+	}
+	if f.q != "" {
+		what = append(what, t("what_q", f.q))
 	}
 	if f.party != "" {
 		pi, _ := s.ds.Lookup(dataset.Parties, f.party)
@@ -540,7 +595,114 @@ func (s *Site) renderCandidates(res dataset.Result, f candidateFilter, _ []strin
 		g.offset = max(0, f.offset-limit)
 		v.Prev = s.lang.Prefix + CandidatesPath + g.query()
 	}
-	return s.renderPage("candidates", t("nav_candidates"), "candidates", s.api+"/candidates"+f.query(), "", CandidatesPath+f.query(), "", v)
+	g := f
+	g.offset, g.limit = 0, strconv.Itoa(dataset.DefaultLimit)
+	return s.renderPage("candidates", t("nav_candidates"), "candidates", s.api+"/candidates"+f.query(), s.csvPath(g), CandidatesPath+f.query(), "", v)
+}
+
+// csvPath is the CSV download of the candidates f's filters keep.
+func (s *Site) csvPath(f candidateFilter) string {
+	return s.csvLink(CandidatesCSV + f.query())
+}
+
+// csvLink is path when the server serves the CSV downloads, "" otherwise.
+func (s *Site) csvLink(path string) string {
+	if !s.csv {
+		return ""
+	}
+	return path
+}
+
+// Search is the search page: the form, and, when q is not empty, res, the
+// candidates whose names hold it; when none does, the names nearest to it,
+// folded as the search folds them.
+func (s *Site) Search(res dataset.Result, q string) Rendered {
+	return Rendered{"search-" + s.tag + "-" + hashOf(q), func() []byte {
+		t := s.lang.T
+		v := searchView{Q: q}
+		f := candidateFilter{q: q, limit: strconv.Itoa(dataset.DefaultLimit)}
+		here, csv := SearchPath, ""
+		if q != "" {
+			here = SearchPath + "?" + url.Values{"q": {q}}.Encode()
+			for i := range res.Count() {
+				v.Rows = append(v.Rows, s.candidateRow(res.Index(i)))
+			}
+			switch {
+			case res.Count() == 0:
+				v.None = t("search_none", q)
+				v.Nearest = s.nearestNames(q, 5)
+			case res.Count() < res.Total():
+				v.Caption = t("cand_range", 1, res.Count(), res.Total()) + ": " + t("what_q", q)
+				v.More = s.lang.Prefix + CandidatesPath + f.query()
+			default:
+				v.Caption = t("search_results", res.Count(), q)
+			}
+			if res.Count() > 0 {
+				csv = s.csvPath(f)
+			}
+		}
+		return s.renderPage("search", t("search_heading"), "", s.api+"/candidates"+f.query(), csv, here, q, v)
+	}}
+}
+
+// SearchRefused is the search page of a q the query refused.
+func (s *Site) SearchRefused(q string, perr *dataset.ParamError) []byte {
+	v := searchView{Q: q}
+	for _, p := range perr.Params {
+		v.Error = s.refusal(p, q)
+	}
+	return s.renderPage("search", s.lang.T("search_heading"), "", "", "", SearchPath+"?"+url.Values{"q": {q}}.Encode(), q, v)
+}
+
+// nearestNames are the candidates whose name, given name or family name,
+// folded, is nearest to q, folded, at most n of them and none too far.
+func (s *Site) nearestNames(q string, n int) []nameLink {
+	fq := dataset.Fold(q)
+	type scored struct {
+		i, d int
+	}
+	var found []scored
+	for i, c := range s.ds.Candidates() {
+		best := -1
+		for _, name := range []string{c.Name, c.GivenName, c.FamilyName} {
+			d := editDistance(fq, dataset.Fold(name))
+			if best < 0 || d < best {
+				best = d
+			}
+		}
+		if best <= max(2, len([]rune(fq))/3) {
+			found = append(found, scored{i, best})
+		}
+	}
+	slices.SortStableFunc(found, func(a, b scored) int { return a.d - b.d })
+	var out []nameLink
+	for _, f := range found[:min(n, len(found))] {
+		c := s.ds.Candidates()[f.i]
+		out = append(out, nameLink{c.Name, c.Slug})
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
 
 // Locality reads the locality a districts query asks for, as the API reads
@@ -570,7 +732,7 @@ func (s *Site) DistrictsFor(res dataset.Result, params dataset.Params) *Rendered
 		v.Districts = s.districtViews(ds)
 		v.Holding = s.lang.T("holding", locality, len(ds))
 		q := "?" + url.Values{"locality": {locality}}.Encode()
-		return s.render("districts", s.lang.T("nav_districts"), "districts", s.api+"/districts"+q, DistrictsPath+q, v)
+		return s.renderPage("districts", s.lang.T("nav_districts"), "districts", s.api+"/districts"+q, s.csvLink(DistrictsCSV+q), DistrictsPath+q, "", v)
 	}}
 }
 

@@ -114,4 +114,11 @@ var stringsEN = map[string]string{
 	"district_caption":           "The %[1]d candidates who stood in district %[2]d, the elected first",
 	"district_primary_count":     "%[1]d of them list district %[2]d as their primary district.",
 	"district_page_link":         "District %d: its candidates",
+	"what_not_elected":           "not elected",
+	"what_q":                     "named “%s”",
+	"filter_name":                "Name",
+	"search_refused":             "Search for a name of 2 to 100 letters.",
+	"bad_q":                      "Give a name of 2 to 100 letters; “%s” is not one.",
+	"bad_elected":                "Tick the box or leave it empty.",
+	"in_the_form":                "filter them",
 }

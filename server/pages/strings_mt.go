@@ -115,4 +115,11 @@ var stringsMT = map[string]string{
 	"district_caption":           "Kandidati li kkontestaw fid-distrett %[2]d: %[1]d, l-eletti l-ewwel",
 	"district_primary_count":     "%[1]d minnhom għandhom id-distrett %[2]d bħala d-distrett ewlieni tagħhom.",
 	"district_page_link":         "Distrett %d: il-kandidati tiegħu",
+	"what_not_elected":           "mhux eletti",
+	"what_q":                     "bl-isem “%s”",
+	"filter_name":                "Isem",
+	"search_refused":             "Fittex isem ta' bejn 2 u 100 ittra.",
+	"bad_q":                      "Agħti isem ta' bejn 2 u 100 ittra; “%s” mhuwiex wieħed.",
+	"bad_elected":                "Immarka l-kaxxa jew ħalliha vojta.",
+	"in_the_form":                "iffiltrahom",
 }

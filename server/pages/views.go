@@ -211,7 +211,7 @@ func (s *Site) renderDistrict(i int) []byte {
 	v.Caption = s.lang.T("district_caption", len(v.Rows), d.Number)
 	v.PrimaryCount = s.lang.T("district_primary_count", primary, d.Number)
 	n := strconv.Itoa(d.Number)
-	return s.render("district", v.District.Name, "", s.api+"/districts/"+n, "/districts/"+n, v)
+	return s.renderPage("district", v.District.Name, "", s.api+"/candidates?stood_in="+n, s.csvLink(CandidatesCSV+"?stood_in="+n), "/districts/"+n, "", v)
 }
 
 type option struct {
@@ -220,14 +220,16 @@ type option struct {
 }
 
 type candidatesView struct {
-	Districts, Parties []option
-	Limit              string
-	MaxLimit           int
-	Caption            string
-	Next, Prev         string // the pages after and before this one, if any
-	Rows               []candidateRow
-	Refused            bool
-	Errors             map[string]string // by field: the sentence saying why it was refused
+	StoodIn, Districts, Parties []option
+	Elected                     bool
+	Q                           string
+	Limit                       string
+	MaxLimit                    int
+	Caption                     string
+	Next, Prev                  string // the pages after and before this one, if any
+	Rows                        []candidateRow
+	Refused                     bool
+	Errors                      map[string]string // by field: the sentence saying why it was refused
 }
 
 // Error is the sentence of a refused field, "" when it was not.
@@ -289,3 +291,12 @@ func (s *Site) yesNo(b *bool) string {
 	}
 	return s.lang.T("no")
 }
+
+// searchView is the search page: the name asked for, and its results.
+type searchView struct {
+	Q, Error, Caption, None, More string
+	Rows                          []candidateRow
+	Nearest                       []nameLink
+}
+
+type nameLink struct{ Name, Slug string }
