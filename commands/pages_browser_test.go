@@ -166,16 +166,20 @@ func TestBrowserPages(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The candidates form, filled and sent as a person would.
+	// The candidates form, filled and sent as a person would, on a
+	// phone: who stood in district 5 for PN.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(375, 667)); err != nil {
+		t.Fatal(err)
+	}
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(origin+"/candidates"),
 		chromedp.WaitReady(chromedp.CSS("#candidates caption")),
-		chromedp.SetValue(chromedp.CSS("#district"), "5"),
+		chromedp.SetValue(chromedp.CSS("#stood_in"), "5"),
 		chromedp.SetValue(chromedp.CSS("#party"), "pn"),
 		chromedp.Click(chromedp.CSS("form.filters button[type='submit']")),
 		// Only the answer's markup selects them: the values set above
 		// are the form's, not its HTML.
-		chromedp.WaitReady(chromedp.CSS(`#district option[value="5"][selected]`)),
+		chromedp.WaitReady(chromedp.CSS(`#stood_in option[value="5"][selected]`)),
 		chromedp.WaitReady(chromedp.CSS(`#party option[value="pn"][selected]`)),
 	); err != nil {
 		t.Fatalf("submitting the candidates form: %v\nbrowser messages: %q", err, newMessages())
@@ -187,7 +191,7 @@ func TestBrowserPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := origin + "/candidates?district=5&party=pn&limit=100"; location != want {
+	if want := origin + "/candidates?stood_in=5&district=&party=pn&q=&limit=100"; location != want {
 		t.Errorf("the form went to %s, want %s", location, want)
 	}
 	type row struct{ Slug, Name, Party, District string }
@@ -200,12 +204,26 @@ func TestBrowserPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	screenshot("candidates-district-5-pn")
+	screenshot("candidates-stood-in-5-pn-375")
 
 	var records struct {
-		Data []struct{ Slug, Name string }
+		Data []struct {
+			Slug, Name        string
+			PrimaryDistrictID string `json:"primary_district_id"`
+		}
 	}
-	apiGet(t, origin+e2eBase+"/candidates?district=5&party=pn", &records)
+	apiGet(t, origin+e2eBase+"/candidates?stood_in=5&party=pn", &records)
+	var districts struct {
+		Data []struct {
+			ID     string
+			Number int
+		}
+	}
+	apiGet(t, origin+e2eBase+"/districts", &districts)
+	number := map[string]string{}
+	for _, d := range districts.Data {
+		number[d.ID] = fmt.Sprint(d.Number)
+	}
 	var parties struct {
 		Data []struct {
 			ID, Slug, Name string
@@ -226,9 +244,32 @@ func TestBrowserPages(t *testing.T) {
 		t.Fatalf("the page shows %d rows, the API answers %d records", len(rows), len(records.Data))
 	}
 	for i, rec := range records.Data {
-		if want := (row{rec.Slug, rec.Name, pn, "5"}); rows[i] != want {
+		if want := (row{rec.Slug, rec.Name, pn, number[rec.PrimaryDistrictID]}); rows[i] != want {
 			t.Errorf("row %d: %+v, want %+v (the API's record %d)", i+1, rows[i], want, i+1)
 		}
+	}
+
+	// The search box of every page, used as a person would: a name
+	// without its Maltese letters finds the names with them.
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(origin+"/mt/"),
+		chromedp.WaitReady(chromedp.CSS("header form.search")),
+		chromedp.SetValue(chromedp.CSS("#q"), "zammit"),
+		chromedp.Click(chromedp.CSS("header form.search button[type='submit']")),
+		chromedp.WaitReady(chromedp.CSS("#candidates caption")),
+	); err != nil {
+		t.Fatalf("searching for a name: %v\nbrowser messages: %q", err, newMessages())
+	}
+	location, err = chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := origin + "/mt/search?q=zammit"; location != want {
+		t.Errorf("the search went to %s, want %s", location, want)
+	}
+	screenshot("search-zammit-mt-375")
+	for _, m := range newMessages() {
+		t.Errorf("the search: the browser reported: %s", m)
 	}
 
 	checked := stopBrowser()
