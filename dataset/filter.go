@@ -46,11 +46,19 @@ type candidateFacts struct {
 // nameIndex holds every candidate's name, given name and family name,
 // folded, in published order: each candidate's three names end with a NUL,
 // and starts[i] is where candidate i's begin, with a last entry for the
-// end. One strings.Index over it finds the next candidate matching q.
+// end. pairs lists, for each pair of adjacent bytes of a name, the
+// candidates whose names hold it, in published order: a search reads the
+// list of the text's rarest pair and checks only those candidates. A
+// scan of the whole text instead costs a call for every byte that starts
+// the text, common letters for a name: about 0.5 ms on 20,000 candidates.
 type nameIndex struct {
 	text   string
 	starts []int
+	pairs  map[uint16][]int32
 }
+
+// names returns candidate i's folded names, each ended by a NUL.
+func (n *nameIndex) names(i int) string { return n.text[n.starts[i]:n.starts[i+1]] }
 
 const nameSep = "\x00"
 
@@ -80,7 +88,19 @@ func (d *Dataset) indexFilters() {
 			b.WriteString(nameSep)
 		}
 	}
-	d.names = nameIndex{text: b.String(), starts: append(starts, b.Len())}
+	d.names = nameIndex{text: b.String(), starts: append(starts, b.Len()), pairs: map[uint16][]int32{}}
+	for i := range d.candidates {
+		names := d.names.names(i)
+		for j := 0; j+1 < len(names); j++ {
+			if names[j] == nameSep[0] || names[j+1] == nameSep[0] {
+				continue
+			}
+			pair := uint16(names[j])<<8 | uint16(names[j+1])
+			if l := d.names.pairs[pair]; len(l) == 0 || l[len(l)-1] != int32(i) {
+				d.names.pairs[pair] = append(l, int32(i))
+			}
+		}
+	}
 }
 
 // readersFilters are the readers' filters of a query, as understood.
@@ -163,25 +183,22 @@ func (d *Dataset) match(l *list, f readersFilters) []int32 {
 	if strings.Contains(fq, nameSep) {
 		return nil // no name holds the separator
 	}
-	// The list's positions and the matches both ascend: walk them together.
-	text, starts, pos := d.names.text, d.names.starts, l.pos
-	at := 0
-	for at < len(text) && len(pos) > 0 {
-		i := strings.Index(text[at:], fq)
-		if i < 0 {
-			break
+	// The candidates to check: those holding the text's rarest pair of
+	// bytes, or, for a text folded to fewer than two bytes (marks alone),
+	// the whole list.
+	candidates := l.pos
+	for j := 0; j+1 < len(fq); j++ {
+		if c := d.names.pairs[uint16(fq[j])<<8|uint16(fq[j+1])]; j == 0 || len(c) < len(candidates) {
+			candidates = c
 		}
-		// The candidate whose names hold the match: the last start at or
-		// before it.
-		ci, found := slices.BinarySearch(starts, at+i)
-		if !found {
-			ci--
-		}
-		at = starts[ci+1]
-		j, inList := slices.BinarySearch(pos, int32(ci))
+	}
+	// Both ascend: the list's positions are searched from the last found.
+	pos := l.pos
+	for _, ci := range candidates {
+		j, inList := slices.BinarySearch(pos, ci)
 		pos = pos[j:]
-		if inList && keep(ci) {
-			out = append(out, int32(ci))
+		if inList && keep(int(ci)) && strings.Contains(d.names.names(int(ci)), fq) {
+			out = append(out, ci)
 		}
 	}
 	return out

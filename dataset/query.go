@@ -76,22 +76,8 @@ func (d *Dataset) queryCandidates(p Params) (Result, error) {
 	var bad []InvalidParam
 	refuse := func(name, reason string) { bad = append(bad, InvalidParam{name, reason}) }
 
-	district, party, limit := 0, 0, DefaultLimit
-	if v, ok := single(p, "district", refuse); ok {
-		if n, reason := d.districtNumber(v); reason != "" {
-			refuse("district", reason)
-		} else {
-			district = n
-		}
-	}
-	if v, ok := single(p, "party", refuse); ok {
-		if i, reason := d.lookupParty(v); reason != "" {
-			refuse("party", reason)
-		} else {
-			party = i + 1
-		}
-	}
-	readers := d.parseReadersFilters(p, refuse)
+	f := d.parseCandidateFilters(p, refuse)
+	district, party, readers, limit := f.district, f.party, f.readers, DefaultLimit
 	filtersOK := len(bad) == 0 // the offset's range is known only then
 	if v, ok := single(p, "limit", refuse); ok {
 		if n, isNumber := decimal(v); isNumber && n >= 1 && n <= MaxLimit {
@@ -100,10 +86,7 @@ func (d *Dataset) queryCandidates(p Params) (Result, error) {
 			refuse("limit", reasonLimit)
 		}
 	}
-	l := d.candidateLists[d.candidateKey(district, party)]
-	if l == nil {
-		l = d.emptyList
-	}
+	l := d.candidateList(district, party)
 	if readers.any() {
 		var matches []int32
 		if filtersOK {
@@ -122,6 +105,43 @@ func (d *Dataset) queryCandidates(p Params) (Result, error) {
 	return Result{list: l, n: min(limit, len(l.ends)-offset), page: page{
 		d: d, offset: offset, limit: limit, district: district, party: party,
 	}}, nil
+}
+
+// candidateFilters are the filters of a candidates query, as understood.
+type candidateFilters struct {
+	district int // a district number; 0 for none
+	party    int // as in candidateKey: index+1; 0 for none
+	readers  readersFilters
+}
+
+// parseCandidateFilters reads the candidates' filters, refusing each bad
+// value by name.
+func (d *Dataset) parseCandidateFilters(p Params, refuse func(name, reason string)) candidateFilters {
+	var f candidateFilters
+	if v, ok := single(p, "district", refuse); ok {
+		if n, reason := d.districtNumber(v); reason != "" {
+			refuse("district", reason)
+		} else {
+			f.district = n
+		}
+	}
+	if v, ok := single(p, "party", refuse); ok {
+		if i, reason := d.lookupParty(v); reason != "" {
+			refuse("party", reason)
+		} else {
+			f.party = i + 1
+		}
+	}
+	f.readers = d.parseReadersFilters(p, refuse)
+	return f
+}
+
+// candidateList is the prepared list of a district and a party filter.
+func (d *Dataset) candidateList(district, party int) *list {
+	if l := d.candidateLists[d.candidateKey(district, party)]; l != nil {
+		return l
+	}
+	return d.emptyList
 }
 
 // single returns the one non-empty value of a parameter. A parameter given

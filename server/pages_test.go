@@ -652,3 +652,34 @@ func TestPagesSeats(t *testing.T) {
 		t.Errorf("district 10's page does not mark the elected")
 	}
 }
+
+// TestPagesLinkTheCSV: each listing page links to the same rows as CSV,
+// with its filters, and each link is a CSV download of this server.
+func TestPagesLinkTheCSV(t *testing.T) {
+	s := pagesServer(t)
+	for _, tt := range []struct{ target, csv string }{
+		{"/parties", "/parties.csv"},
+		{"/districts", "/districts.csv"},
+		{"/districts?locality=Naxxar", "/districts.csv?locality=Naxxar"},
+		{"/districts/10", "/candidates.csv?stood_in=10"},
+		{"/candidates", "/candidates.csv"},
+		{"/candidates?stood_in=5&party=PN&elected=true&limit=3&offset=3", "/candidates.csv?elected=true&amp;party=pn&amp;stood_in=5"},
+		{"/mt/candidates?q=zammit", "/candidates.csv?q=zammit"},
+		{"/search?q=zammit", "/candidates.csv?q=zammit"},
+	} {
+		body := pageGet(t, s, http.MethodGet, tt.target, nil).Body.String()
+		if want := `<p class="csv"><a href="` + tt.csv + `" download>`; !strings.Contains(body, want) {
+			t.Errorf("%s lacks %s", tt.target, want)
+			continue
+		}
+		rec := pageGet(t, s, http.MethodGet, strings.ReplaceAll(tt.csv, "&amp;", "&"), nil)
+		if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/csv") {
+			t.Errorf("%s: status %d, Content-Type %q; want 200 and CSV", tt.csv, rec.Code, rec.Header().Get("Content-Type"))
+		}
+	}
+	for _, target := range []string{"/search?q=abella", "/candidates/robert-abela", "/"} {
+		if body := pageGet(t, s, http.MethodGet, target, nil).Body.String(); strings.Contains(body, `class="csv"`) {
+			t.Errorf("%s links to a CSV download", target)
+		}
+	}
+}

@@ -138,6 +138,11 @@ func (s *Server) routes() *mux.Router {
 			page(l.Prefix+pages.SearchPath, http.HandlerFunc(s.searchPage))
 			page(l.Prefix+pages.ReferencePath, s.prepared(li, func(p *langPages) *answer { return &p.reference }))
 		}
+		// The CSV downloads, in one language: their columns are the
+		// API's fields.
+		page(PartiesCSVPath, s.download(dataset.Parties))
+		page(DistrictsCSVPath, s.download(dataset.Districts))
+		page(CandidatesCSVPath, s.download(dataset.Candidates))
 		// The stylesheet and the icon are counted by no rate limit: a
 		// page view spends one request.
 		asset := func(path string, a *answer) {

@@ -64,6 +64,7 @@ func buildPages(ds *dataset.Dataset, idx index) *sitePages {
 		License: idx.License, LicenseURL: deref(idx.LicenseURL), PublishedAt: deref(idx.PublishedAt),
 		CoverageSummary: deref(idx.Coverage.Summary), CoverageNotes: idx.Coverage.Notes,
 		Publisher: a.Name, PublisherURL: a.URL, AboutURL: deref(a.AboutURL), HowToCredit: a.HowToCredit,
+		CSV: true, // served beside the pages (download.go)
 	}
 	sp := &sitePages{}
 	for _, lang := range pages.Langs {
