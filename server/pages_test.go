@@ -325,7 +325,7 @@ func TestPagesNotFound(t *testing.T) {
 // problem they were, for browsers too.
 func TestPagesOff(t *testing.T) {
 	s, _ := newServer(t, server.Options{})
-	for _, target := range []string{"/", "/parties", "/candidates?district=5", "/parties/pn", "/reference", "/style.css"} {
+	for _, target := range []string{"/", "/parties", "/candidates?district=5", "/parties/pn", "/reference", "/style.css", "/mt/", "/en/", "/mt/parties", "/districts/10", "/search?q=zammit"} {
 		rec := pageGet(t, s, http.MethodGet, target, map[string]string{"Accept": "text/html"})
 		if rec.Code != http.StatusNotFound || rec.Header().Get("Content-Type") != "application/problem+json" {
 			t.Errorf("%s: status %d, Content-Type %q; want the 404 problem", target, rec.Code, rec.Header().Get("Content-Type"))
