@@ -39,8 +39,8 @@ func TestBrowserPages(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
 
-	// A rate limit no page load comes near: each page also fetches the
-	// stylesheet and the icon, on the counter of every other path.
+	// A rate limit no page load comes near (the stylesheet and the icon
+	// are counted by none).
 	p := startServerWith(t, "--rate-limit", "1000")
 	origin := "http://" + p.addr
 	shots := os.Getenv("BALLOT_SCREENSHOTS")

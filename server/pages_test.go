@@ -401,6 +401,10 @@ func TestPagesShareTheRateLimit(t *testing.T) {
 		}
 	}
 	writePage(t, "429.html", rec.Body.Bytes())
+	if rec := pageGet(t, s, http.MethodGet, "/mt/parties", nil); rec.Code != http.StatusTooManyRequests ||
+		!strings.Contains(rec.Body.String(), "<h1>Wisq talbiet</h1>") || !strings.Contains(rec.Body.String(), "Erġa&#39; pprova fi żmien "+rec.Header().Get("Retry-After")+" sekonda") {
+		t.Errorf("a Maltese page past the limit: status %d, body %.2000s", rec.Code, rec.Body)
+	}
 	if rec := pageGet(t, s, http.MethodGet, server.BasePath+"/", nil); rec.Code != http.StatusTooManyRequests || rec.Header().Get("Content-Type") != "application/problem+json" {
 		t.Errorf("the API's index past the limit: status %d, Content-Type %q; want the 429 problem", rec.Code, rec.Header().Get("Content-Type"))
 	}
@@ -408,13 +412,13 @@ func TestPagesShareTheRateLimit(t *testing.T) {
 		t.Errorf("the parties endpoint, on its own counter: status %d, want 200", rec.Code)
 	}
 
-	// In the metrics, the pages are one route: two 200s, one 429, and
+	// In the metrics, the pages are one route: two 200s, two 429s, and
 	// the assets' twelve 200s.
 	metrics := pageGet(t, s.AdminHandler(nil), http.MethodGet, "/metrics", nil).Body.String()
 	for _, want := range []string{
 		`ballot_http_requests_total{route="page",status="200"} 14`,
-		`ballot_http_requests_total{route="page",status="429"} 1`,
-		`ballot_rate_limited_requests_total{route="page"} 1`,
+		`ballot_http_requests_total{route="page",status="429"} 2`,
+		`ballot_rate_limited_requests_total{route="page"} 2`,
 	} {
 		if !strings.Contains(metrics, want+"\n") {
 			t.Errorf("the metrics lack %s", want)

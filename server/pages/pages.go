@@ -8,7 +8,8 @@
 //   - New renders, when a dataset loads, every page that depends on the
 //     dataset alone: home, the parties, the districts, the first page of
 //     candidates, the API reference (read from the OpenAPI document, see
-//     reference.go), each party's page and the 404 page. Site holds them
+//     reference.go), each party's and each district's page and the 404
+//     page. Site holds them
 //     as bytes, which the server prepares (ETag, gzip) like the API's
 //     documents.
 //   - A page that depends on the request, a filtered candidates list, the
@@ -19,6 +20,10 @@
 //     several times the dataset's memory. Each comes as a Rendered, with a
 //     tag made of what decides its bytes, so that a client holding it gets
 //     304 before anything renders.
+//   - Every page is rendered in each language of Langs (lang.go): a Site
+//     is one dataset in one language, and every word of the interface
+//     comes from the language's string table (strings_en.go,
+//     strings_mt.go), by key.
 //   - Nothing here speaks HTTP: the server routes the paths (HomePath and
 //     the other constants name them), sets the headers and writes every
 //     answer.
