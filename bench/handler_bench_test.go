@@ -180,6 +180,19 @@ func BenchmarkSynthCandidatesDistrict5(b *testing.B) {
 	benchServe(b, synth(b), api+"/candidates?district=5", nil)
 }
 
+// The readers' filters on 20,000 candidates, through the whole handler:
+// q scans every folded name (zammit matches about 400 candidates, gh the
+// Għ names, qq none), stood_in and elected walk a prepared list.
+func BenchmarkSynthCandidatesQ(b *testing.B) {
+	ds := synth(b)
+	for _, q := range []string{"zammit", "%C5%BCAMMIT", "gh", "qq", "zammit&stood_in=5&elected=false"} {
+		b.Run(q, func(b *testing.B) { benchServe(b, ds, api+"/candidates?q="+q, nil) })
+	}
+}
+func BenchmarkSynthCandidatesStoodIn(b *testing.B) {
+	benchServe(b, synth(b), api+"/candidates?stood_in=5&elected=true", nil)
+}
+
 // BenchmarkCeiling is bench/gohandler's handler on ballot's own bytes for
 // /candidates: the least a Go handler must do for this answer (copy the
 // prepared body with a fresh timestamp into one buffer, set two headers),

@@ -39,8 +39,8 @@ func TestBrowserPages(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
 
-	// A rate limit no page load comes near: each page also fetches the
-	// stylesheet and the icon, on the counter of every other path.
+	// A rate limit no page load comes near (the stylesheet and the icon
+	// are counted by none).
 	p := startServerWith(t, "--rate-limit", "1000")
 	origin := "http://" + p.addr
 	shots := os.Getenv("BALLOT_SCREENSHOTS")
@@ -51,10 +51,10 @@ func TestBrowserPages(t *testing.T) {
 	}
 
 	ev := &browserEvents{urls: map[network.RequestID]string{}, corsFailed: map[string]string{}}
-	// Twice the cross-origin test's bound: this test loads twenty pages
+	// Four times the cross-origin test's bound: this test loads forty pages
 	// and takes a screenshot of most, some of them very long.
-	browserCtx, stopBrowser := startBrowser(t, ev, 2*browserTimeout+15*time.Second)
-	ctx, cancel := context.WithTimeout(browserCtx, 2*browserTimeout)
+	browserCtx, stopBrowser := startBrowser(t, ev, 4*browserTimeout+15*time.Second)
+	ctx, cancel := context.WithTimeout(browserCtx, 4*browserTimeout)
 	defer cancel()
 	if err := chromedp.Listen(browserCtx, ev.listen); err != nil {
 		t.Fatal(err)
@@ -111,31 +111,75 @@ func TestBrowserPages(t *testing.T) {
 		}
 	}
 
-	for _, v := range []pageVisit{
+	// Every page, in both languages, at a desk's width and a phone's: no
+	// page wider than the window (tables stack or scroll in their own
+	// box), and a picture of each at both widths.
+	visits := []pageVisit{
 		{"home", "/", 200, "form[action='/districts']"},
-		{"parties", "/parties", 200, "table caption"},
+		{"home-mt", "/mt/", 200, "form[action='/mt/districts']"},
+		{"parties", "/parties", 200, "#parties caption"},
+		{"parties-mt", "/mt/parties", 200, "#parties caption"},
 		{"districts", "/districts", 200, "#district-13"},
+		{"district-10", "/districts/10", 200, "#candidates caption"},
+		{"district-10-mt", "/mt/districts/10", 200, "#candidates caption"},
 		{"candidates", "/candidates", 200, "#candidates caption"},
+		{"candidates-mt", "/mt/candidates", 200, "#candidates caption"},
 		{"party-pn", "/parties/pn", 200, "#candidates caption"},
 		{"candidate-robert-abela", "/candidates/robert-abela", 200, "dl"},
+		{"candidate-robert-abela-mt", "/mt/candidates/robert-abela", 200, "dl"},
 		{"reference", "/reference", 200, "#headers"},
-		{"candidates-400", "/candidates?district=14&party=nope&limit=0", 400, ".problem"},
+		{"candidates-400", "/candidates?district=14&party=nope&limit=0", 400, "#district-error"},
+		{"districts-400", "/districts?locality=Birzebuga", 400, "#locality-error"},
 		{"party-404", "/parties/no-such-party", 404, "h1"},
 		{"404", "/no-such-page", 404, "h1"},
-	} {
-		visit(v)
+	}
+	for _, size := range []struct{ w, h int64 }{{1280, 900}, {375, 667}} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h)); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range visits {
+			name := fmt.Sprintf("%s-%d", v.name, size.w)
+			if v.path == "/reference" && size.w < 1280 {
+				name = "" // 60,000 pixels long on a phone: its first screen only, below
+			}
+			v.name = name
+			visit(v)
+			widths, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, window.innerWidth]`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if widths[0] > widths[1] {
+				t.Errorf("%s is %d px wide in a %d px window", v.path, widths[0], widths[1])
+			}
+			if name == "" {
+				png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+				if err == nil {
+					err = os.WriteFile(filepath.Join(shots, "reference-375.png"), png, 0o644)
+				}
+				if err != nil {
+					t.Errorf("screenshot of the reference: %v", err)
+				}
+			}
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
 	}
 
-	// The candidates form, filled and sent as a person would.
+	// The candidates form, filled and sent as a person would, on a
+	// phone: who stood in district 5 for PN.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(375, 667)); err != nil {
+		t.Fatal(err)
+	}
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(origin+"/candidates"),
 		chromedp.WaitReady(chromedp.CSS("#candidates caption")),
-		chromedp.SetValue(chromedp.CSS("#district"), "5"),
+		chromedp.SetValue(chromedp.CSS("#stood_in"), "5"),
 		chromedp.SetValue(chromedp.CSS("#party"), "pn"),
-		chromedp.Click(chromedp.CSS("form button[type='submit']")),
+		chromedp.Click(chromedp.CSS("form.filters button[type='submit']")),
 		// Only the answer's markup selects them: the values set above
 		// are the form's, not its HTML.
-		chromedp.WaitReady(chromedp.CSS(`#district option[value="5"][selected]`)),
+		chromedp.WaitReady(chromedp.CSS(`#stood_in option[value="5"][selected]`)),
 		chromedp.WaitReady(chromedp.CSS(`#party option[value="pn"][selected]`)),
 	); err != nil {
 		t.Fatalf("submitting the candidates form: %v\nbrowser messages: %q", err, newMessages())
@@ -147,7 +191,7 @@ func TestBrowserPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := origin + "/candidates?district=5&party=pn&limit=100"; location != want {
+	if want := origin + "/candidates?stood_in=5&district=&party=pn&q=&limit=100"; location != want {
 		t.Errorf("the form went to %s, want %s", location, want)
 	}
 	type row struct{ Slug, Name, Party, District string }
@@ -160,50 +204,72 @@ func TestBrowserPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	screenshot("candidates-district-5-pn")
+	screenshot("candidates-stood-in-5-pn-375")
 
 	var records struct {
-		Data []struct{ Slug, Name string }
+		Data []struct {
+			Slug, Name        string
+			PrimaryDistrictID string `json:"primary_district_id"`
+		}
 	}
-	apiGet(t, origin+e2eBase+"/candidates?district=5&party=pn", &records)
+	apiGet(t, origin+e2eBase+"/candidates?stood_in=5&party=pn", &records)
+	var districts struct {
+		Data []struct {
+			ID     string
+			Number int
+		}
+	}
+	apiGet(t, origin+e2eBase+"/districts", &districts)
+	number := map[string]string{}
+	for _, d := range districts.Data {
+		number[d.ID] = fmt.Sprint(d.Number)
+	}
 	var parties struct {
-		Data []struct{ ID, Slug, Name string }
+		Data []struct {
+			ID, Slug, Name string
+			NameEN         *string `json:"name_en"`
+		}
 	}
 	apiGet(t, origin+e2eBase+"/parties", &parties)
-	var pn string
+	var pn string // as an English page names it
 	for _, party := range parties.Data {
 		if party.Slug == "pn" {
 			pn = party.Name
+			if party.NameEN != nil {
+				pn = *party.NameEN
+			}
 		}
 	}
 	if len(records.Data) == 0 || len(rows) != len(records.Data) {
 		t.Fatalf("the page shows %d rows, the API answers %d records", len(rows), len(records.Data))
 	}
 	for i, rec := range records.Data {
-		if want := (row{rec.Slug, rec.Name, pn, "5"}); rows[i] != want {
+		if want := (row{rec.Slug, rec.Name, pn, number[rec.PrimaryDistrictID]}); rows[i] != want {
 			t.Errorf("row %d: %+v, want %+v (the API's record %d)", i+1, rows[i], want, i+1)
 		}
 	}
 
-	// A phone's width: no page wider than the screen (tables scroll in
-	// their own box).
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
+	// The search box of every page, used as a person would: a name
+	// without its Maltese letters finds the names with them.
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(origin+"/mt/"),
+		chromedp.WaitReady(chromedp.CSS("header form.search")),
+		chromedp.SetValue(chromedp.CSS("#q"), "zammit"),
+		chromedp.Click(chromedp.CSS("header form.search button[type='submit']")),
+		chromedp.WaitReady(chromedp.CSS("#candidates caption")),
+	); err != nil {
+		t.Fatalf("searching for a name: %v\nbrowser messages: %q", err, newMessages())
+	}
+	location, err = chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []pageVisit{
-		{"phone-candidates-district-5-pn", "/candidates?district=5&party=pn", 200, "#candidates caption"},
-		{"phone-home", "/", 200, "form[action='/districts']"},
-		{"phone-districts", "/districts", 200, "#district-13"},
-		{"", "/reference", 200, "#headers"}, // 60,000 pixels long on a phone: no picture
-	} {
-		visit(v)
-		width, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if width > 390 {
-			t.Errorf("%s is %d px wide on a 390 px screen", v.path, width)
-		}
+	if want := origin + "/mt/search?q=zammit"; location != want {
+		t.Errorf("the search went to %s, want %s", location, want)
+	}
+	screenshot("search-zammit-mt-375")
+	for _, m := range newMessages() {
+		t.Errorf("the search: the browser reported: %s", m)
 	}
 
 	checked := stopBrowser()

@@ -37,6 +37,9 @@ func queryCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "district", Usage: "candidates in district `N` (1 to 13) or with this district UUID"},
 			&cli.StringFlag{Name: "party", Usage: "candidates of the party with this `SLUG` or UUID"},
+			&cli.StringFlag{Name: "stood-in", Usage: "candidates who stood in district `N` (1 to 13) or this district UUID, primary or not"},
+			&cli.StringFlag{Name: "elected", Usage: "candidates elected (`true`) or not (false)"},
+			&cli.StringFlag{Name: "q", Usage: "candidates whose name holds this `TEXT` (2 to 100 characters; case, accents and Maltese letters folded)"},
 			&cli.StringFlag{Name: "limit", Usage: "at most `N` candidates, 1 to 500 (default 100)"},
 			&cli.StringFlag{Name: "offset", Usage: "skip the first `N` matching candidates (default 0)"},
 			&cli.StringFlag{Name: "locality", Usage: "districts holding the locality with this `NAME`, English name or slug"},
@@ -49,6 +52,10 @@ func queryCommand() *cli.Command {
 		Action:       query,
 	}
 }
+
+// queryFlags are the flags that carry the API's query parameters, each
+// named as its parameter with "-" for "_".
+var queryFlags = []string{"district", "party", "stood-in", "elected", "q", "limit", "offset", "locality"}
 
 func query(c *cli.Context) error {
 	if c.NArg() < 1 || c.NArg() > 2 {
@@ -71,16 +78,16 @@ func query(c *cli.Context) error {
 		return usagef("--ids applies only to --format table")
 	}
 	params := dataset.Params{}
-	for _, name := range []string{"district", "party", "limit", "offset", "locality"} {
-		if c.IsSet(name) {
-			params[name] = []string{c.String(name)}
+	for _, flag := range queryFlags {
+		if c.IsSet(flag) {
+			params[strings.ReplaceAll(flag, "-", "_")] = []string{c.String(flag)}
 		}
 	}
 	key := c.Args().Get(1)
 	if c.NArg() == 2 && len(params) > 0 {
 		// The API ignores parameters on a record; here they can only be
 		// a mistake.
-		return usagef("a record's key takes no --district, --party, --limit, --offset or --locality")
+		return usagef("a record's key takes no --district, --party, --stood-in, --elected, --q, --limit, --offset or --locality")
 	}
 	ds, err := openDataset(c, c.String("data"))
 	if err != nil {

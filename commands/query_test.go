@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
@@ -112,6 +113,20 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 		for _, l := range localities {
 			requests = append(requests, request{server.BasePath + "/districts?" + url.Values{"locality": {l}}.Encode(), []string{"query", "districts", "--locality", l}})
 		}
+		// The readers' filters, alone and together, refused and paged.
+		readers := []url.Values{
+			{"stood_in": {"5"}}, {"stood_in": {strings.ToUpper(ds.Districts()[5].ID)}, "elected": {"true"}}, {"stood_in": {"14"}},
+			{"elected": {"false"}, "limit": {"3"}, "offset": {"2"}}, {"elected": {"yes"}}, {"elected": {"true"}, "party": {ds.Parties()[0].Slug}},
+			{"q": {" ar "}}, {"q": {"ŻAMMIT"}}, {"q": {"a"}}, {"q": {"zz"}, "stood_in": {"1"}, "offset": {"1"}}, {"q": {"a&b c"}},
+			{"q": {"ar"}, "elected": {"true"}, "stood_in": {"5"}, "district": {"5"}, "limit": {"1"}, "offset": {"1"}},
+		}
+		for _, v := range readers {
+			args := []string{"query", "candidates"}
+			for _, name := range slices.Sorted(maps.Keys(v)) {
+				args = append(args, "--"+strings.ReplaceAll(name, "_", "-"), v.Get(name))
+			}
+			requests = append(requests, request{server.BasePath + "/candidates?" + v.Encode(), args})
+		}
 		for _, r := range requests {
 			args := r.args
 			if d.dir != "" {
@@ -126,7 +141,7 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 			_ = json.Unmarshal(rec.Body.Bytes(), &p)
 			switch rec.Code {
 			case 200:
-				if code != 0 || stderr != "" || !bytes.Equal(normalise([]byte(stdout)), normalise(rec.Body.Bytes())) {
+				if code != 0 || stderr != wantNote(t, dataset.Candidates, rec) || !bytes.Equal(normalise([]byte(stdout)), normalise(rec.Body.Bytes())) {
 					t.Errorf("%s %s: query exit %d, stderr %q\nquery: %.300s\nserve: %.300s", d.name, r.target, code, stderr, stdout, rec.Body)
 				}
 			case 400:
@@ -377,7 +392,13 @@ func TestQueryUsage(t *testing.T) {
 	}{
 		{"no collection", []string{"query"}, 2, "ballot: query takes one collection: parties, districts or candidates, and at most one record's key\n"},
 		{"two keys", []string{"query", "parties", "pn", "pl"}, 2, "ballot: query takes one collection: parties, districts or candidates, and at most one record's key\n"},
-		{"a key and a filter", []string{"query", "candidates", "toni-bezzina", "--limit", "1"}, 2, "ballot: a record's key takes no --district, --party, --limit, --offset or --locality\n"},
+		{"a key and a filter", []string{"query", "candidates", "toni-bezzina", "--limit", "1"}, 2, "ballot: a record's key takes no --district, --party, --stood-in, --elected, --q, --limit, --offset or --locality\n"},
+		{"a key and a readers' filter", []string{"query", "candidates", "toni-bezzina", "--q", "toni"}, 2, "ballot: a record's key takes no --district, --party, --stood-in, --elected, --q, --limit, --offset or --locality\n"},
+		{"stood-in 14", []string{"query", "candidates", "--stood-in", "14"}, 2, "ballot: stood_in must be a district number from 1 to 13 or a district UUID\n"},
+		{"elected not true or false", []string{"query", "candidates", "--elected", "yes"}, 2, "ballot: elected must be true or false\n"},
+		{"elected without its value", []string{"query", "candidates", "--elected"}, 2, "ballot: flag needs an argument: --elected\n"},
+		{"q too short", []string{"query", "candidates", "--q", " ż "}, 2, "ballot: q must be text of 2 to 100 characters, spaces at either end not counted\n"},
+		{"offset beyond the total of q", []string{"query", "candidates", "--q", "zammit", "--offset", "4"}, 2, "ballot: offset must be an integer from 0 to 3, the number of candidates matching the filters\n"},
 		{"no such record", []string{"query", "districts", "14"}, 1, "ballot: no district has the number or id \"14\"; districts are numbered 1 to 13\n"},
 		{"a misspelt slug", []string{"query", "parties", "pnn"}, 1, "ballot: no party has the slug or id \"pnn\"; did you mean \"pn\"?\n"},
 		{"no such locality", []string{"query", "districts", "--locality", "Atlantis"}, 2, "ballot: locality names no locality of this dataset; give a locality's name, English name or slug\n"},

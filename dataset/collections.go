@@ -77,6 +77,9 @@ var Table = [...]CollectionInfo{
 		Params: []ParamInfo{
 			{"district", "A district number from 1 to 13, or a district UUID: keeps the candidates whose primary_district_id is that district.", nil},
 			{"party", "A party slug or a party UUID, in any letter case: keeps the candidates of that party.", nil},
+			{"stood_in", "A district number from 1 to 13, or a district UUID: keeps the candidates whose district_ids hold that district (every district they stood in).", nil},
+			{"elected", "true or false, exactly: keeps the candidates whose elected is that value (a candidate whose elected is null matches neither).", nil},
+			{"q", "Text of 2 to 100 characters, spaces at either end not counted: keeps the candidates whose name, given_name or family_name contains it, with letter case, accents and the Maltese letters folded (zammit finds Żammit, gh finds għ).", nil},
 			{"limit", "An integer from 1 to 500: returns at most that many candidates, the first of the order from offset on.", &defaultLimit},
 			{"offset", "An integer from 0 to meta.total: skips that many of the matching candidates; the Link header names the next page.", &defaultOffset},
 		},

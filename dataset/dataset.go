@@ -57,6 +57,9 @@ type Dataset struct {
 	// districtFilters[n] and partyFilters[p] are meta.filters' district
 	// and party, by number and by candidateKey's party index.
 	districtFilters, partyFilters []string
+	// What the readers' filters read of each candidate (filter.go).
+	facts []candidateFacts
+	names nameIndex
 }
 
 // LoadDir loads the dataset in directory dir with the default limits
@@ -304,6 +307,7 @@ func (d *Dataset) prepare() {
 		}
 	}
 	d.indexRecords(lc)
+	d.indexFilters()
 }
 
 // candidateKey numbers the candidate lists: district 0 and party 0 mean "no
@@ -319,7 +323,7 @@ const envelopeStart = `{"data":[`
 // the dataset version, so that a release that answers the same data in
 // another shape does not confirm a client's old body with a 304.
 // TestAnswerFormat holds it to the shape: change one, change the other.
-const answerFormat = "f2"
+const answerFormat = "f3"
 
 // list is one prepared answer: the start of the envelope and the encoded
 // records of one filter, in order, with the offset at which each ends so that

@@ -96,7 +96,7 @@ func (l *list) end(n int) int {
 
 // AppendGzip appends the gzip encoding of the body AppendJSON writes.
 func (r Result) AppendGzip(dst []byte, generatedAt time.Time) []byte {
-	if r.offset > 0 {
+	if r.start() > 0 || r.filtered {
 		return r.appendGzipPage(dst, generatedAt)
 	}
 	gz := &r.list.gz
@@ -164,7 +164,8 @@ var pageCompressors = sync.Pool{New: func() any {
 
 var envelopeStartBytes = []byte(envelopeStart)
 
-// appendGzipPage appends the gzip encoding of a page past the first.
+// appendGzipPage appends the gzip encoding of a page past the first, or of
+// a page of readers' filters, whose list is not compressed at load.
 func (r Result) appendGzipPage(dst []byte, generatedAt time.Time) []byte {
 	records := r.pageRecords()
 	c := pageCompressors.Get().(*pageCompressor)

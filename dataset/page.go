@@ -20,13 +20,32 @@ type page struct {
 	limit    int      // the limit applied
 	district int      // the district filter's number; 0 for none
 	party    int      // the party filter, as in candidateKey: index+1; 0 for none
+	// With readers' filters (filter.go) the list holds the page's records
+	// alone, matched of all that match.
+	filtered bool
+	matched  int
+	stoodIn  int    // the stood_in filter's number; 0 for none
+	elected  int8   // electedTrue, electedFalse or electedAny
+	q        string // the q filter, trimmed; "" for none
+}
+
+// start is the position in the result's list of its first record: the
+// offset, but for a list that holds only the page.
+func (r Result) start() int {
+	if r.filtered {
+		return 0
+	}
+	return r.offset
 }
 
 // Total is the number of records matching the query's filters, before the
 // limit and offset.
 func (r Result) Total() int {
-	if r.d == nil {
+	switch {
+	case r.d == nil:
 		return r.n
+	case r.filtered:
+		return r.matched
 	}
 	return len(r.list.ends)
 }
@@ -38,13 +57,14 @@ func (r Result) Offset() int { return r.offset }
 // remain after this one for it to hold.
 func (r Result) Next() (int, bool) {
 	next := r.offset + r.n
-	return next, r.d != nil && next < len(r.list.ends)
+	return next, r.d != nil && next < r.Total()
 }
 
 // AppendNextQuery appends the query string of the page after this one: the
 // filters in canonical form (a district by number, a party by slug), the
-// limit and the next offset, as in "district=5&party=pn&limit=100&offset=100".
-// Numbers and slugs need no escaping in a URL.
+// limit and the next offset, as in "district=5&party=pn&limit=100&offset=100",
+// with the readers' filters after party (q escaped). Numbers and slugs need
+// no escaping in a URL.
 func (r Result) AppendNextQuery(dst []byte) []byte {
 	next, _ := r.Next()
 	if r.district > 0 {
@@ -57,6 +77,7 @@ func (r Result) AppendNextQuery(dst []byte) []byte {
 		dst = append(dst, r.d.parties[r.party-1].Slug...)
 		dst = append(dst, '&')
 	}
+	dst = r.appendReadersQuery(dst)
 	dst = append(dst, "limit="...)
 	dst = strconv.AppendInt(dst, int64(r.limit), 10)
 	dst = append(dst, "&offset="...)
@@ -65,7 +86,8 @@ func (r Result) AppendNextQuery(dst []byte) []byte {
 
 // appendPageMeta appends the keys of meta that follow count: total, and
 // for a page its limit, offset and filters, as in
-// ,"total":19,"limit":2,"offset":0,"filters":{"district":{…},"party":null}.
+// ,"total":19,"limit":2,"offset":0,"filters":{"district":{…},"party":null,
+// "stood_in":null,"elected":true,"q":null}.
 func (r Result) appendPageMeta(dst []byte) []byte {
 	dst = append(dst, `,"total":`...)
 	dst = strconv.AppendInt(dst, int64(r.Total()), 10)
@@ -80,6 +102,7 @@ func (r Result) appendPageMeta(dst []byte) []byte {
 	dst = append(dst, r.d.districtFilters[r.district]...)
 	dst = append(dst, `,"party":`...)
 	dst = append(dst, r.d.partyFilters[r.party]...)
+	dst = r.appendReadersMeta(dst)
 	return append(dst, '}')
 }
 
@@ -89,7 +112,11 @@ func (r Result) pageRecords() []byte {
 	if r.n == 0 {
 		return nil
 	}
-	return r.list.data[r.list.end(r.offset)+1 : r.list.end(r.offset+r.n)] // +1: past the comma
+	start := r.start()
+	if start == 0 {
+		return r.list.data[len(envelopeStart):r.list.end(r.n)]
+	}
+	return r.list.data[r.list.end(start)+1 : r.list.end(start+r.n)] // +1: past the comma
 }
 
 // pageETag is the ETag of a candidates answer whose list and count do not

@@ -56,7 +56,8 @@ const (
 
 // Query answers a request for a collection. Parties take no parameters and
 // ignore any given; districts take locality (see lookup.go); candidates take
-// district, party, limit and offset, as documented in the README. Parameters with an empty value count
+// district, party, the readers' filters stood_in, elected and q (see
+// filter.go), limit and offset, as documented in the README. Parameters with an empty value count
 // as absent and unknown parameters are ignored. A refused parameter gives a
 // *ParamError naming every refused parameter.
 func (d *Dataset) Query(c Collection, p Params) (Result, error) {
@@ -75,31 +76,8 @@ func (d *Dataset) queryCandidates(p Params) (Result, error) {
 	var bad []InvalidParam
 	refuse := func(name, reason string) { bad = append(bad, InvalidParam{name, reason}) }
 
-	district, party, limit := 0, 0, DefaultLimit
-	if v, ok := single(p, "district", refuse); ok {
-		if n, isNumber := decimal(v); isNumber {
-			if n < 1 || n > DistrictCount {
-				refuse("district", reasonDistrict)
-			} else {
-				district = n
-			}
-		} else if isUUID(v) {
-			if n, found := d.districtByID[strings.ToLower(v)]; found {
-				district = n
-			} else {
-				refuse("district", "names no published district; "+reasonDistrict)
-			}
-		} else {
-			refuse("district", reasonDistrict)
-		}
-	}
-	if v, ok := single(p, "party", refuse); ok {
-		if i, reason := d.lookupParty(v); reason != "" {
-			refuse("party", reason)
-		} else {
-			party = i + 1
-		}
-	}
+	f := d.parseCandidateFilters(p, refuse)
+	district, party, readers, limit := f.district, f.party, f.readers, DefaultLimit
 	filtersOK := len(bad) == 0 // the offset's range is known only then
 	if v, ok := single(p, "limit", refuse); ok {
 		if n, isNumber := decimal(v); isNumber && n >= 1 && n <= MaxLimit {
@@ -108,9 +86,17 @@ func (d *Dataset) queryCandidates(p Params) (Result, error) {
 			refuse("limit", reasonLimit)
 		}
 	}
-	l := d.candidateLists[d.candidateKey(district, party)]
-	if l == nil {
-		l = d.emptyList
+	l := d.candidateList(district, party)
+	if readers.any() {
+		var matches []int32
+		if filtersOK {
+			matches = d.match(l, readers)
+		}
+		offset := checkOffset(p, filtersOK, len(matches), refuse)
+		if len(bad) > 0 {
+			return Result{}, &ParamError{Params: bad}
+		}
+		return d.queryFiltered(readers, page{d: d, offset: offset, limit: limit, district: district, party: party}, matches), nil
 	}
 	offset := checkOffset(p, filtersOK, len(l.ends), refuse)
 	if len(bad) > 0 {
@@ -119,6 +105,43 @@ func (d *Dataset) queryCandidates(p Params) (Result, error) {
 	return Result{list: l, n: min(limit, len(l.ends)-offset), page: page{
 		d: d, offset: offset, limit: limit, district: district, party: party,
 	}}, nil
+}
+
+// candidateFilters are the filters of a candidates query, as understood.
+type candidateFilters struct {
+	district int // a district number; 0 for none
+	party    int // as in candidateKey: index+1; 0 for none
+	readers  readersFilters
+}
+
+// parseCandidateFilters reads the candidates' filters, refusing each bad
+// value by name.
+func (d *Dataset) parseCandidateFilters(p Params, refuse func(name, reason string)) candidateFilters {
+	var f candidateFilters
+	if v, ok := single(p, "district", refuse); ok {
+		if n, reason := d.districtNumber(v); reason != "" {
+			refuse("district", reason)
+		} else {
+			f.district = n
+		}
+	}
+	if v, ok := single(p, "party", refuse); ok {
+		if i, reason := d.lookupParty(v); reason != "" {
+			refuse("party", reason)
+		} else {
+			f.party = i + 1
+		}
+	}
+	f.readers = d.parseReadersFilters(p, refuse)
+	return f
+}
+
+// candidateList is the prepared list of a district and a party filter.
+func (d *Dataset) candidateList(district, party int) *list {
+	if l := d.candidateLists[d.candidateKey(district, party)]; l != nil {
+		return l
+	}
+	return d.emptyList
 }
 
 // single returns the one non-empty value of a parameter. A parameter given
@@ -205,6 +228,9 @@ func (r Result) ETag() string {
 	if r.d == nil {
 		return r.list.etags[r.n]
 	}
+	if r.filtered {
+		return r.filteredETag()
+	}
 	// A candidates answer's body also says its limit, offset and filters:
 	// the prepared tags serve where the list and n imply them all.
 	if r.offset == 0 && r.list != r.d.emptyList {
@@ -223,7 +249,7 @@ func (r Result) ETag() string {
 // dst. The HTTP server and the command line both write bodies through it, so
 // their bytes are the same.
 func (r Result) AppendJSON(dst []byte, generatedAt time.Time) []byte {
-	if r.offset > 0 {
+	if r.start() > 0 {
 		dst = append(dst, envelopeStart...)
 		dst = append(dst, r.pageRecords()...)
 	} else {
@@ -272,12 +298,12 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 // Districts()[Index(i)] or Candidates()[Index(i)]. The pages and query's
 // columns read records as values through it, rather than decoding the JSON
 // the result holds.
-func (r Result) Index(i int) int { return int(r.list.pos[r.offset+i]) }
+func (r Result) Index(i int) int { return int(r.list.pos[r.start()+i]) }
 
 // Record returns the encoded JSON of the i-th record of the result, exactly
 // as it appears in the body.
 func (r Result) Record(i int) []byte {
-	i += r.offset
+	i += r.start()
 	start := len(envelopeStart)
 	if i > 0 {
 		start = r.list.ends[i-1] + 1 // past the comma

@@ -23,6 +23,9 @@ type answer struct {
 	// page rendered for the request has a body alone, sent as it is.
 	body, gzipBody []byte
 	result         dataset.Result // a collection's records
+	// cacheControl, when set, replaces the server's Cache-Control: the
+	// pages' fingerprinted stylesheet and icon are cached for a year.
+	cacheControl []string
 }
 
 // bodies recycles response buffers: a request appends into one and writes
@@ -48,8 +51,12 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) 
 	values[0] = etag
 	h := w.Header()
 	h["Etag"] = values[0:1:1]
+	cache := s.cacheControlValue
+	if a.cacheControl != nil {
+		cache = a.cacheControl
+	}
 	if noneMatch(r.Header["If-None-Match"], etag) {
-		writeHead(w, http.StatusNotModified, nil, s.cacheControlValue, nil)
+		writeHead(w, http.StatusNotModified, nil, cache, nil)
 		return
 	}
 	var bp *[]byte
@@ -71,7 +78,7 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) 
 	if values[2] != "" {
 		h["Link"] = values[2:3:3]
 	}
-	writeHead(w, http.StatusOK, a.contentType, s.cacheControlValue, values[1:2:2])
+	writeHead(w, http.StatusOK, a.contentType, cache, values[1:2:2])
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)
 	}

@@ -75,7 +75,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header()["Content-Security-Policy"] = cspValue
-	writePageError(w, r, http.StatusNotFound, p.site.NotFound)
+	writePageError(w, r, http.StatusNotFound, p.lang[langOf(r.URL.Path)].site.NotFound)
 }
 
 func handleNotFound(w http.ResponseWriter) {
@@ -117,7 +117,7 @@ func parseQuery(raw string) dataset.Params {
 // value's slice. dataset.Query keeps nothing of them.
 type query struct {
 	params dataset.Params
-	values [4]string // the first value of each parameter, in order
+	values [7]string // the first value of each parameter, in order
 }
 
 var queries = sync.Pool{New: func() any { return new(query) }}

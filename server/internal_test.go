@@ -77,6 +77,8 @@ func TestParseQuery(t *testing.T) {
 		{"limit=5;district=3", dataset.Params{"limit": {"5;district=3"}}},
 		{"&&limit=1&", dataset.Params{"limit": {"1"}}},
 		{"offset=3&limit=2", dataset.Params{"offset": {"3"}, "limit": {"2"}}},
+		{"stood_in=5&elected=true&q=%C5%BC+ab", dataset.Params{"stood_in": {"5"}, "elected": {"true"}, "q": {"ż ab"}}},
+		{"stood_in=5&stood_in=6&Q=x&elected", dataset.Params{"stood_in": {"5", "6"}, "elected": {""}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {
@@ -97,7 +99,10 @@ func TestParseQuery(t *testing.T) {
 // handler: the answer is always a 200 envelope or a 400 problem, never
 // anything else, and a 400 never echoes the client's bytes.
 func FuzzCandidatesQuery(f *testing.F) {
-	for _, seed := range []string{"", "limit=5", "district=5&party=pn", "limit=0", "district=%zz", "party=" + strings.Repeat("a", 300), "limit=1&limit=2", "_=1", "district=D0E4F679-6E46-543C-A8F9-478075ABCC0A", "limit=%00", "party=%c3%28", "offset=100", "offset=140&limit=1", "district=5&offset=7&limit=3", "offset=141", "offset=-1", "offset=1&offset=1", "offset=%31%30"} {
+	for _, seed := range []string{"", "limit=5", "district=5&party=pn", "limit=0", "district=%zz", "party=" + strings.Repeat("a", 300), "limit=1&limit=2", "_=1", "district=D0E4F679-6E46-543C-A8F9-478075ABCC0A", "limit=%00", "party=%c3%28", "offset=100", "offset=140&limit=1", "district=5&offset=7&limit=3", "offset=141", "offset=-1", "offset=1&offset=1", "offset=%31%30",
+		"stood_in=5", "stood_in=14", "stood_in=D0E4F679-6E46-543C-A8F9-478075ABCC0A&district=6", "elected=true", "elected=TRUE", "elected=false&party=pn",
+		"q=zammit", "q=%C5%BBAMMIT", "q=g%C4%A7", "q=a", "q=+%C5%BC+", "q=ab%FF", "q=%00%00", "q=%CC%81%CC%81", "q=%C3%9F", "q=" + strings.Repeat("%C4%A7", 101), "q=ab&q=cd",
+		"q=ar&elected=true&stood_in=5&party=pl&limit=1&offset=1", "q=zammit&offset=5", "stood_in=5&offset=18&limit=1"} {
 		f.Add(seed)
 	}
 	ds, err := dataset.Default()
@@ -145,7 +150,8 @@ func FuzzCandidatesQuery(f *testing.F) {
 // FuzzParseQuery checks that splitting never fails and keeps only the
 // parameters the API knows.
 func FuzzParseQuery(f *testing.F) {
-	for _, seed := range []string{"", "limit=5&limit=6", "%zz=1", "a=b=c", "limit=%", "&&&", "district=1;party=2", "offset=3&offset=", "%6Fffset=1"} {
+	for _, seed := range []string{"", "limit=5&limit=6", "%zz=1", "a=b=c", "limit=%", "&&&", "district=1;party=2", "offset=3&offset=", "%6Fffset=1",
+		"stood_in=5&elected=true&q=ab", "%71=zammit", "q=a+b&q=", "stood%5Fin=1", "elected&q"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
@@ -178,7 +184,7 @@ func TestEndpointsMatchOpenAPI(t *testing.T) {
 			return err
 		}
 		path := tpl
-		if !strings.HasPrefix(path, BasePath+"/") {
+		if path != BasePath && !strings.HasPrefix(path, BasePath+"/") {
 			return nil // a page
 		}
 		if routed[path] {
@@ -201,8 +207,8 @@ func TestEndpointsMatchOpenAPI(t *testing.T) {
 			t.Errorf("openapi.json has %s, which the router lacks", path)
 		}
 	}
-	if len(routed) != 2*len(dataset.Table)+3 {
-		t.Errorf("the router has %d API paths, want a list and a record for each of the %d collections, and the 3 documents", len(routed), len(dataset.Table))
+	if len(routed) != 2*len(dataset.Table)+4 {
+		t.Errorf("the router has %d API paths, want a list and a record for each of the %d collections, the 3 documents and the index without its slash", len(routed), len(dataset.Table))
 	}
 	names := slices.Sorted(maps.Keys(s.metrics.routes))
 	if want := []string{"candidate", "candidates", "catalog", "district", "districts", "index", "openapi", "other", "page", "parties", "party"}; !slices.Equal(names, want) {
@@ -214,7 +220,8 @@ func TestEndpointsMatchOpenAPI(t *testing.T) {
 // again, has the new parameters alone, each with every value it was given.
 func TestQueryReuse(t *testing.T) {
 	q := queries.Get().(*query)
-	for _, raw := range []string{"district=5&party=pn&limit=3&offset=1&locality=x", "limit=7", "", "party=a&party=b&district=1", "district=2"} {
+	for _, raw := range []string{"district=5&party=pn&limit=3&offset=1&locality=x", "limit=7", "", "party=a&party=b&district=1", "district=2",
+		"district=5&party=pn&stood_in=5&elected=true&q=a+b&limit=3&offset=1&locality=x", "q=ab&q=cd&elected=false"} {
 		got, want := q.parse(raw), parseQuery(raw)
 		if len(got) != len(want) {
 			t.Fatalf("%q: parsed %v, want %v", raw, got, want)

@@ -51,7 +51,9 @@ func (s *Server) chain(route string, counter int, h http.Handler) http.Handler {
 	if route != otherRoute { // a path that is no route's has nothing to preflight: 404
 		h = answerPreflight(h) // OPTIONS: 204, after the rate-limit headers are set
 	}
-	h = s.limitRate(counter)(h)                  // per client and counter; the headers on every response
+	if counter != uncounted {
+		h = s.limitRate(counter, route == pageRoute)(h) // per client and counter; the headers on every response
+	}
 	h = setCommonHeaders(h)                      // CORS and the fixed headers on every response
 	return s.exchange(s.metrics.route(route))(h) // the client's address, the time; panic recovery, metrics, access log
 }
@@ -116,11 +118,17 @@ func isTokenList(s string) bool {
 	return true
 }
 
+// uncounted is the counter of the paths no rate limit counts: the pages'
+// stylesheet and icon, so that a page view spends one request.
+const uncounted = -1
+
 // limitRate counts the request against its client's quota on counter
-// and sets the rate-limit headers; past the quota it answers 429. A CORS
+// and sets the rate-limit headers; past the quota it answers 429, with a
+// page that says when to try again when page is set (a page's route), and
+// the problem document otherwise. A CORS
 // preflight is not counted but still carries the headers. Home-made:
 // gorilla/handlers has no rate limiter.
-func (s *Server) limitRate(counter int) mux.MiddlewareFunc {
+func (s *Server) limitRate(counter int, page bool) mux.MiddlewareFunc {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			q := stateOf(w)
@@ -164,6 +172,11 @@ func (s *Server) limitRate(counter int) mux.MiddlewareFunc {
 				wait := d.RetryAfterSeconds()
 				values[3] = strconv.FormatInt(wait, 10)
 				h["Retry-After"] = values[3:4:4]
+				if p := s.snap.Load().pages; page && p != nil {
+					h["Content-Security-Policy"] = cspValue
+					writePageError(w, r, http.StatusTooManyRequests, p.lang[langOf(r.URL.Path)].site.TooManyRequests(wait, time.Unix(reset, 0)))
+					return
+				}
 				writeProblem(w, http.StatusTooManyRequests, fmt.Sprintf(
 					"rate limit of %d requests per %s for this endpoint exceeded; retry after %d s, at %s",
 					d.Limit, windowText(s.opts.RateWindow), wait,

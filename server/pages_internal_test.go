@@ -39,7 +39,7 @@ func TestReferenceListsEveryEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := New(ds, DefaultOptions())
-	page := s.snap.Load().pages.reference.body
+	page := s.snap.Load().pages.lang[0].reference.body
 	if missing := missingEndpoints(s.endpointList, page); len(missing) > 0 {
 		t.Errorf("the reference page lacks %q", missing)
 	}
@@ -60,7 +60,7 @@ func TestReferenceListsEveryEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	site, err := pages.New(ds, pages.About{}, BasePath, b)
+	site, err := pages.New(ds, pages.About{}, BasePath, b, pages.English)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,20 +113,45 @@ func (s *Server) routes() *mux.Router {
 	// The collections first: mux tries the routes in order.
 	for _, e := range s.endpointList {
 		handle(BasePath+e.path, e.name, e.counter, e.handler)
+		if e.path == "/" {
+			// The index answers at BasePath without its trailing slash
+			// too, with the same body, rather than a redirect: one round
+			// trip, and the path a person types most often just works.
+			handle(BasePath, e.name, e.counter, e.handler)
+		}
 	}
 	if s.opts.Pages {
 		page := func(path string, h http.Handler) {
 			handle(path, pageRoute, sharedCounter, h)
 		}
-		page(pages.HomePath, s.prepared(func(p *sitePages) *answer { return &p.home }))
-		page(pages.PartiesPath, s.prepared(func(p *sitePages) *answer { return &p.parties }))
-		page(pages.PartyPath, http.HandlerFunc(s.partyPage))
-		page(pages.DistrictsPath, http.HandlerFunc(s.districtsPage))
-		page(pages.CandidatesPath, http.HandlerFunc(s.candidatesPage))
-		page(pages.CandidatePath, http.HandlerFunc(s.candidatePage))
-		page(pages.ReferencePath, s.prepared(func(p *sitePages) *answer { return &p.reference }))
-		page(pages.StylePath, s.asset(&styleSheet))
-		page(pages.IconPath, s.asset(&favicon))
+		// Each page in each language: English at its path, Maltese
+		// under /mt; / chooses by Accept-Language (README, "Pages").
+		page(pages.HomePath, http.HandlerFunc(s.negotiatedHome))
+		for li, l := range pages.Langs {
+			page(l.Home, s.prepared(li, func(p *langPages) *answer { return &p.home }))
+			page(l.Prefix+pages.PartiesPath, s.prepared(li, func(p *langPages) *answer { return &p.parties }))
+			page(l.Prefix+pages.PartyPath, http.HandlerFunc(s.partyPage))
+			page(l.Prefix+pages.DistrictsPath, http.HandlerFunc(s.districtsPage))
+			page(l.Prefix+pages.DistrictPath, http.HandlerFunc(s.districtPage))
+			page(l.Prefix+pages.CandidatesPath, http.HandlerFunc(s.candidatesPage))
+			page(l.Prefix+pages.CandidatePath, http.HandlerFunc(s.candidatePage))
+			page(l.Prefix+pages.SearchPath, http.HandlerFunc(s.searchPage))
+			page(l.Prefix+pages.ReferencePath, s.prepared(li, func(p *langPages) *answer { return &p.reference }))
+		}
+		// The CSV downloads, in one language: their columns are the
+		// API's fields.
+		page(PartiesCSVPath, s.download(dataset.Parties))
+		page(DistrictsCSVPath, s.download(dataset.Districts))
+		page(CandidatesCSVPath, s.download(dataset.Candidates))
+		// The stylesheet and the icon are counted by no rate limit: a
+		// page view spends one request.
+		asset := func(path string, a *answer) {
+			handle(path, pageRoute, uncounted, s.asset(a))
+		}
+		asset(pages.StylePath, &styleSheet)
+		asset(pages.IconPath, &favicon)
+		asset(pages.StyleURL, &styleSheetForever)
+		asset(pages.IconURL, &faviconForever)
 	}
 	// Neither is met by a route's chain: the paths that are no route's have
 	// their own, and a wrong method gets that of the route whose path it

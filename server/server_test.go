@@ -210,6 +210,19 @@ func TestEndpoints(t *testing.T) {
 		{"a page in the middle links the next, filters in canonical form", request{target: "/api/public/v1/candidates?party=PN&district=" + strings.ToUpper(district5ID) + "&limit=2&offset=2"}, 200, linkTo("district=5&party=pn&limit=2&offset=4"), "candidates-district-5-party-pn-offset-2.json"},
 		{"the filters' canonical form whatever form they came in", request{target: "/api/public/v1/candidates?party=" + strings.ToUpper(partyPNID) + "&district=05&limit=2&offset=2"}, 200, linkTo("district=5&party=pn&limit=2&offset=4"), "candidates-district-5-party-pn-offset-2.json"},
 		{"offset equal to the total: no records", request{target: "/api/public/v1/candidates?district=5&party=pn&offset=6"}, 200, success, "candidates-offset-total.json"},
+		{"stood_in: every district stood in, not only the primary", request{target: "/api/public/v1/candidates?stood_in=5"}, 200, success, "candidates-stood-in-5.json"},
+		{"stood_in by UUID in upper case", request{target: "/api/public/v1/candidates?stood_in=" + strings.ToUpper(district5ID)}, 200, success, "candidates-stood-in-5.json"},
+		{"stood_in with a leading zero", request{target: "/api/public/v1/candidates?stood_in=05"}, 200, success, "candidates-stood-in-5.json"},
+		{"elected true, with district", request{target: "/api/public/v1/candidates?elected=true&district=5"}, 200, success, "candidates-district-5-elected.json"},
+		{"elected false", request{target: "/api/public/v1/candidates?elected=false&limit=500"}, 200, success, "candidates-not-elected.json"},
+		{"q: any part of a name, folded", request{target: "/api/public/v1/candidates?q=zammit"}, 200, success, "candidates-q-zammit.json"},
+		{"q in upper case with accents, trimmed", request{target: "/api/public/v1/candidates?q=%20%C5%BBAMMIT%20"}, 200, success, "candidates-q-zammit-as-given.json"},
+		{"q matching nobody", request{target: "/api/public/v1/candidates?q=qqq"}, 200, success, "candidates-q-none.json"},
+		{"every filter together, paged: the link keeps them", request{target: "/api/public/v1/candidates?q=%20Ar&elected=true&stood_in=5&party=PL&limit=1&offset=1"},
+			200, linkTo("party=pl&stood_in=5&elected=true&q=Ar&limit=1&offset=2"), "candidates-filters-all.json"},
+		{"q escaped in the link", request{target: "/api/public/v1/candidates?q=N+C&limit=1&_=1"}, 200, linkTo("q=N+C&limit=1&offset=1"), "candidates-q-escaped.json"},
+		{"q with a character to escape, matching nobody", request{target: "/api/public/v1/candidates?q=a+b%26c"}, 200, success, "candidates-q-none-escaped.json"},
+		{"a readers' filter with an empty value counts as absent", request{target: "/api/public/v1/candidates?stood_in=&elected=&q=&limit=1"}, 200, linkTo("limit=1&offset=1"), "candidates-limit-1.json"},
 
 		{"limit 0", request{target: "/api/public/v1/candidates?limit=0"}, 400, failure, "400-limit.json"},
 		{"limit 501", request{target: "/api/public/v1/candidates?limit=501"}, 400, failure, "400-limit.json"},
@@ -237,6 +250,19 @@ func TestEndpoints(t *testing.T) {
 		{"offset badly percent-encoded", request{target: "/api/public/v1/candidates?offset=%zz"}, 400, failure, "400-offset.json"},
 		{"offset beyond the total of the filters", request{target: "/api/public/v1/candidates?district=5&party=pn&offset=7"}, 400, failure, "400-offset-filtered.json"},
 		{"offset given twice", request{target: "/api/public/v1/candidates?offset=1&offset=1"}, 400, failure, "400-offset-twice.json"},
+		{"stood_in 14", request{target: "/api/public/v1/candidates?stood_in=14"}, 400, failure, "400-stood-in.json"},
+		{"stood_in 0", request{target: "/api/public/v1/candidates?stood_in=0"}, 400, failure, "400-stood-in.json"},
+		{"stood_in not a number", request{target: "/api/public/v1/candidates?stood_in=five"}, 400, failure, "400-stood-in.json"},
+		{"stood_in UUID naming nothing", request{target: "/api/public/v1/candidates?stood_in=" + unknownID}, 400, failure, "400-stood-in-unknown.json"},
+		{"elected not true or false", request{target: "/api/public/v1/candidates?elected=yes"}, 400, failure, "400-elected.json"},
+		{"elected in upper case", request{target: "/api/public/v1/candidates?elected=TRUE"}, 400, failure, "400-elected.json"},
+		{"elected 1", request{target: "/api/public/v1/candidates?elected=1"}, 400, failure, "400-elected.json"},
+		{"q of one character", request{target: "/api/public/v1/candidates?q=a"}, 400, failure, "400-q.json"},
+		{"q of one character once trimmed", request{target: "/api/public/v1/candidates?q=+%C5%BC+"}, 400, failure, "400-q.json"},
+		{"q not UTF-8", request{target: "/api/public/v1/candidates?q=ab%FF"}, 400, failure, "400-q.json"},
+		{"q given twice", request{target: "/api/public/v1/candidates?q=ab&q=cd"}, 400, failure, "400-q-twice.json"},
+		{"every refused readers' filter is named", request{target: "/api/public/v1/candidates?stood_in=14&elected=no&q=x&offset=x"}, 400, failure, "400-readers-all.json"},
+		{"offset beyond the total of q", request{target: "/api/public/v1/candidates?q=zammit&offset=5"}, 400, failure, "400-offset-q.json"},
 		{"offset beside a refused filter: its range is unknown", request{target: "/api/public/v1/candidates?district=14&limit=0&offset=x"}, 400, failure, "400-offset-unknown-range.json"},
 		{"a valid offset beside a refused filter is not named", request{target: "/api/public/v1/candidates?district=14&offset=500"}, 400, failure, "400-district.json"},
 
@@ -296,7 +322,13 @@ func checkEnvelope(t *testing.T, body []byte) {
 					Number int
 					ID     string
 				} `json:"district"`
-				Party *struct{ Slug, ID string } `json:"party"`
+				Party   *struct{ Slug, ID string } `json:"party"`
+				StoodIn *struct {
+					Number int
+					ID     string
+				} `json:"stood_in"`
+				Elected *bool   `json:"elected"`
+				Q       *string `json:"q"`
 			} `json:"filters"`
 			GeneratedAt string `json:"generatedAt"`
 		} `json:"meta"`

@@ -2,6 +2,8 @@ package server
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 
 	"ballot/dataset"
 	"ballot/server/pages"
@@ -22,45 +24,82 @@ var (
 	varyAcceptValue = []string{"Accept-Encoding, Accept"}
 )
 
-// The stylesheet and the icon are the same for every dataset.
+// The stylesheet and the icon are the same for every dataset. Under their
+// fingerprinted paths, which the pages link to, they are cached for a year
+// and never revalidated: a change of their bytes is a change of path.
 var (
-	styleSheet = prepare(cssValue, pages.Stylesheet)
-	favicon    = prepare(svgValue, pages.Icon)
+	styleSheet        = prepare(cssValue, pages.Stylesheet)
+	favicon           = prepare(svgValue, pages.Icon)
+	styleSheetForever = forever(styleSheet)
+	faviconForever    = forever(favicon)
+	immutableValue    = []string{"public, max-age=31536000, immutable"}
 )
 
-// sitePages are the pages of one dataset: the site, and the answers of the
-// pages rendered at load, prepared (ETag and gzip) like the documents.
+func forever(a answer) answer {
+	a.cacheControl = immutableValue
+	return a
+}
+
+// sitePages are the pages of one dataset, in each language of
+// pages.Langs, by index.
 type sitePages struct {
+	lang []*langPages
+}
+
+// langPages are the pages of one dataset in one language: the site, and
+// the answers of the pages rendered at load, prepared (ETag and gzip) like
+// the documents.
+type langPages struct {
 	site                                            *pages.Site
 	home, parties, districts, candidates, reference answer
-	party                                           []answer // by index in Parties
+	party, district                                 []answer // by index in Parties, Districts
 }
 
 // buildPages renders the pages of ds that depend on it alone, the home
 // page showing idx, its index, and prepares their answers.
 func buildPages(ds *dataset.Dataset, idx index) *sitePages {
 	a := idx.Attribution
-	site, err := pages.New(ds, pages.About{
+	about := pages.About{
 		Title: idx.Title, Description: deref(idx.Description), Version: idx.Version,
 		License: idx.License, LicenseURL: deref(idx.LicenseURL), PublishedAt: deref(idx.PublishedAt),
 		CoverageSummary: deref(idx.Coverage.Summary), CoverageNotes: idx.Coverage.Notes,
 		Publisher: a.Name, PublisherURL: a.URL, AboutURL: deref(a.AboutURL), HowToCredit: a.HowToCredit,
-	}, BasePath, openAPI)
-	if err != nil {
-		panic("server: openapi.json: " + err.Error()) // embedded, and tested
+		CSV: true, // served beside the pages (download.go)
 	}
-	p := &sitePages{
-		site:       site,
-		home:       prepare(htmlValue, site.Home),
-		parties:    prepare(htmlValue, site.Parties),
-		districts:  prepare(htmlValue, site.Districts),
-		candidates: prepare(htmlValue, site.Candidates),
-		reference:  prepare(htmlValue, site.Reference),
+	sp := &sitePages{}
+	for _, lang := range pages.Langs {
+		site, err := pages.New(ds, about, BasePath, openAPI, lang)
+		if err != nil {
+			panic("server: openapi.json: " + err.Error()) // embedded, and tested
+		}
+		p := &langPages{
+			site:       site,
+			home:       prepare(htmlValue, site.Home),
+			parties:    prepare(htmlValue, site.Parties),
+			districts:  prepare(htmlValue, site.Districts),
+			candidates: prepare(htmlValue, site.Candidates),
+			reference:  prepare(htmlValue, site.Reference),
+		}
+		for _, b := range site.PartyPages {
+			p.party = append(p.party, prepare(htmlValue, b))
+		}
+		for _, b := range site.DistrictPages {
+			p.district = append(p.district, prepare(htmlValue, b))
+		}
+		sp.lang = append(sp.lang, p)
 	}
-	for _, b := range site.PartyPages {
-		p.party = append(p.party, prepare(htmlValue, b))
+	return sp
+}
+
+// langOf is the index in pages.Langs of the language of a page's path:
+// its prefix.
+func langOf(path string) int {
+	for i, l := range pages.Langs {
+		if l.Prefix != "" && (path == l.Prefix || strings.HasPrefix(path, l.Prefix+"/")) {
+			return i
+		}
 	}
-	return p
+	return 0
 }
 
 func deref(s *string) string {
@@ -70,12 +109,29 @@ func deref(s *string) string {
 	return *s
 }
 
-// prepared answers GET and HEAD for a page rendered at load.
-func (s *Server) prepared(pick func(*sitePages) *answer) http.Handler {
+// prepared answers GET and HEAD for a page rendered at load, in the
+// language of index li.
+func (s *Server) prepared(li int, pick func(*langPages) *answer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Content-Security-Policy"] = cspValue
-		s.writeAnswer(w, r, pick(s.snap.Load().pages))
+		s.writeAnswer(w, r, pick(s.snap.Load().pages.lang[li]))
 	})
+}
+
+var varyLanguageValue = []string{"Accept-Encoding, Accept-Language"}
+
+// negotiatedHome answers /: the English home page, or a redirect to the
+// Maltese one for a browser that ranks Maltese above English.
+func (s *Server) negotiatedHome(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h["Vary"] = varyLanguageValue
+	if lang := pages.Negotiate(r.Header["Accept-Language"]); lang != pages.English {
+		h["Location"] = []string{lang.Home}
+		writeHead(w, http.StatusFound, nil, s.cacheControlValue, nil)
+		return
+	}
+	h["Content-Security-Policy"] = cspValue
+	s.writeAnswer(w, r, &s.snap.Load().pages.lang[0].home)
 }
 
 // asset answers GET and HEAD for the stylesheet or the icon.
@@ -99,7 +155,7 @@ func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, p pages.R
 // partyPage answers /parties/{slug_or_id}, prepared at load.
 func (s *Server) partyPage(w http.ResponseWriter, r *http.Request) {
 	w.Header()["Content-Security-Policy"] = cspValue
-	p := s.snap.Load().pages
+	p := s.snap.Load().pages.lang[langOf(r.URL.Path)]
 	i, ok := p.site.Lookup(dataset.Parties, pathKey(r, "slug_or_id"))
 	if !ok {
 		writePageError(w, r, http.StatusNotFound, p.site.PartyNotFound())
@@ -108,10 +164,22 @@ func (s *Server) partyPage(w http.ResponseWriter, r *http.Request) {
 	s.writeAnswer(w, r, &p.party[i])
 }
 
+// districtPage answers /districts/{number}, prepared at load.
+func (s *Server) districtPage(w http.ResponseWriter, r *http.Request) {
+	w.Header()["Content-Security-Policy"] = cspValue
+	p := s.snap.Load().pages.lang[langOf(r.URL.Path)]
+	i, ok := p.site.Lookup(dataset.Districts, pathKey(r, "number"))
+	if !ok {
+		writePageError(w, r, http.StatusNotFound, p.site.NotFound)
+		return
+	}
+	s.writeAnswer(w, r, &p.district[i])
+}
+
 // candidatePage answers /candidates/{slug_or_id}, rendered from the record.
 func (s *Server) candidatePage(w http.ResponseWriter, r *http.Request) {
 	w.Header()["Content-Security-Policy"] = cspValue
-	p := s.snap.Load().pages
+	p := s.snap.Load().pages.lang[langOf(r.URL.Path)]
 	i, ok := p.site.Lookup(dataset.Candidates, pathKey(r, "slug_or_id"))
 	if !ok {
 		writePageError(w, r, http.StatusNotFound, p.site.CandidateNotFound())
@@ -126,19 +194,20 @@ func (s *Server) candidatePage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) candidatesPage(w http.ResponseWriter, r *http.Request) {
 	w.Header()["Content-Security-Policy"] = cspValue
 	snap := s.snap.Load()
+	p := snap.pages.lang[langOf(r.URL.Path)]
 	params := parseQuery(r.URL.RawQuery)
 	res, err := snap.ds.Query(dataset.Candidates, params)
 	if err != nil {
 		writeError(w, r, err, func(perr *dataset.ParamError) []byte {
-			return snap.pages.site.CandidatesRefused(params, perr, r.URL.RawQuery)
+			return p.site.CandidatesRefused(params, perr, r.URL.RawQuery)
 		})
 		return
 	}
-	if page := snap.pages.site.CandidatesFor(res, params); page != nil {
+	if page := p.site.CandidatesFor(res, params); page != nil {
 		s.writeRendered(w, r, *page)
 		return
 	}
-	s.writeAnswer(w, r, &snap.pages.candidates)
+	s.writeAnswer(w, r, &p.candidates)
 }
 
 // districtsPage answers /districts. The query, read as the API reads it,
@@ -147,17 +216,44 @@ func (s *Server) candidatesPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request) {
 	w.Header()["Content-Security-Policy"] = cspValue
 	snap := s.snap.Load()
+	p := snap.pages.lang[langOf(r.URL.Path)]
 	params := parseQuery(r.URL.RawQuery)
 	res, err := snap.ds.Query(dataset.Districts, params)
 	if err != nil {
 		writeError(w, r, err, func(perr *dataset.ParamError) []byte {
-			return snap.pages.site.DistrictsRefused(params, perr, r.URL.RawQuery)
+			return p.site.DistrictsRefused(params, perr, r.URL.RawQuery)
 		})
 		return
 	}
-	if page := snap.pages.site.DistrictsFor(res, params); page != nil {
+	if page := p.site.DistrictsFor(res, params); page != nil {
 		s.writeRendered(w, r, *page)
 		return
 	}
-	s.writeAnswer(w, r, &snap.pages.districts)
+	s.writeAnswer(w, r, &p.districts)
+}
+
+// searchPage answers /search: the form, and with q the candidates whose
+// names hold it, from the same dataset.Query as the API's q filter; a
+// refused q gets its sentence beside the field, with status 400.
+func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
+	w.Header()["Content-Security-Policy"] = cspValue
+	snap := s.snap.Load()
+	p := snap.pages.lang[langOf(r.URL.Path)]
+	params := parseQuery(r.URL.RawQuery)
+	q := ""
+	if vs := params["q"]; len(vs) > 0 {
+		q = strings.TrimSpace(vs[0])
+	}
+	var res dataset.Result
+	if q != "" || len(params["q"]) > 1 {
+		var err error
+		res, err = snap.ds.Query(dataset.Candidates, dataset.Params{"q": params["q"], "limit": {strconv.Itoa(dataset.MaxLimit)}})
+		if err != nil {
+			writeError(w, r, err, func(perr *dataset.ParamError) []byte {
+				return p.site.SearchRefused(q, perr)
+			})
+			return
+		}
+	}
+	s.writeRendered(w, r, p.site.Search(res, q))
 }

@@ -45,7 +45,7 @@ const (
 	party   = `{"id":"2acf0508-f838-57a5-918a-affa0a1b1d89","slug":"pn","name":"Partit Nazzjonalista","short_name":"PN","name_en":"Nationalist Party","color":null,"website":"https://pn.org.mt","leader_name":null,"logo_url":null,"wikipedia_url":null}`
 	parties = `{"data":[` + party + `],"meta":{"count":1,"total":1,"generatedAt":"2026-11-21T04:15:00.123Z"}}` + "\n"
 	// A page of no candidates: district 13 has no Volt candidate.
-	candidates = `{"data":[],"meta":{"count":0,"total":0,"limit":100,"offset":0,"filters":{"district":null,"party":{"slug":"volt","id":"e9e73bd0-08df-5d37-92c6-82bde490c1d5"}},"generatedAt":"2026-11-21T04:15:00.123Z"}}` + "\n"
+	candidates = `{"data":[],"meta":{"count":0,"total":0,"limit":100,"offset":0,"filters":{"district":null,"party":{"slug":"volt","id":"e9e73bd0-08df-5d37-92c6-82bde490c1d5"},"stood_in":null,"elected":null,"q":null},"generatedAt":"2026-11-21T04:15:00.123Z"}}` + "\n"
 	next       = `</api/public/v1/candidates?party=pn&limit=1&offset=1>; rel="next"`
 	p500       = `{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"the server could not answer this request"}` + "\n"
 	p404       = `{"type":"about:blank","title":"Not Found","status":404,"detail":"there is no endpoint at this path"}` + "\n"

@@ -8,7 +8,8 @@
 //   - New renders, when a dataset loads, every page that depends on the
 //     dataset alone: home, the parties, the districts, the first page of
 //     candidates, the API reference (read from the OpenAPI document, see
-//     reference.go), each party's page and the 404 page. Site holds them
+//     reference.go), each party's and each district's page and the 404
+//     page. Site holds them
 //     as bytes, which the server prepares (ETag, gzip) like the API's
 //     documents.
 //   - A page that depends on the request, a filtered candidates list, the
@@ -19,6 +20,10 @@
 //     several times the dataset's memory. Each comes as a Rendered, with a
 //     tag made of what decides its bytes, so that a client holding it gets
 //     304 before anything renders.
+//   - Every page is rendered in each language of Langs (lang.go): a Site
+//     is one dataset in one language, and every word of the interface
+//     comes from the language's string table (strings_en.go,
+//     strings_mt.go), by key.
 //   - Nothing here speaks HTTP: the server routes the paths (HomePath and
 //     the other constants name them), sets the headers and writes every
 //     answer.
@@ -32,8 +37,10 @@ import (
 	"html/template"
 	"io/fs"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"ballot/dataset"
 )
@@ -53,10 +60,31 @@ var (
 	Icon       = mustRead("templates/favicon.svg")
 )
 
+// StyleURL and IconURL are the stylesheet's and the icon's fingerprinted
+// paths, which the pages link to: named by their bytes, they never change,
+// and are cached for a year. StylePath and IconPath serve the same bytes
+// under a name that does not change.
+var (
+	StyleURL = fingerprinted("/style.", Stylesheet, ".css")
+	IconURL  = fingerprinted("/favicon.", Icon, ".svg")
+)
+
+func fingerprinted(prefix string, b []byte, ext string) string {
+	sum := sha256.Sum256(b)
+	return prefix + hex.EncodeToString(sum[:6]) + ext
+}
+
 // Paths are the pages' own paths, as gorilla/mux templates; the server
 // registers each with its handler.
 const (
-	HomePath       = "/"
+	HomePath     = "/"
+	DistrictPath = "/districts/{number}"
+	SearchPath   = "/search"
+
+	// The CSV downloads of the API, which the listing pages link to.
+	PartiesCSV     = "/parties.csv"
+	DistrictsCSV   = "/districts.csv"
+	CandidatesCSV  = "/candidates.csv"
 	PartiesPath    = "/parties"
 	PartyPath      = "/parties/{slug_or_id}"
 	DistrictsPath  = "/districts"
@@ -91,9 +119,36 @@ func mustRead(name string) []byte {
 
 // templates holds each page's template, parsed with the layout they share.
 var templates = func() map[string]*template.Template {
-	layout := template.Must(template.New("layout").ParseFS(files, "templates/layout.html"))
+	funcs := template.FuncMap{
+		"lang": langAttr,
+		"party": func(p page, r partyRef) partyLink {
+			return partyLink{r, p.P, p.Lang}
+		},
+		"table": func(p page, id, caption string, rows []candidateRow) tableView {
+			return tableView{p, id, caption, rows}
+		},
+		"seats": func(p page, v *seatsView) struct {
+			Page  page
+			Seats *seatsView
+		} {
+			return struct {
+				Page  page
+				Seats *seatsView
+			}{p, v}
+		},
+		"localities": func(p page, d districtView) struct {
+			Page     page
+			District districtView
+		} {
+			return struct {
+				Page     page
+				District districtView
+			}{p, d}
+		},
+	}
+	layout := template.Must(template.New("layout").Funcs(funcs).Option("missingkey=error").ParseFS(files, "templates/layout.html"))
 	m := map[string]*template.Template{}
-	for _, name := range []string{"home", "parties", "districts", "candidates", "party", "candidate", "reference", "error"} {
+	for _, name := range []string{"home", "parties", "districts", "district", "candidates", "party", "candidate", "search", "reference", "error"} {
 		m[name] = template.Must(template.Must(layout.Clone()).ParseFS(files, "templates/"+name+".html"))
 	}
 	return m
@@ -106,31 +161,39 @@ type About struct {
 	CoverageSummary                                               string
 	CoverageNotes                                                 []string
 	Publisher, PublisherURL, AboutURL, HowToCredit                string
+	// CSV is set when the server serves the CSV downloads (PartiesCSV,
+	// DistrictsCSV, CandidatesCSV): the listing pages link to them.
+	CSV bool
 }
 
-// Site is the pages of one dataset: those rendered when it loaded, and what
-// the others need to be rendered quickly. It is immutable.
+// Site is the pages of one dataset in one language: those rendered when
+// it loaded, and what the others need to be rendered quickly. It is
+// immutable.
 type Site struct {
 	ds     *dataset.Dataset
+	lang   *Lang
 	api    string // the API's base path, such as /api/public/v1
 	site   string // the dataset's title
 	credit string // the sentence saying how to credit the publisher
-	tag    string // the dataset version and this build's pages, in tags
+	csv    bool   // the listing pages link to the CSV downloads
+	tag    string // the dataset version, this build's pages and the language, in tags
 
 	// Home, Parties, Districts, Candidates (the first page, unfiltered),
 	// Reference and NotFound are rendered; PartyPages[i] is the page of
-	// the i-th party of ds.Parties().
+	// the i-th party of ds.Parties(), and DistrictPages[i] that of the
+	// i-th district.
 	Home, Parties, Districts, Candidates, Reference, NotFound []byte
-	PartyPages                                                [][]byte
+	PartyPages, DistrictPages                                 [][]byte
 
 	partyCandidates [][]int // each party's candidates, by index
 	districtNumber  map[string]int
+	seats           []int // each party's elected candidates; -1 when elected is not known of every one
 }
 
-// New renders the pages of ds that depend on it alone. api is the API's
-// base path, for links; openAPI is the OpenAPI document the reference page
-// shows. It fails only when openAPI cannot be read.
-func New(ds *dataset.Dataset, about About, api string, openAPI []byte) (*Site, error) {
+// New renders the pages of ds that depend on it alone, in lang. api is the
+// API's base path, for links; openAPI is the OpenAPI document the
+// reference page shows. It fails only when openAPI cannot be read.
+func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lang) (*Site, error) {
 	ref, err := newReference(openAPI, api)
 	if err != nil {
 		return nil, err
@@ -143,10 +206,12 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte) (*Site, e
 	h.Write(openAPI)
 	s := &Site{
 		ds:              ds,
+		lang:            lang,
 		api:             api,
 		site:            ds.Manifest.Title,
 		credit:          about.HowToCredit,
-		tag:             ds.Version[:16] + "-" + hex.EncodeToString(h.Sum(nil)[:6]),
+		csv:             about.CSV,
+		tag:             lang.Code + "-" + ds.Version[:16] + "-" + hex.EncodeToString(h.Sum(nil)[:6]),
 		partyCandidates: make([][]int, len(ds.Parties())),
 		districtNumber:  make(map[string]int, len(ds.Districts())),
 	}
@@ -159,46 +224,93 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte) (*Site, e
 			s.partyCandidates[pi] = append(s.partyCandidates[pi], i)
 		}
 	}
-	s.Home = s.render("home", "Home", "home", api+"/", newHomeView(ds, about, api))
-	s.Parties = s.render("parties", "Parties", "parties", api+"/parties", s.partyRows())
-	s.Districts = s.render("districts", "Districts", "districts", api+"/districts",
+	s.seats = s.countSeats()
+	t := lang.T
+	s.Home = s.render("home", t("nav_home"), "home", api+"/", HomePath, s.newHomeView(about, api))
+	s.Parties = s.renderPage("parties", t("nav_parties"), "parties", api+"/parties", s.csvLink(PartiesCSV), PartiesPath, "",
+		partiesView{Rows: s.partyRows(), Seats: s.seatsView()})
+	s.Districts = s.renderPage("districts", t("nav_districts"), "districts", api+"/districts", s.csvLink(DistrictsCSV), DistrictsPath, "",
 		districtsView{Districts: s.districtViews(ds.Districts())})
 	all, _ := ds.Query(dataset.Candidates, nil) // no parameter is ever refused
-	s.Candidates = s.renderCandidates(all, candidateFilter{limit: dataset.DefaultLimit})
-	s.Reference = s.render("reference", "API reference", "reference", api+"/openapi.json", ref)
-	s.NotFound = s.Error("Not found", "There is no page at this address.")
+	s.Candidates = s.renderCandidates(all, candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}, nil)
+	s.Reference = s.render("reference", t("nav_reference"), "reference", api+"/openapi.json", ReferencePath, ref)
+	s.NotFound = s.Error(t("not_found"), t("not_found_detail"))
 	for i, party := range ds.Parties() {
 		v := partyView{partyRow: s.partyRow(i)}
-		v.ID, v.WikipediaURL = party.ID, deref(party.WikipediaURL)
+		v.WikipediaURL = deref(party.WikipediaURL)
 		for _, ci := range s.partyCandidates[i] {
 			v.Rows = append(v.Rows, s.candidateRow(ci))
 		}
-		s.PartyPages = append(s.PartyPages, s.render("party", party.Name, "", api+"/parties/"+party.Slug, v))
+		s.PartyPages = append(s.PartyPages, s.render("party", v.Display, "", api+"/parties/"+party.Slug, "/parties/"+party.Slug, v))
+	}
+	for i := range ds.Districts() {
+		s.DistrictPages = append(s.DistrictPages, s.renderDistrict(i))
 	}
 	return s, nil
 }
 
-// page is what the layout shows around a page's own content.
-type page struct {
-	Title  string
-	Site   string
-	Nav    string // the navigation's current entry
-	JSON   string // the API answer the page shows
-	Credit string
-	Body   any
+// partyLink is a party named on a page: the "party" template.
+type partyLink struct {
+	partyRef
+	P, PageLang string
 }
 
-// render executes a page's template. The templates are parsed at start
-// and the views are plain values, so only a mistake in a template, which
-// the tests render, can fail.
-func (s *Site) render(name, title, nav, jsonPath string, body any) []byte {
+// tableView is a table of candidates on a page: the "candidates-table"
+// template.
+type tableView struct {
+	Page        page
+	ID, Caption string
+	Rows        []candidateRow
+}
+
+// page is what the layout shows around a page's own content.
+type page struct {
+	Style, Icon string // the assets' fingerprinted paths
+	Title       string
+	Site        string
+	Nav         string // the navigation's current entry
+	JSON        string // the API answer the page shows
+	CSV         string // the same rows as CSV, on a listing page
+	Credit      string
+	Lang        string            // the page's language code
+	DataLang    string            // the language of the dataset's own words: en
+	T           map[string]string // the interface's strings
+	P           string            // the prefix of the language's paths
+	Home        string            // the language's home page
+	Switch      string            // this page in the other language
+	SwitchLang  string            // the other language's code
+	SwitchName  string            // and its name, in itself
+	Query       string            // the search box's value
+	NoSearch    bool              // the page is the search page, whose own form is the search box
+	Body        any
+}
+
+// render executes a page's template. here is the page's own path and
+// query, without the language's prefix, for the language switch. The
+// templates are parsed at start and the views are plain values, so only a
+// mistake in a template, which the tests render, can fail.
+func (s *Site) render(name, title, nav, jsonPath, here string, body any) []byte {
+	return s.renderPage(name, title, nav, jsonPath, "", here, "", body)
+}
+
+func (s *Site) renderPage(name, title, nav, jsonPath, csvPath, here, query string, body any) []byte {
 	full := title + " · " + s.site
 	if nav == "" { // a record's or an error's page: its name is title enough
 		full = title
 	}
+	other := s.lang.other()
+	sw := ""
+	if here != "" {
+		sw = other.Prefix + here
+		if here == HomePath {
+			sw = other.Home
+		}
+	}
 	var b bytes.Buffer
 	err := templates[name].ExecuteTemplate(&b, "layout", page{
-		Title: full, Site: s.site, Nav: nav, JSON: jsonPath, Credit: s.credit, Body: body,
+		Style: StyleURL, Icon: IconURL, Title: full, Site: s.site, Nav: nav, JSON: jsonPath, CSV: csvPath, Credit: s.credit,
+		Lang: s.lang.Code, DataLang: "en", T: s.lang.t, P: s.lang.Prefix, Home: s.lang.Home,
+		Switch: sw, SwitchLang: other.Code, SwitchName: other.T("lang_name"), Query: query, NoSearch: name == "search", Body: body,
 	})
 	if err != nil {
 		panic("pages: rendering the " + name + " page: " + err.Error())
@@ -209,19 +321,25 @@ func (s *Site) render(name, title, nav, jsonPath string, body any) []byte {
 // Error renders an error page: its heading and one sentence. A page never
 // echoes what a client wrote outside a form's values.
 func (s *Site) Error(heading, detail string) []byte {
-	return s.render("error", heading, "", "", errorView{heading, detail})
+	return s.render("error", heading, "", "", "", errorView{heading, detail})
 }
 
 // PartyNotFound is the 404 page of a party's path whose key names no
 // party.
 func (s *Site) PartyNotFound() []byte {
-	return s.Error("No such party", "No party has this slug: the parties page lists them all.")
+	return s.Error(s.lang.T("party_not_found"), s.lang.T("party_not_found_detail"))
 }
 
 // CandidateNotFound is the 404 page of a candidate's path whose key names
 // no candidate.
 func (s *Site) CandidateNotFound() []byte {
-	return s.Error("No such candidate", "No candidate has this slug: the candidates page lists them, 500 at a time.")
+	return s.Error(s.lang.T("candidate_not_found"), s.lang.T("candidate_not_found_detail"))
+}
+
+// TooManyRequests is the page of a request past the rate limit: wait
+// seconds from now, at the time at.
+func (s *Site) TooManyRequests(wait int64, at time.Time) []byte {
+	return s.Error(s.lang.T("too_many"), s.lang.T("too_many_detail", wait, at.UTC().Format("15:04:05")))
 }
 
 // Rendered is a page rendered for one request: Tag names its bytes (the
@@ -238,34 +356,47 @@ func (s *Site) Candidate(i int) Rendered {
 	c := s.ds.Candidates()[i]
 	return Rendered{"candidate-" + s.tag + "-" + c.Slug, func() []byte {
 		v := candidateView{candidateRow: s.candidateRow(i)}
-		v.ID, v.GivenName, v.FamilyName = c.ID, c.GivenName, c.FamilyName
-		v.Incumbent = yesNo(c.IsIncumbent)
+		v.GivenName, v.FamilyName = c.GivenName, c.FamilyName
+		v.Incumbent = s.yesNo(c.IsIncumbent)
 		v.Website, v.PhotoURL = deref(c.Website), deref(c.PhotoURL)
-		return s.render("candidate", c.Name, "", s.api+"/candidates/"+c.Slug, v)
+		return s.render("candidate", c.Name, "", s.api+"/candidates/"+c.Slug, "/candidates/"+c.Slug, v)
 	}}
 }
 
-// candidateFilter is the canonical form of a valid candidates query: the
+// candidateFilter is the canonical form of a candidates query: the
 // district's number, the party's slug and the limit, however the request
-// wrote them.
+// wrote them; what a value could not be read as stays as it was written,
+// for the form to show.
 type candidateFilter struct {
-	district int    // 0: any
-	party    string // "": any
-	limit    int
+	stoodIn  string // a number; "": any
+	district string // a number; "": any
+	party    string // a slug; "": any
+	elected  string // "true", "false"; "": any
+	q        string // a name to search; "": any
+	limit    string
 	offset   int // candidates of the order skipped before the first shown
 }
 
 // query is the filter as the API's query string.
 func (f candidateFilter) query() string {
 	v := url.Values{}
-	if f.district != 0 {
-		v.Set("district", strconv.Itoa(f.district))
+	if f.stoodIn != "" {
+		v.Set("stood_in", f.stoodIn)
+	}
+	if f.district != "" {
+		v.Set("district", f.district)
+	}
+	if f.elected != "" {
+		v.Set("elected", f.elected)
+	}
+	if f.q != "" {
+		v.Set("q", f.q)
 	}
 	if f.party != "" {
 		v.Set("party", f.party)
 	}
-	if f.limit != dataset.DefaultLimit {
-		v.Set("limit", strconv.Itoa(f.limit))
+	if f.limit != strconv.Itoa(dataset.DefaultLimit) {
+		v.Set("limit", f.limit)
 	}
 	if f.offset != 0 {
 		v.Set("offset", strconv.Itoa(f.offset))
@@ -281,107 +412,302 @@ func (f candidateFilter) query() string {
 // Site.Candidates.
 func (s *Site) CandidatesFor(res dataset.Result, params dataset.Params) *Rendered {
 	f := s.canonical(params)
-	if f == (candidateFilter{limit: dataset.DefaultLimit}) {
+	if f == (candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}) {
 		return nil
 	}
-	return &Rendered{"candidates-" + s.tag + "-d" + strconv.Itoa(f.district) + "-p" + f.party + "-l" + strconv.Itoa(f.limit) + "-o" + strconv.Itoa(f.offset), func() []byte {
-		return s.renderCandidates(res, f)
+	return &Rendered{"candidates-" + s.tag + "-" + hashOf(f.query()), func() []byte {
+		return s.renderCandidates(res, f, nil)
 	}}
 }
 
+func hashOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:12])
+}
+
 // CandidatesRefused is the candidates page of a query dataset.Query
-// refused with perr: the form with what was asked, and the API's message.
-// rawQuery is the query as sent: the page links to the API's answer to it.
+// refused with perr: the form with what was asked, and beside each refused
+// field one sentence saying what it takes.
 func (s *Site) CandidatesRefused(params dataset.Params, perr *dataset.ParamError, rawQuery string) []byte {
-	v := s.candidatesForm(s.canonical(params))
-	v.Problem = perr
-	return s.render("candidates", "Candidates", "candidates", s.api+"/candidates?"+rawQuery, v)
+	f := s.canonical(params)
+	v := s.candidatesForm(f)
+	v.Refused = true
+	v.Errors = map[string]string{}
+	for _, p := range perr.Params {
+		v.Errors[p.Name] = s.refusal(p, first(params, p.Name))
+	}
+	return s.renderPage("candidates", s.lang.T("nav_candidates"), "candidates", s.api+"/candidates?"+rawQuery, "", CandidatesPath+f.query(), "", v)
+}
+
+// refusal is the sentence a person reads beside a refused field.
+func (s *Site) refusal(p dataset.InvalidParam, value string) string {
+	t := s.lang.T
+	switch {
+	case p.Reason == "must be given at most once":
+		return t("bad_once")
+	case p.Name == "district", p.Name == "stood_in":
+		return t("bad_district", value)
+	case p.Name == "q":
+		return t("bad_q", value)
+	case p.Name == "elected":
+		return t("bad_elected")
+	case p.Name == "party":
+		return t("bad_party", value)
+	case p.Name == "limit":
+		return t("bad_limit", value, dataset.MaxLimit)
+	case p.Name == "offset":
+		return t("bad_offset")
+	case p.Name == "locality":
+		if _, near, ok := strings.Cut(p.Reason, "did you mean "); ok {
+			near = strings.ReplaceAll(strings.TrimSuffix(near, "?"), " or ", t("or"))
+			return t("bad_locality_near", value, near)
+		}
+		return t("bad_locality", value)
+	}
+	return t("bad_value", value)
+}
+
+func first(params dataset.Params, name string) string {
+	if vs := params[name]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
 }
 
 // canonical is the filter a query asks for, as far as it can be read.
 func (s *Site) canonical(params dataset.Params) candidateFilter {
-	f := candidateFilter{limit: dataset.DefaultLimit}
-	first := func(name string) string {
-		if vs := params[name]; len(vs) > 0 {
-			return vs[0]
-		}
-		return ""
-	}
-	if v := first("district"); v != "" {
+	f := candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}
+	district := func(v string) string {
 		if n, err := strconv.Atoi(v); err == nil {
-			f.district = n
-		} else {
-			f.district = s.districtNumber[strings.ToLower(v)]
+			return strconv.Itoa(n)
+		} else if n := s.districtNumber[strings.ToLower(v)]; n != 0 {
+			return strconv.Itoa(n)
 		}
+		return v
 	}
-	if v := strings.ToLower(first("party")); v != "" {
-		if i, ok := s.ds.Lookup(dataset.Parties, v); ok {
+	if v := first(params, "district"); v != "" {
+		f.district = district(v)
+	}
+	if v := first(params, "stood_in"); v != "" {
+		f.stoodIn = district(v)
+	}
+	f.elected = first(params, "elected")
+	f.q = strings.TrimSpace(first(params, "q"))
+	if v := first(params, "party"); v != "" {
+		if i, ok := s.ds.Lookup(dataset.Parties, strings.ToLower(v)); ok {
 			f.party = s.ds.Parties()[i].Slug
 		} else {
 			f.party = v
 		}
 	}
-	if n, err := strconv.Atoi(first("limit")); err == nil {
-		f.limit = n
+	if v := first(params, "limit"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil {
+			f.limit = strconv.Itoa(n)
+		} else {
+			f.limit = v
+		}
 	}
-	if n, err := strconv.Atoi(first("offset")); err == nil {
+	if n, err := strconv.Atoi(first(params, "offset")); err == nil {
 		f.offset = n
 	}
 	return f
 }
 
-// candidatesForm is the candidates page's form, showing f.
+// candidatesForm is the candidates page's form, showing f: a value the
+// form has no option for is added as one, so that what the reader chose
+// stays in the form.
 func (s *Site) candidatesForm(f candidateFilter) candidatesView {
-	v := candidatesView{MaxLimit: dataset.MaxLimit, Limit: f.limit}
-	for _, d := range s.ds.Districts() {
-		v.Districts = append(v.Districts, option{strconv.Itoa(d.Number), d.Name, d.Number == f.district})
+	v := candidatesView{MaxLimit: dataset.MaxLimit, Limit: f.limit, Elected: f.elected == "true", Q: f.q}
+	v.StoodIn, v.Districts = s.districtOptions(f.stoodIn), s.districtOptions(f.district)
+	found := false
+	for i, party := range s.ds.Parties() {
+		r := s.partyRow(i)
+		v.Parties = append(v.Parties, option{party.Slug, r.Display, r.DisplayLang, party.Slug == f.party})
+		found = found || party.Slug == f.party
 	}
-	for _, party := range s.ds.Parties() {
-		v.Parties = append(v.Parties, option{party.Slug, party.Name, party.Slug == f.party})
+	if !found && f.party != "" {
+		v.Parties = append(v.Parties, option{f.party, f.party, "", true})
 	}
 	return v
 }
 
+// districtOptions are the district select's options, value selected.
+func (s *Site) districtOptions(value string) []option {
+	var opts []option
+	found := false
+	for _, d := range s.ds.Districts() {
+		n := strconv.Itoa(d.Number)
+		opts = append(opts, option{n, s.lang.T("district_n", d.Number), "", n == value})
+		found = found || n == value
+	}
+	if !found && value != "" {
+		opts = append(opts, option{value, value, "", true})
+	}
+	return opts
+}
+
 // renderCandidates renders the candidates page: the form showing f, and
 // the records of res.
-func (s *Site) renderCandidates(res dataset.Result, f candidateFilter) []byte {
+func (s *Site) renderCandidates(res dataset.Result, f candidateFilter, _ []string) []byte {
+	t := s.lang.T
 	v := s.candidatesForm(f)
 	for i := range res.Count() {
 		v.Rows = append(v.Rows, s.candidateRow(res.Index(i)))
 	}
 	var what []string
-	if f.district != 0 {
-		what = append(what, "district "+strconv.Itoa(f.district))
+	if f.stoodIn != "" {
+		n, _ := strconv.Atoi(f.stoodIn)
+		what = append(what, t("what_stood_in", n))
+	}
+	if f.district != "" {
+		n, _ := strconv.Atoi(f.district)
+		what = append(what, t("what_primary", n))
+	}
+	if f.elected == "true" {
+		what = append(what, t("what_elected"))
+	} else if f.elected == "false" {
+		what = append(what, t("what_not_elected"))
+	}
+	if f.q != "" {
+		what = append(what, t("what_q", f.q))
 	}
 	if f.party != "" {
 		pi, _ := s.ds.Lookup(dataset.Parties, f.party)
-		what = append(what, s.ds.Parties()[pi].Name)
+		what = append(what, s.partyRow(pi).Display)
 	}
 	// The caption says what the page leaves out, as meta.total does in
 	// the API's answer; the pager links the pages before and after.
 	total := res.Total()
 	if res.Count() == 0 && f.offset > 0 {
-		v.Caption = "No candidates after the first " + strconv.Itoa(f.offset) + " of " + strconv.Itoa(total)
+		v.Caption = t("cand_none_after", f.offset, total)
 	} else if res.Count() < total {
-		v.Caption = "Candidates " + strconv.Itoa(f.offset+min(1, res.Count())) + " to " + strconv.Itoa(f.offset+res.Count()) + " of " + strconv.Itoa(total)
+		v.Caption = t("cand_range", f.offset+min(1, res.Count()), f.offset+res.Count(), total)
 	} else {
-		v.Caption = strconv.Itoa(res.Count()) + " candidates"
+		v.Caption = t("cand_count", res.Count())
 	}
 	if len(what) > 0 {
-		v.Caption += " of " + strings.Join(what, ", ")
+		v.Caption += ": " + strings.Join(what, ", ")
 	}
-	v.Caption += ", by district, family name and given name"
+	v.Caption += "; " + t("cand_order")
 	if next := f.offset + res.Count(); next < total {
 		g := f
 		g.offset = next
-		v.Next = CandidatesPath + g.query()
+		v.Next = s.lang.Prefix + CandidatesPath + g.query()
 	}
 	if f.offset > 0 {
 		g := f
-		g.offset = max(0, f.offset-f.limit)
-		v.Prev = CandidatesPath + g.query()
+		limit, _ := strconv.Atoi(f.limit)
+		g.offset = max(0, f.offset-limit)
+		v.Prev = s.lang.Prefix + CandidatesPath + g.query()
 	}
-	return s.render("candidates", "Candidates", "candidates", s.api+"/candidates"+f.query(), v)
+	g := f
+	g.offset, g.limit = 0, strconv.Itoa(dataset.DefaultLimit)
+	return s.renderPage("candidates", t("nav_candidates"), "candidates", s.api+"/candidates"+f.query(), s.csvPath(g), CandidatesPath+f.query(), "", v)
+}
+
+// csvPath is the CSV download of the candidates f's filters keep.
+func (s *Site) csvPath(f candidateFilter) string {
+	return s.csvLink(CandidatesCSV + f.query())
+}
+
+// csvLink is path when the server serves the CSV downloads, "" otherwise.
+func (s *Site) csvLink(path string) string {
+	if !s.csv {
+		return ""
+	}
+	return path
+}
+
+// Search is the search page: the form, and, when q is not empty, res, the
+// candidates whose names hold it; when none does, the names nearest to it,
+// folded as the search folds them.
+func (s *Site) Search(res dataset.Result, q string) Rendered {
+	return Rendered{"search-" + s.tag + "-" + hashOf(q), func() []byte {
+		t := s.lang.T
+		v := searchView{Q: q}
+		f := candidateFilter{q: q, limit: strconv.Itoa(dataset.DefaultLimit)}
+		here, csv := SearchPath, ""
+		if q != "" {
+			here = SearchPath + "?" + url.Values{"q": {q}}.Encode()
+			for i := range res.Count() {
+				v.Rows = append(v.Rows, s.candidateRow(res.Index(i)))
+			}
+			switch {
+			case res.Count() == 0:
+				v.None = t("search_none", q)
+				v.Nearest = s.nearestNames(q, 5)
+			case res.Count() < res.Total():
+				v.Caption = t("cand_range", 1, res.Count(), res.Total()) + ": " + t("what_q", q)
+				v.More = s.lang.Prefix + CandidatesPath + f.query()
+			default:
+				v.Caption = t("search_results", res.Count(), q)
+			}
+			if res.Count() > 0 {
+				csv = s.csvPath(f)
+			}
+		}
+		return s.renderPage("search", t("search_heading"), "", s.api+"/candidates"+f.query(), csv, here, q, v)
+	}}
+}
+
+// SearchRefused is the search page of a q the query refused.
+func (s *Site) SearchRefused(q string, perr *dataset.ParamError) []byte {
+	v := searchView{Q: q}
+	for _, p := range perr.Params {
+		v.Error = s.refusal(p, q)
+	}
+	return s.renderPage("search", s.lang.T("search_heading"), "", "", "", SearchPath+"?"+url.Values{"q": {q}}.Encode(), q, v)
+}
+
+// nearestNames are the candidates whose name, given name or family name,
+// folded, is nearest to q, folded, at most n of them and none too far.
+func (s *Site) nearestNames(q string, n int) []nameLink {
+	fq := dataset.Fold(q)
+	type scored struct {
+		i, d int
+	}
+	var found []scored
+	for i, c := range s.ds.Candidates() {
+		best := -1
+		for _, name := range []string{c.Name, c.GivenName, c.FamilyName} {
+			d := editDistance(fq, dataset.Fold(name))
+			if best < 0 || d < best {
+				best = d
+			}
+		}
+		if best <= max(2, len([]rune(fq))/3) {
+			found = append(found, scored{i, best})
+		}
+	}
+	slices.SortStableFunc(found, func(a, b scored) int { return a.d - b.d })
+	var out []nameLink
+	for _, f := range found[:min(n, len(found))] {
+		c := s.ds.Candidates()[f.i]
+		out = append(out, nameLink{c.Name, c.Slug})
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
 
 // Locality reads the locality a districts query asks for, as the API reads
@@ -402,23 +728,28 @@ func (s *Site) DistrictsFor(res dataset.Result, params dataset.Params) *Rendered
 	if locality == "" {
 		return nil
 	}
-	sum := sha256.Sum256([]byte(res.ETag() + "\x00" + locality))
-	return &Rendered{"districts-" + s.tag + "-" + hex.EncodeToString(sum[:12]), func() []byte {
+	return &Rendered{"districts-" + s.tag + "-" + hashOf(res.ETag()+"\x00"+locality), func() []byte {
 		v := districtsView{Locality: locality, Lookup: true}
 		ds := make([]dataset.District, res.Count())
 		for i := range ds {
 			ds[i] = s.ds.Districts()[res.Index(i)]
 		}
 		v.Districts = s.districtViews(ds)
-		return s.render("districts", "Districts", "districts", s.api+"/districts?"+url.Values{"locality": {locality}}.Encode(), v)
+		v.Holding = s.lang.T("holding", locality, len(ds))
+		q := "?" + url.Values{"locality": {locality}}.Encode()
+		return s.renderPage("districts", s.lang.T("nav_districts"), "districts", s.api+"/districts"+q, s.csvLink(DistrictsCSV+q), DistrictsPath+q, "", v)
 	}}
 }
 
 // DistrictsRefused is the districts page of a lookup dataset.Query refused
 // with perr.
 func (s *Site) DistrictsRefused(params dataset.Params, perr *dataset.ParamError, rawQuery string) []byte {
-	return s.render("districts", "Districts", "districts", s.api+"/districts?"+rawQuery,
-		districtsView{Locality: Locality(params), Problem: perr})
+	v := districtsView{Locality: Locality(params)}
+	for _, p := range perr.Params {
+		v.Error = s.refusal(p, v.Locality)
+	}
+	return s.render("districts", s.lang.T("nav_districts"), "districts", s.api+"/districts?"+rawQuery,
+		DistrictsPath+"?"+url.Values{"locality": {v.Locality}}.Encode(), v)
 }
 
 // Lookup finds a record of the site's dataset by the key of its page's

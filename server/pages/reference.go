@@ -422,8 +422,13 @@ func (s spec) responses(responses ordered, examples bool, used map[string]bool) 
 	return v, nil
 }
 
-// anchor makes an id attribute of text: letters, digits and hyphens.
+// anchor makes an id attribute of text: letters, digits and hyphens. A
+// path's trailing slash is kept as "-slash", so that the API's index at
+// /api/public/v1/ and at /api/public/v1 have ids of their own.
 func anchor(text string) string {
+	if len(text) > 1 && strings.HasSuffix(text, "/") {
+		return anchor(strings.TrimSuffix(text, "/")) + "-slash"
+	}
 	var b strings.Builder
 	hyphen := false
 	for _, r := range strings.ToLower(text) {

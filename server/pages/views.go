@@ -1,13 +1,15 @@
 package pages
 
 import (
+	"regexp"
+	"slices"
 	"strconv"
-	"strings"
 
 	"ballot/dataset"
 )
 
-// The views: what each template shows, as plain strings.
+// The views: what each template shows, as plain strings, in the site's
+// language.
 
 type homeView struct {
 	Title, Description, Version, License, LicenseURL, PublishedAt, API string
@@ -17,9 +19,11 @@ type homeView struct {
 	}
 	Attribution struct{ Name, URL, AboutURL, HowToCredit string }
 	Counts      struct{ Parties, Districts, Candidates int }
+	Seats       *seatsView
 }
 
-func newHomeView(ds *dataset.Dataset, a About, api string) homeView {
+func (s *Site) newHomeView(a About, api string) homeView {
+	ds := s.ds
 	v := homeView{
 		Title: a.Title, Description: a.Description, Version: a.Version,
 		License: a.License, LicenseURL: a.LicenseURL, PublishedAt: a.PublishedAt, API: api,
@@ -27,12 +31,38 @@ func newHomeView(ds *dataset.Dataset, a About, api string) homeView {
 	v.Coverage.Summary, v.Coverage.Notes = a.CoverageSummary, a.CoverageNotes
 	v.Attribution.Name, v.Attribution.URL, v.Attribution.AboutURL, v.Attribution.HowToCredit = a.Publisher, a.PublisherURL, a.AboutURL, a.HowToCredit
 	v.Counts.Parties, v.Counts.Districts, v.Counts.Candidates = len(ds.Parties()), len(ds.Districts()), len(ds.Candidates())
+	v.Seats = s.seatsView()
 	return v
 }
 
+// partyRef is a party as a row or a page names it: its name in the page's
+// language (name_en on English pages where the dataset gives one, name
+// otherwise, in Maltese), its colour when the dataset gives one, and its
+// slug for the link; an independent has no slug.
+type partyRef struct {
+	Display, DisplayLang, Slug, Color string
+}
+
 type partyRow struct {
-	Slug, Name, ShortName, NameEN, LeaderName, Website string
-	Candidates                                         int
+	partyRef
+	Name, ShortName, NameEN, LeaderName, Website string
+	Candidates                                   int
+}
+
+// colorPattern is a colour the swatch shows: a CSS hex colour. The
+// dataset's checks hold color to it; anything else shows no swatch.
+var colorPattern = regexp.MustCompile(`^#[0-9a-f]{6}$`)
+
+func (s *Site) partyRef(i int) partyRef {
+	party := s.ds.Parties()[i]
+	r := partyRef{Display: party.Name, DisplayLang: "mt", Slug: party.Slug}
+	if s.lang == English && party.NameEN != nil && *party.NameEN != "" {
+		r.Display, r.DisplayLang = *party.NameEN, "en"
+	}
+	if c := deref(party.Color); colorPattern.MatchString(c) {
+		r.Color = c
+	}
+	return r
 }
 
 func (s *Site) partyRows() []partyRow {
@@ -46,22 +76,83 @@ func (s *Site) partyRows() []partyRow {
 func (s *Site) partyRow(i int) partyRow {
 	party := s.ds.Parties()[i]
 	return partyRow{
-		Slug: party.Slug, Name: party.Name, ShortName: party.ShortName, NameEN: deref(party.NameEN),
+		partyRef: s.partyRef(i),
+		Name:     party.Name, ShortName: party.ShortName, NameEN: deref(party.NameEN),
 		LeaderName: deref(party.LeaderName), Website: deref(party.Website), Candidates: len(s.partyCandidates[i]),
 	}
 }
 
+type partiesView struct {
+	Rows  []partyRow
+	Seats *seatsView
+}
+
+// seatsView is the seats won per party, counted from the candidates'
+// elected; nil when elected is not known of every candidate.
+type seatsView struct {
+	Rows  []seatsRow
+	Total int
+}
+
+type seatsRow struct {
+	Party partyRef
+	Seats int
+}
+
+// countSeats counts each party's elected candidates, the independents
+// last; nil when the dataset does not say of every candidate whether they
+// were elected.
+func (s *Site) countSeats() []int {
+	seats := make([]int, len(s.ds.Parties())+1)
+	for _, c := range s.ds.Candidates() {
+		if c.Elected == nil {
+			return nil
+		}
+		if !*c.Elected {
+			continue
+		}
+		if c.PartyID == nil {
+			seats[len(seats)-1]++
+			continue
+		}
+		pi, _ := s.ds.Lookup(dataset.Parties, *c.PartyID)
+		seats[pi]++
+	}
+	return seats
+}
+
+func (s *Site) seatsView() *seatsView {
+	if s.seats == nil {
+		return nil
+	}
+	v := &seatsView{}
+	for i, n := range s.seats {
+		v.Total += n
+		if i == len(s.ds.Parties()) {
+			if n > 0 {
+				v.Rows = append(v.Rows, seatsRow{partyRef{Display: s.lang.T("independent")}, n})
+			}
+			continue
+		}
+		v.Rows = append(v.Rows, seatsRow{s.partyRef(i), n})
+	}
+	// The most seats first; the parties' order among equals.
+	slices.SortStableFunc(v.Rows, func(a, b seatsRow) int { return b.Seats - a.Seats })
+	return v
+}
+
 type partyView struct {
 	partyRow
-	ID, WikipediaURL string
-	Rows             []candidateRow
+	WikipediaURL string
+	Rows         []candidateRow
 }
 
 type districtsView struct {
 	Locality  string
-	Lookup    bool // the query looked the locality up
+	Lookup    bool   // the query looked the locality up
+	Holding   string // the sentence saying how many hold it
+	Error     string // the locality refused, in one sentence
 	Districts []districtView
-	Problem   *dataset.ParamError
 }
 
 type districtView struct {
@@ -79,7 +170,7 @@ type localityView struct {
 func (s *Site) districtViews(ds []dataset.District) []districtView {
 	views := make([]districtView, len(ds))
 	for i, d := range ds {
-		v := districtView{Number: d.Number, Name: d.Name, SourceURL: deref(d.SourceURL)}
+		v := districtView{Number: d.Number, Name: s.lang.T("district_n", d.Number), SourceURL: deref(d.SourceURL)}
 		for _, l := range d.Localities {
 			v.Localities = append(v.Localities, localityView{l.Name, deref(l.NameEN), deref(l.Note), l.Split})
 		}
@@ -88,49 +179,98 @@ func (s *Site) districtViews(ds []dataset.District) []districtView {
 	return views
 }
 
+// districtPageView is a district's page: everyone who stood there, the
+// elected first, and how many list it as their primary district.
+type districtPageView struct {
+	District              districtView
+	Caption, PrimaryCount string
+	Rows                  []candidateRow
+}
+
+// renderDistrict renders the page of the i-th district.
+func (s *Site) renderDistrict(i int) []byte {
+	d := s.ds.Districts()[i]
+	v := districtPageView{District: s.districtViews([]dataset.District{d})[0]}
+	var elected, others []candidateRow
+	primary := 0
+	for ci, c := range s.ds.Candidates() {
+		if !slices.Contains(c.DistrictIDs, d.ID) {
+			continue
+		}
+		if c.PrimaryDistrictID == d.ID {
+			primary++
+		}
+		row := s.candidateRow(ci)
+		if row.IsElected {
+			elected = append(elected, row)
+		} else {
+			others = append(others, row)
+		}
+	}
+	v.Rows = append(elected, others...)
+	v.Caption = s.lang.T("district_caption", len(v.Rows), d.Number)
+	v.PrimaryCount = s.lang.T("district_primary_count", primary, d.Number)
+	n := strconv.Itoa(d.Number)
+	return s.renderPage("district", v.District.Name, "", s.api+"/candidates?stood_in="+n, s.csvLink(CandidatesCSV+"?stood_in="+n), "/districts/"+n, "", v)
+}
+
 type option struct {
-	Value, Label string
-	Selected     bool
+	Value, Label, Lang string
+	Selected           bool
 }
 
 type candidatesView struct {
-	Districts, Parties []option
-	Limit, MaxLimit    int
-	Caption            string
-	Next, Prev         string // the pages after and before this one, if any
-	Rows               []candidateRow
-	Problem            *dataset.ParamError
+	StoodIn, Districts, Parties []option
+	Elected                     bool
+	Q                           string
+	Limit                       string
+	MaxLimit                    int
+	Caption                     string
+	Next, Prev                  string // the pages after and before this one, if any
+	Rows                        []candidateRow
+	Refused                     bool
+	Errors                      map[string]string // by field: the sentence saying why it was refused
+}
+
+// Error is the sentence of a refused field, "" when it was not.
+func (v candidatesView) Error(field string) string { return v.Errors[field] }
+
+// districtRef is a district as a row names it, with its page.
+type districtRef struct {
+	Number int
+	Label  string
 }
 
 // candidateRow is a candidate as the tables show them: party names and
 // district numbers instead of ids.
 type candidateRow struct {
-	Slug, Name       string
-	Party, PartySlug string // "independent" and "" for an independent
-	District         int    // the primary district's number
-	Others           string // the other districts' numbers
-	Elected          string
+	Slug, Name string
+	Party      partyRef // the word for independent as Display, and no Slug, for an independent
+	District   districtRef
+	Others     []districtRef // the other districts
+	Elected    string
+	IsElected  bool
 }
 
 func (s *Site) candidateRow(i int) candidateRow {
 	c := s.ds.Candidates()[i]
-	row := candidateRow{Slug: c.Slug, Name: c.Name, Party: "independent", District: s.districtNumber[c.PrimaryDistrictID], Elected: yesNo(c.Elected)}
+	n := s.districtNumber[c.PrimaryDistrictID]
+	row := candidateRow{Slug: c.Slug, Name: c.Name, Party: partyRef{Display: s.lang.T("independent")},
+		District: districtRef{n, s.lang.T("district_n", n)}, Elected: s.yesNo(c.Elected), IsElected: c.Elected != nil && *c.Elected}
 	if c.PartyID != nil {
 		pi, _ := s.ds.Lookup(dataset.Parties, *c.PartyID)
-		party := s.ds.Parties()[pi]
-		row.Party, row.PartySlug = party.Name, party.Slug
+		row.Party = s.partyRef(pi)
 	}
-	var others []string
 	for _, id := range c.DistrictIDs[1:] {
-		others = append(others, strconv.Itoa(s.districtNumber[id]))
+		n := s.districtNumber[id]
+		row.Others = append(row.Others, districtRef{n, s.lang.T("district_n", n)})
 	}
-	row.Others = strings.Join(others, ", ")
 	return row
 }
 
 type candidateView struct {
 	candidateRow
-	ID, GivenName, FamilyName, Incumbent, Website, PhotoURL string
+	GivenName, FamilyName, Incumbent, Website, PhotoURL string
 }
 
 type errorView struct{ Heading, Detail string }
@@ -142,12 +282,21 @@ func deref(s *string) string {
 	return *s
 }
 
-func yesNo(b *bool) string {
+func (s *Site) yesNo(b *bool) string {
 	switch {
 	case b == nil:
-		return "not known"
+		return s.lang.T("unknown")
 	case *b:
-		return "yes"
+		return s.lang.T("yes")
 	}
-	return "no"
+	return s.lang.T("no")
 }
+
+// searchView is the search page: the name asked for, and its results.
+type searchView struct {
+	Q, Error, Caption, None, More string
+	Rows                          []candidateRow
+	Nearest                       []nameLink
+}
+
+type nameLink struct{ Name, Slug string }
