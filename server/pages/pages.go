@@ -281,10 +281,13 @@ func (f candidateFilter) query() string {
 // Site.Candidates.
 func (s *Site) CandidatesFor(res dataset.Result, params dataset.Params) *Rendered {
 	f := s.canonical(params)
-	if f == (candidateFilter{limit: dataset.DefaultLimit}) {
+	// Every filter in canonical form, the readers' filters (stood_in,
+	// elected, q) included: two pages of other rows never share a tag.
+	filters := string(res.AppendFilterQuery(nil))
+	if f == (candidateFilter{limit: dataset.DefaultLimit}) && filters == "" {
 		return nil
 	}
-	return &Rendered{"candidates-" + s.tag + "-d" + strconv.Itoa(f.district) + "-p" + f.party + "-l" + strconv.Itoa(f.limit) + "-o" + strconv.Itoa(f.offset), func() []byte {
+	return &Rendered{"candidates-" + s.tag + "-d" + strconv.Itoa(f.district) + "-p" + f.party + "-l" + strconv.Itoa(f.limit) + "-o" + strconv.Itoa(f.offset) + "-f" + filters, func() []byte {
 		return s.renderCandidates(res, f)
 	}}
 }
