@@ -280,6 +280,12 @@ func TestReadersFiltersPage(t *testing.T) {
 	if got, want := string(q.AppendNextQuery(nil)), "district=5&party=pn&stood_in=6&elected=false&q=a%26b+%C5%BC&limit=1&offset=0"; got != want {
 		t.Errorf("next query %q, want %q", got, want)
 	}
+	if got, want := string(q.AppendFilterQuery(nil)), "district=5&party=pn&stood_in=6&elected=false&q=a%26b+%C5%BC&"; got != want {
+		t.Errorf("filter query %q, want %q", got, want)
+	}
+	if got := string(all.AppendFilterQuery([]byte("x?"))); got != "x?stood_in=5&" {
+		t.Errorf("filter query appended to x?: %q", got)
+	}
 	for _, r := range []dataset.Result{res, page, all, q} {
 		zr, err := gzip.NewReader(bytes.NewReader(r.AppendGzip(nil, at)))
 		if err != nil {

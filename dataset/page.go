@@ -67,6 +67,23 @@ func (r Result) Next() (int, bool) {
 // no escaping in a URL.
 func (r Result) AppendNextQuery(dst []byte) []byte {
 	next, _ := r.Next()
+	dst = r.AppendFilterQuery(dst)
+	dst = append(dst, "limit="...)
+	dst = strconv.AppendInt(dst, int64(r.limit), 10)
+	dst = append(dst, "&offset="...)
+	return strconv.AppendInt(dst, int64(next), 10)
+}
+
+// AppendFilterQuery appends the candidates' filters of the answer as a
+// query string in canonical form, each ended by "&" (a district by number,
+// a party by slug, q trimmed and escaped), as in "district=5&party=pn&q=ab&";
+// nothing for an answer with no filter. The same filters in any other form
+// give the same bytes: a page's cache key, or the link to the same rows
+// elsewhere (/candidates.csv?…).
+func (r Result) AppendFilterQuery(dst []byte) []byte {
+	if r.d == nil {
+		return dst
+	}
 	if r.district > 0 {
 		dst = append(dst, "district="...)
 		dst = strconv.AppendInt(dst, int64(r.district), 10)
@@ -77,11 +94,7 @@ func (r Result) AppendNextQuery(dst []byte) []byte {
 		dst = append(dst, r.d.parties[r.party-1].Slug...)
 		dst = append(dst, '&')
 	}
-	dst = r.appendReadersQuery(dst)
-	dst = append(dst, "limit="...)
-	dst = strconv.AppendInt(dst, int64(r.limit), 10)
-	dst = append(dst, "&offset="...)
-	return strconv.AppendInt(dst, int64(next), 10)
+	return r.appendReadersQuery(dst)
 }
 
 // appendPageMeta appends the keys of meta that follow count: total, and

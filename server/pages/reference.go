@@ -192,12 +192,20 @@ func readReference(doc []byte, api string) (referenceView, error) {
 		return v, fmt.Errorf("paths: %w", err)
 	}
 	used := map[string]bool{} // the response components operations name
+	// Paths that differ only in their punctuation ("/api/public/v1/" and
+	// "/api/public/v1") would share their anchors: a later one gets "-2".
+	anchors := map[string]int{}
 	for _, path := range paths.keys {
+		anchors[anchor(path)]++
+		suffix := ""
+		if n := anchors[anchor(path)]; n > 1 {
+			suffix = "-" + strconv.Itoa(n)
+		}
 		item, err := decodeOrdered(paths.values[path])
 		if err != nil {
 			return v, fmt.Errorf("paths.%s: %w", path, err)
 		}
-		rp := referencePath{ID: "path-" + anchor(path), Path: path}
+		rp := referencePath{ID: "path-" + anchor(path) + suffix, Path: path}
 		// Parameters given for the whole path apply to each operation.
 		var shared []json.RawMessage
 		if raw, ok := item.values["parameters"]; ok {
@@ -220,7 +228,7 @@ func readReference(doc []byte, api string) (referenceView, error) {
 			}
 			m := strings.ToUpper(method)
 			ro := referenceOperation{
-				ID: anchor(m + "-" + path), Method: m, Path: path, Summary: op.Summary,
+				ID: anchor(m+"-"+path) + suffix, Method: m, Path: path, Summary: op.Summary,
 				Description: inline(op.Description),
 			}
 			if m == "GET" {
