@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -28,7 +29,10 @@ const (
 const (
 	reasonElected = "must be true or false"
 	reasonQ       = "must be text of 2 to 100 characters, spaces at either end not counted"
+	reasonQLetter = "must hold a letter or a digit"
 )
+
+func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // elected filter values, as page.elected holds them.
 const (
@@ -137,6 +141,9 @@ func (d *Dataset) parseReadersFilters(p Params, refuse func(name, reason string)
 		q := strings.TrimSpace(v)
 		if n := utf8.RuneCountInString(q); !utf8.ValidString(q) || n < MinQ || n > MaxQ {
 			refuse("q", reasonQ)
+		} else if strings.IndexFunc(Fold(q), isLetterOrDigit) < 0 {
+			// Marks alone fold to nothing, which every name holds.
+			refuse("q", reasonQLetter)
 		} else {
 			f.q = q
 		}

@@ -206,6 +206,8 @@ func TestReadersFiltersRefused(t *testing.T) {
 		{dataset.Params{"q": {strings.Repeat("ż", 101)}}, "q must be text of 2 to 100 characters, spaces at either end not counted"},
 		{dataset.Params{"q": {"ab\xff"}}, "q must be text of 2 to 100 characters, spaces at either end not counted"},
 		{dataset.Params{"q": {"ab", "cd"}}, "q must be given at most once"},
+		{dataset.Params{"q": {"\u0301\u0307"}}, "q must hold a letter or a digit"},
+		{dataset.Params{"q": {"--"}}, "q must hold a letter or a digit"},
 		{dataset.Params{"stood_in": {"14"}, "elected": {"no"}, "q": {"x"}, "offset": {"x"}},
 			"stood_in must be a district number from 1 to 13 or a district UUID; elected must be true or false; " +
 				"q must be text of 2 to 100 characters, spaces at either end not counted; " +
