@@ -122,6 +122,16 @@ func flagNames(c *cli.Context) []string {
 // returns the process's exit code. Any error is printed once, to stderr.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := NewApp(stdout, stderr)
+	if len(args) == 3 && (args[1] == "help" || args[1] == "h") && app.Command(args[2]) == nil {
+		// urfave/cli would say only "No help topic for 'serv'".
+		name := args[2]
+		msg := fmt.Sprintf("no help for %q, which is no command", name)
+		if near := nearest(name, commandNames(app)); near != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		_, _ = fmt.Fprintf(stderr, "ballot: %s; run 'ballot help'\n", msg)
+		return ExitUsage
+	}
 	args, err := flagsFirst(app, args)
 	if err == nil {
 		err = app.RunContext(ctx, args)

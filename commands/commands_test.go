@@ -70,6 +70,8 @@ func TestSuggestions(t *testing.T) {
 		{"flag before the command's argument", []string{"validate", "--stict", "."}, "ballot: flag provided but not defined: -stict (did you mean \"--strict\"?)\n"},
 		{"flag far from any", []string{"serve", "--port", "80"}, "ballot: flag provided but not defined: -port\n"},
 		{"flag of the app", []string{"--verison"}, "ballot: flag provided but not defined: -verison (did you mean \"--version\"?)\n"},
+		{"help of a mistyped command", []string{"help", "serv"}, "ballot: no help for \"serv\", which is no command (did you mean \"serve\"?); run 'ballot help'\n"},
+		{"help of no command", []string{"help", "publish"}, "ballot: no help for \"publish\", which is no command; run 'ballot help'\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
