@@ -181,3 +181,27 @@ func fileKind(m fs.FileMode) string {
 	}
 	return "mode " + m.String()
 }
+
+// PeakMemoryPerByte bounds the peak memory of a load, validate's and a
+// reload's alike, as a multiple of the dataset files' total size: measured
+// on the shapes of file the rules accept up to the size limit (see
+// docs/PERFORMANCE.md), the worst plus a margin. A reload that would take
+// the process past its memory limit is refused before it reads a byte.
+const PeakMemoryPerByte = 12
+
+// FilesSize returns the total size of the dataset files in dir, as a load
+// would read them now (dir resolved as ResolveDir does); a file that is
+// missing or is no regular file counts 0, since a load refuses it unread.
+func FilesSize(dir string) (int64, error) {
+	resolved, err := ResolveDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, name := range [...]string{ManifestFile, PartiesFile, DistrictsFile, CandidatesFile} {
+		if fi, err := os.Stat(filepath.Join(resolved, name)); err == nil && fi.Mode().IsRegular() {
+			total += fi.Size()
+		}
+	}
+	return total, nil
+}
