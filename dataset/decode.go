@@ -88,6 +88,9 @@ type file[T any] struct {
 	complete bool            // the file was read and every record decoded
 }
 
+// release drops the bookkeeping of the checks; recs stays.
+func (f *file[T]) release() { f.valid, f.object, f.good = nil, nil, nil }
+
 // each yields the index and value of every record that decoded.
 func (f *file[T]) each(yield func(int, T) bool) {
 	for i, rec := range f.recs {

@@ -74,16 +74,44 @@ func ResolvesInside(dir, name string) bool {
 // directory it resolves to are read; it stops with ctx's error when
 // ctx ends between files or while a file is read or scanned.
 func LoadDirContext(ctx context.Context, dir string, opts Options) (*Dataset, error) {
+	var ds *Dataset
+	err := withDir(dir, func(fsys fs.FS) (err error) {
+		ds, err = LoadContext(ctx, fsys, opts)
+		return err
+	})
+	return ds, err
+}
+
+// CheckDirContext applies to the dataset in directory dir every rule
+// LoadDirContext applies, and stops there: it does not prepare the answers
+// a server gives, which are most of a load's time and memory and check
+// nothing. It returns the warnings of a valid dataset, or a *Report of
+// every problem of an invalid one.
+func CheckDirContext(ctx context.Context, dir string, opts Options) ([]Problem, error) {
+	var warnings []Problem
+	err := withDir(dir, func(fsys fs.FS) error {
+		d, r, err := check(ctx, fsys, opts)
+		if err == nil {
+			d.release()
+			warnings = r.Warnings
+		}
+		return err
+	})
+	return warnings, err
+}
+
+// withDir opens the dataset directory dir for f (see LoadDirContext).
+func withDir(dir string, f func(fs.FS) error) error {
 	resolved, err := ResolveDir(dir)
 	if err != nil {
-		return nil, &Report{Errors: []Problem{{File: dir, Rule: "file-missing", Message: "is not a dataset directory"}}}
+		return &Report{Errors: []Problem{{File: dir, Rule: "file-missing", Message: "is not a dataset directory"}}}
 	}
 	root, err := os.OpenRoot(resolved)
 	if err != nil {
-		return nil, &Report{Errors: []Problem{{File: dir, Rule: "file-unreadable", Message: fmt.Sprintf("cannot be opened: %v", errors.Unwrap(err))}}}
+		return &Report{Errors: []Problem{{File: dir, Rule: "file-unreadable", Message: fmt.Sprintf("cannot be opened: %v", errors.Unwrap(err))}}}
 	}
 	defer root.Close()
-	return LoadContext(ctx, dirFS{dir: resolved, root: root}, opts)
+	return f(dirFS{dir: resolved, root: root})
 }
 
 // readFile reads one file of the dataset, reporting a missing, unreadable,
