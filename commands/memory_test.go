@@ -64,7 +64,7 @@ func TestServeSetsAMemoryLimit(t *testing.T) {
 }
 
 // A reload whose files would take the process past GOMEMLIMIT at the
-// load's peak (12 times their size, beside what is in use) is refused
+// load's peak (24 times their size, beside what is in use) is refused
 // before it reads them, with a log line that says why; the dataset served
 // stays, and the process lives on. Under a limit it fits, the same files
 // load.
@@ -83,7 +83,7 @@ func TestReloadRefusedPastTheMemoryLimit(t *testing.T) {
 			admin := prodAdmin(t, p)
 			hc := prodHTTP(t)
 			before := prodReadyz(t, hc, admin)
-			// 8 MiB of white space: valid, and 12 times it is past 64 MiB.
+			// 8 MiB of white space: valid, and 24 times it is past 64 MiB.
 			f, err := os.OpenFile(filepath.Join(dir, "candidates.json"), os.O_APPEND|os.O_WRONLY, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -109,7 +109,7 @@ func TestReloadRefusedPastTheMemoryLimit(t *testing.T) {
 				return
 			}
 			line := prodWaitLog(t, p, regexp.MustCompile(`level=ERROR msg="reload refused: still serving the previous dataset" version=`+before.Version+` error=".*"`), "the refused reload's log line")
-			want := regexp.MustCompile(`error="the dataset files are ` + strconv.FormatInt(size, 10) + ` bytes, and loading them takes up to 12 times that beside the \d+ bytes in use: \d+ bytes, past the memory limit of 67108864 bytes \(GOMEMLIMIT=64MiB\); raise the limit or make the files smaller"`)
+			want := regexp.MustCompile(`error="the dataset files are ` + strconv.FormatInt(size, 10) + ` bytes, and loading them takes up to 24 times that beside the \d+ bytes in use: \d+ bytes, past the memory limit of 67108864 bytes \(GOMEMLIMIT=64MiB\); raise the limit or make the files smaller"`)
 			if !want.MatchString(line) {
 				t.Errorf("log line %s\nwant it to match %s", line, want)
 			}

@@ -215,7 +215,7 @@ func fileKind(m fs.FileMode) string {
 // on the shapes of file the rules accept up to the size limit (see
 // docs/PERFORMANCE.md), the worst plus a margin. A reload that would take
 // the process past its memory limit is refused before it reads a byte.
-const PeakMemoryPerByte = 12
+const PeakMemoryPerByte = 24
 
 // FilesSize returns the total size of the dataset files in dir, as a load
 // would read them now (dir resolved as ResolveDir does); a file that is
