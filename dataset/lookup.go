@@ -231,6 +231,16 @@ func (d *Dataset) indexRecords(lc *listCompressor) {
 			tag += strconv.Itoa(n)
 		}
 		l := lists[tag]
+		if l == nil && len(ns) == 1 {
+			// One district's answer: its bytes and gzip stream are those
+			// of the district's own, shared (neither changes once made);
+			// only the tag and the ETags are the list's own.
+			shared := *d.recs.district[ns[0]-1]
+			l = &shared
+			l.tag, l.etags, l.defaultETag = tag, nil, ""
+			l.tagAll(d.Version, false)
+			lists[tag] = l
+		}
 		if l == nil {
 			l = &list{tag: tag}
 			l.data = append(l.data, envelopeStart...)
