@@ -146,6 +146,10 @@ func (s *service) run(ctx context.Context) error {
 		if s.cert != nil {
 			s.cert.reload(s.logger)
 		}
+		limit, source := processMemoryLimit()
+		if err := reloadFits(s.cfg.Data, limit, source); err != nil {
+			return nil, err
+		}
 		return loadDataset(loadCtx, s.cfg.Data, s.cfg.MaxDatasetBytes)
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -1,11 +1,19 @@
 package commands
 
 import (
+	"bufio"
+	"fmt"
 	"log/slog"
+	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
+	"strings"
+
+	"ballot/dataset"
 )
 
 // memoryLimitSlack is what the soft memory limit allows beyond the heap it
@@ -46,4 +54,98 @@ func limitMemory(logger *slog.Logger, counterBytes int64) int64 {
 	debug.SetMemoryLimit(limit)
 	logger.Info("memory limit", slog.Int64("bytes", limit), slog.Int64("counters", counterBytes), slog.Int64("heap", heap))
 	return limit
+}
+
+// processMemoryLimit returns the memory the process may not go past, and
+// what sets it: GOMEMLIMIT when the operator set it, or the memory.max of
+// the process's cgroup, the lower of the two; math.MaxInt64 and "" when
+// neither is set. The soft limit serve sets itself (limitMemory) is no
+// such bound: past it the collector runs more often, and that is all.
+func processMemoryLimit() (int64, string) {
+	limit, source := int64(math.MaxInt64), ""
+	if v := os.Getenv("GOMEMLIMIT"); v != "" {
+		// The runtime has parsed it at start; read it back as applied.
+		if n := debug.SetMemoryLimit(-1); n < limit {
+			limit, source = n, "GOMEMLIMIT="+v
+		}
+	}
+	if n, ok := cgroupMemoryMax(); ok && n < limit {
+		limit, source = n, "the cgroup's memory.max"
+	}
+	return limit, source
+}
+
+// cgroupRoot is where the cgroup file system is mounted.
+var cgroupRoot = "/sys/fs/cgroup"
+
+// cgroupMemoryMax reads the memory limit of the process's cgroup (v2:
+// memory.max of the group /proc/self/cgroup names; v1: the memory
+// controller's limit_in_bytes), false when there is none.
+func cgroupMemoryMax() (int64, bool) {
+	var paths []string
+	if f, err := os.Open("/proc/self/cgroup"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if rest, ok := strings.CutPrefix(sc.Text(), "0::"); ok {
+				paths = append(paths, filepath.Join(cgroupRoot, rest, "memory.max"))
+			}
+		}
+		_ = f.Close()
+	}
+	paths = append(paths, filepath.Join(cgroupRoot, "memory.max"), filepath.Join(cgroupRoot, "memory", "memory.limit_in_bytes"))
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		v := strings.TrimSpace(string(b))
+		if v == "max" {
+			return 0, false
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		// cgroup v1 says "no limit" with a number near the largest.
+		if err != nil || n <= 0 || n >= math.MaxInt64/2 {
+			return 0, false
+		}
+		return n, true
+	}
+	return 0, false
+}
+
+// memoryInUse is what the Go runtime holds from the system now, less the
+// heap it has given back.
+func memoryInUse() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	var total, released uint64
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		total = s[0].Value.Uint64()
+	}
+	if s[1].Value.Kind() == metrics.KindUint64 {
+		released = s[1].Value.Uint64()
+	}
+	return int64(total - min(released, total))
+}
+
+// reloadFits refuses a reload of the dataset in dir that would take the
+// process past its memory limit: a load's peak is at most
+// dataset.PeakMemoryPerByte times the files' size, on top of what the
+// process holds now, the dataset served included, which stays until the
+// new one replaces it. Refused, the reload reads nothing, and the process
+// is not killed half way through it.
+func reloadFits(dir string, limit int64, source string) error {
+	if dir == "" || source == "" { // the embedded dataset, or no limit
+		return nil
+	}
+	size, err := dataset.FilesSize(dir)
+	if err != nil {
+		return nil // the load reports the directory itself
+	}
+	inUse := memoryInUse()
+	need := inUse + dataset.PeakMemoryPerByte*size
+	if need <= limit {
+		return nil
+	}
+	return fmt.Errorf("the dataset files are %d bytes, and loading them takes up to %d times that beside the %d bytes in use: %d bytes, past the memory limit of %d bytes (%s); raise the limit or make the files smaller",
+		size, dataset.PeakMemoryPerByte, inUse, need, limit, source)
 }

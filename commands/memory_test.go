@@ -1,9 +1,15 @@
 package commands_test
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"syscall"
 	"testing"
+
+	"ballot/dataset"
 )
 
 // memoryLimitLine is serve's start-up line about the limit it set.
@@ -55,4 +61,61 @@ func TestServeSetsAMemoryLimit(t *testing.T) {
 			t.Errorf("serve set a limit of its own despite GOMEMLIMIT:\n%s", p.stderr.shortened())
 		}
 	})
+}
+
+// A reload whose files would take the process past GOMEMLIMIT at the
+// load's peak (24 times their size, beside what is in use) is refused
+// before it reads them, with a log line that says why; the dataset served
+// stays, and the process lives on. Under a limit it fits, the same files
+// load.
+func TestReloadRefusedPastTheMemoryLimit(t *testing.T) {
+	cases := []struct {
+		name, limit string
+		refused     bool
+	}{
+		{"past GOMEMLIMIT: refused", "64MiB", true},
+		{"within GOMEMLIMIT: reloaded", "2GiB", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filesCopyValid(t)
+			p := prodStart(t, t.TempDir(), []string{"GOMEMLIMIT=" + tc.limit}, "--data", dir, "--admin-listen", "127.0.0.1:0")
+			admin := prodAdmin(t, p)
+			hc := prodHTTP(t)
+			before := prodReadyz(t, hc, admin)
+			// 8 MiB of white space: valid, and 24 times it is past 64 MiB.
+			f, err := os.OpenFile(filepath.Join(dir, "candidates.json"), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write(bytes.Repeat([]byte(" "), 8<<20)); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			size, err := dataset.FilesSize(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.refused {
+				prodWaitLog(t, p, regexp.MustCompile(`msg="dataset reloaded"`), "the reload's log line")
+				if got := prodReadyz(t, hc, admin); got.Version == before.Version {
+					t.Errorf("/readyz after the reload: %+v, want a new version", got)
+				}
+				return
+			}
+			line := prodWaitLog(t, p, regexp.MustCompile(`level=ERROR msg="reload refused: still serving the previous dataset" version=`+before.Version+` error=".*"`), "the refused reload's log line")
+			want := regexp.MustCompile(`error="the dataset files are ` + strconv.FormatInt(size, 10) + ` bytes, and loading them takes up to 24 times that beside the \d+ bytes in use: \d+ bytes, past the memory limit of 67108864 bytes \(GOMEMLIMIT=64MiB\); raise the limit or make the files smaller"`)
+			if !want.MatchString(line) {
+				t.Errorf("log line %s\nwant it to match %s", line, want)
+			}
+			if got := prodReadyz(t, hc, admin); got != before {
+				t.Errorf("/readyz after the refused reload: %+v, want it unchanged: %+v", got, before)
+			}
+		})
+	}
 }

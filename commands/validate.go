@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,10 +83,10 @@ func validate(c *cli.Context) error {
 		return err
 	}
 	report := &dataset.Report{}
-	ds, err := loadDataset(c.Context, dir, maxBytes)
+	warnings, err := checkDataset(c.Context, dir, maxBytes)
 	switch {
 	case err == nil:
-		report.Warnings = ds.Warnings
+		report.Warnings = warnings
 	case errors.As(err, &report):
 	default:
 		return err
@@ -155,4 +156,18 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// checkDataset applies the rules of a load to the dataset in dir (the
+// embedded one when dir is ""), without preparing the answers a server
+// gives, and returns its warnings or a *dataset.Report.
+func checkDataset(ctx context.Context, dir string, maxBytes int) ([]dataset.Problem, error) {
+	if dir == "" {
+		ds, err := dataset.Default()
+		if err != nil {
+			return nil, err
+		}
+		return ds.Warnings, nil
+	}
+	return dataset.CheckDirContext(ctx, dir, dataset.Options{MaxFileBytes: int64(maxBytes)})
 }

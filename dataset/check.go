@@ -23,6 +23,14 @@ type records struct {
 	candidates file[Candidate]
 }
 
+// release lets go of what only the checks needed, once they are done:
+// the records themselves go on into a Dataset.
+func (d *records) release() {
+	for _, f := range []interface{ release() }{&d.parties, &d.districts, &d.candidates} {
+		f.release()
+	}
+}
+
 // check applies the dataset rules that span fields, records and files to
 // every record that decoded. Every problem is added to r; nothing stops at
 // the first. A rule that needs a whole file (references into it, the count

@@ -107,8 +107,39 @@ func Load(fsys fs.FS) (*Dataset, error) {
 // LoadContext is Load within opts' limits, stopping with ctx's error when
 // ctx ends before the dataset is read and checked.
 func LoadContext(ctx context.Context, fsys fs.FS, opts Options) (*Dataset, error) {
+	d, r, err := check(ctx, fsys, opts)
+	if err != nil {
+		return nil, err
+	}
+	ds := &Dataset{
+		Manifest:   d.manifest,
+		Version:    r.version,
+		Warnings:   r.Warnings,
+		parties:    d.parties.recs,
+		districts:  d.districts.recs,
+		candidates: d.candidates.recs,
+	}
+	d.release()
+	if opts.RecordsOnly {
+		ds.order()
+	} else {
+		ds.index()
+	}
+	return ds, nil
+}
+
+// checked is the report of a dataset that check found valid, with the
+// dataset's version.
+type checked struct {
+	*Report
+	version string
+}
+
+// check reads, decodes and checks the dataset held in fsys: a *Report
+// error when it has errors, ctx's error when ctx ends first.
+func check(ctx context.Context, fsys fs.FS, opts Options) (*records, checked, error) {
 	r := &Report{}
-	var d records
+	d := &records{}
 	files := [...]string{ManifestFile, PartiesFile, DistrictsFile, CandidatesFile}
 	// The version hashes the files as they are read, so that no file's
 	// bytes are held once decoded: they would add the files' size to the
@@ -123,7 +154,7 @@ func LoadContext(ctx context.Context, fsys fs.FS, opts Options) (*Dataset, error
 			ok = scanJSON(ctx, name, b, r)
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, checked{}, err
 		}
 		if !ok {
 			continue
@@ -144,23 +175,10 @@ func LoadContext(ctx context.Context, fsys fs.FS, opts Options) (*Dataset, error
 	}
 	d.check(r)
 	if !r.Valid() {
-		return nil, r
+		return nil, checked{}, r
 	}
 	d.warn(r)
-	ds := &Dataset{
-		Manifest:   d.manifest,
-		Version:    hex.EncodeToString(h.Sum(nil)),
-		Warnings:   r.Warnings,
-		parties:    d.parties.recs,
-		districts:  d.districts.recs,
-		candidates: d.candidates.recs,
-	}
-	if opts.RecordsOnly {
-		ds.order()
-	} else {
-		ds.index()
-	}
-	return ds, nil
+	return d, checked{r, hex.EncodeToString(h.Sum(nil))}, nil
 }
 
 // LoadFiles loads a dataset held in memory, keyed by file name (ManifestFile

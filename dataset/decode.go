@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -88,6 +89,9 @@ type file[T any] struct {
 	complete bool            // the file was read and every record decoded
 }
 
+// release drops the bookkeeping of the checks; recs stays.
+func (f *file[T]) release() { f.valid, f.object, f.good = nil, nil, nil }
+
 // each yields the index and value of every record that decoded.
 func (f *file[T]) each(yield func(int, T) bool) {
 	for i, rec := range f.recs {
@@ -116,40 +120,39 @@ func (f *file[T]) has(i int, ptr string) bool { return f.valid[i] || f.good[ptr]
 // for wrong types before it is decoded, so every defect is reported with the
 // pointer of the field.
 func decodeArray[T any](name string, b []byte, r *Report) file[T] {
-	var raws []json.RawMessage
-	if err := json.Unmarshal(b, &raws); err != nil {
-		var serr *json.SyntaxError
-		var terr *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &serr):
-			// Offset counts the bytes read, the offending one included.
-			line, col := position(b, max(serr.Offset-1, 0))
-			r.Errors = append(r.Errors, Problem{File: name, Line: line, Column: col, Rule: "json-syntax", Message: serr.Error()})
-		case errors.As(err, &terr):
-			r.errorf(name, "", "type", "must be a JSON array of records, not %s", terr.Value)
-		default:
-			r.errorf(name, "", "json-syntax", "%v", err)
-		}
-		return file[T]{}
-	}
-	if raws == nil {
+	// The file was found valid JSON by scanJSON: its top value is split
+	// into records without checking its syntax again.
+	v := bytes.TrimSpace(b)
+	switch kind := jsonKind(v); kind {
+	case "array":
+	case "null":
 		r.errorf(name, "", "type", "must be a JSON array of records, not null")
 		return file[T]{}
+	default:
+		r.errorf(name, "", "type", "must be a JSON array of records, not %s", kind)
+		return file[T]{}
 	}
+	raws := arrayItems(v, nil)
 	f := file[T]{recs: make([]T, len(raws)), valid: make([]bool, len(raws)), object: make([]bool, len(raws)), good: map[string]bool{}, complete: true}
 	typ := reflect.TypeFor[T]()
+	c := fieldCheck{file: name, r: r}
 	for i, raw := range raws {
-		c := fieldCheck{file: name, r: r, good: map[string]bool{}}
+		// Most records are right: the fields that are right are noted
+		// only for a record found defective, in a second pass that
+		// reports nothing again.
+		c.r, c.good = r, nil
 		ok := c.fields(pointer(i), raw, typ)
 		// A value of the wrong type is skipped and the rest decoded, so
 		// the fields that are right can still be checked.
 		err := json.Unmarshal(raw, &f.recs[i])
-		f.object[i] = jsonKind(raw) == "object"
+		f.object[i] = raw[0] == '{'
 		if ok && err == nil {
 			f.valid[i] = true
 			continue
 		}
 		f.complete = false
+		c.r, c.good = &Report{}, map[string]bool{}
+		c.fields(pointer(i), raw, typ)
 		for ptr := range c.good {
 			f.good[ptr] = true
 		}
@@ -170,41 +173,53 @@ type fieldCheck struct {
 // the wrong type, each at the pointer of the field, down into arrays and
 // nested records. It returns whether the object decodes into the type.
 func (c *fieldCheck) fields(ptr string, raw json.RawMessage, typ reflect.Type) bool {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+	if raw[0] != '{' {
 		c.r.errorf(c.file, ptr, "type", "must be an object, not %s", jsonKind(raw))
 		return false
 	}
-	ok := true
-	names := make([]string, typ.NumField())
-	for i := range names {
-		names[i], _, _ = strings.Cut(typ.Field(i).Tag.Get("json"), ",")
-	}
-	misspelt := map[string]bool{} // fields whose name an unknown key misspells
-	for key := range sortedKeys(obj) {
-		if slices.Contains(names, key) {
-			continue
+	var buf [16]member
+	members := objectMembers(raw, buf[:0])
+	// get returns the value of key: the last, when it is repeated, as
+	// decoding takes it (scanJSON has reported the repeat).
+	get := func(key string) (json.RawMessage, bool) {
+		for j := len(members) - 1; j >= 0; j-- {
+			if members[j].key == key {
+				return members[j].value, true
+			}
 		}
+		return nil, false
+	}
+	ok := true
+	known := fieldNamesOf(typ)
+	var unknown []string
+	for _, m := range members {
+		if !slices.Contains(known, m.key) && !slices.Contains(unknown, m.key) {
+			unknown = append(unknown, m.key)
+		}
+	}
+	slices.Sort(unknown)
+	misspelt := map[string]bool{} // fields whose name an unknown key misspells
+	for _, key := range unknown {
 		ok = false
 		msg := fmt.Sprintf("unknown field %q", key)
-		if near := Nearest(key, names); near != "" {
+		if near := Nearest(key, known); near != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", near)
 			misspelt[near] = true
 		}
 		c.r.errorf(c.file, ptr+pointer(key), "unknown-field", "%s", msg)
 	}
-	for i, name := range names {
+	for i, name := range known {
 		field := typ.Field(i)
-		v, present := obj[name]
+		v, present := get(name)
 		switch {
 		case present:
 			if c.value(ptr+pointer(name), v, field.Type) {
-				c.good[ptr+pointer(name)] = true
+				c.mark(ptr + pointer(name))
 			} else {
 				ok = false
 			}
 		case field.Tag.Get("dataset") == "optional":
-			c.good[ptr+pointer(name)] = true // absent means null, or false
+			c.mark(ptr + pointer(name)) // absent means null, or false
 		case misspelt[name]: // a misspelling is reported once, as such
 			ok = false
 		default:
@@ -217,6 +232,30 @@ func (c *fieldCheck) fields(ptr string, raw json.RawMessage, typ reflect.Type) b
 		}
 	}
 	return ok
+}
+
+// mark notes that the field at ptr is right, when the check notes them.
+func (c *fieldCheck) mark(ptr string) {
+	if c.good != nil {
+		c.good[ptr] = true
+	}
+}
+
+// fieldNames caches the JSON names of the record types' fields.
+var fieldNames sync.Map // reflect.Type -> []string
+
+// fieldNamesOf returns the JSON names of the fields of the struct type
+// typ, in order.
+func fieldNamesOf(typ reflect.Type) []string {
+	if names, ok := fieldNames.Load(typ); ok {
+		return names.([]string)
+	}
+	names := make([]string, typ.NumField())
+	for j := range names {
+		names[j], _, _ = strings.Cut(typ.Field(j).Tag.Get("json"), ",")
+	}
+	fieldNames.Store(typ, names)
+	return names
 }
 
 // checkValue checks that one JSON value decodes into typ.
@@ -233,11 +272,12 @@ func (c *fieldCheck) value(ptr string, v json.RawMessage, typ reflect.Type) bool
 	case typ.Kind() == reflect.Struct:
 		return c.fields(ptr, v, typ)
 	case typ.Kind() == reflect.Slice:
-		var items []json.RawMessage
-		if err := json.Unmarshal(v, &items); err != nil {
+		if v[0] != '[' {
 			c.r.errorf(c.file, ptr, "type", "must be an array, not %s", jsonKind(v))
 			return false
 		}
+		var buf [4][]byte
+		items := arrayItems(v, buf[:0])
 		ok := true
 		for i, item := range items {
 			ok = c.value(ptr+pointer(i), item, typ.Elem()) && ok

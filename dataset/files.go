@@ -183,16 +183,44 @@ func ResolvesInside(dir, name string) bool {
 // directory it resolves to are read; it stops with ctx's error when
 // ctx ends between files or while a file is read or scanned.
 func LoadDirContext(ctx context.Context, dir string, opts Options) (*Dataset, error) {
+	var ds *Dataset
+	err := withDir(dir, func(fsys fs.FS) (err error) {
+		ds, err = LoadContext(ctx, fsys, opts)
+		return err
+	})
+	return ds, err
+}
+
+// CheckDirContext applies to the dataset in directory dir every rule
+// LoadDirContext applies, and stops there: it does not prepare the answers
+// a server gives, which are most of a load's time and memory and check
+// nothing. It returns the warnings of a valid dataset, or a *Report of
+// every problem of an invalid one.
+func CheckDirContext(ctx context.Context, dir string, opts Options) ([]Problem, error) {
+	var warnings []Problem
+	err := withDir(dir, func(fsys fs.FS) error {
+		d, r, err := check(ctx, fsys, opts)
+		if err == nil {
+			d.release()
+			warnings = r.Warnings
+		}
+		return err
+	})
+	return warnings, err
+}
+
+// withDir opens the dataset directory dir for f (see LoadDirContext).
+func withDir(dir string, f func(fs.FS) error) error {
 	resolved, err := ResolveDir(dir)
 	if err != nil {
-		return nil, &Report{Errors: []Problem{{File: dir, Rule: "file-missing", Message: "is not a dataset directory"}}}
+		return &Report{Errors: []Problem{{File: dir, Rule: "file-missing", Message: "is not a dataset directory"}}}
 	}
 	root, err := os.OpenRoot(resolved)
 	if err != nil {
-		return nil, &Report{Errors: []Problem{{File: dir, Rule: "file-unreadable", Message: fmt.Sprintf("cannot be opened: %v", errors.Unwrap(err))}}}
+		return &Report{Errors: []Problem{{File: dir, Rule: "file-unreadable", Message: fmt.Sprintf("cannot be opened: %v", errors.Unwrap(err))}}}
 	}
 	defer root.Close()
-	return LoadContext(ctx, dirFS{dir: resolved, root: root, place: "dataset directory"}, opts)
+	return f(dirFS{dir: resolved, root: root, place: "dataset directory"})
 }
 
 // readFile reads one file of the dataset, reporting a missing, unreadable,
@@ -278,4 +306,28 @@ func fileKind(m fs.FileMode) string {
 		return "a socket"
 	}
 	return "mode " + m.String()
+}
+
+// PeakMemoryPerByte bounds the peak memory of a load, validate's and a
+// reload's alike, as a multiple of the dataset files' total size: measured
+// on the shapes of file the rules accept up to the size limit (see
+// docs/PERFORMANCE.md), the worst plus a margin. A reload that would take
+// the process past its memory limit is refused before it reads a byte.
+const PeakMemoryPerByte = 24
+
+// FilesSize returns the total size of the dataset files in dir, as a load
+// would read them now (dir resolved as ResolveDir does); a file that is
+// missing or is no regular file counts 0, since a load refuses it unread.
+func FilesSize(dir string) (int64, error) {
+	resolved, err := ResolveDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, name := range [...]string{ManifestFile, PartiesFile, DistrictsFile, CandidatesFile} {
+		if fi, err := os.Stat(filepath.Join(resolved, name)); err == nil && fi.Mode().IsRegular() {
+			total += fi.Size()
+		}
+	}
+	return total, nil
 }

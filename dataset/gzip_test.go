@@ -26,6 +26,8 @@ func TestAppendGzip(t *testing.T) {
 	}{
 		{dataset.Parties, nil},
 		{dataset.Districts, nil},
+		{dataset.Districts, dataset.Params{"locality": {"valletta"}}},               // one district's, shared with its record's
+		{dataset.Districts, dataset.Params{"locality": {"fgura"}}},                  // two districts'
 		{dataset.Candidates, dataset.Params{"district": {"13"}, "party": {"volt"}}}, // empty
 	}
 	for _, limit := range []string{"1", "2", "7", "20", "21", "37", "99", "100", "138", "139", "500"} {
@@ -75,4 +77,28 @@ func BenchmarkAppendGzip(b *testing.B) {
 		buf = res.AppendGzip(buf[:0], now)
 	}
 	b.SetBytes(int64(len(res.AppendJSON(nil, now))))
+}
+
+// A locality answer of one district shares the bytes of that district's
+// record answer, and not its ETag: the two are different answers.
+func TestLocalityAnswerOwnETag(t *testing.T) {
+	ds, err := dataset.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, err := ds.Query(dataset.Districts, dataset.Params{"locality": {"valletta"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := ds.Record(dataset.Districts, "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loc.ETag() == rec.ETag() {
+		t.Errorf("the locality answer and district 1's record answer share the ETag %s", loc.ETag())
+	}
+	at := time.Date(2026, 11, 26, 6, 0, 0, 0, time.UTC)
+	if !bytes.Contains(loc.AppendJSON(nil, at), []byte(`"number":1,`)) {
+		t.Errorf("the answer for valletta does not hold district 1: %s", loc.AppendJSON(nil, at))
+	}
 }

@@ -163,10 +163,12 @@ func (d *Dataset) indexRecords(lc *listCompressor) {
 	// more than the record's compression.
 	fw := lc.fast
 	prepare := func(tag string, record []byte, pos int) *list {
-		l := &list{tag: tag}
+		// Sized to the record: a dataset of many small records holds
+		// one of these for each, and growing it would double it.
+		l := &list{tag: tag, data: make([]byte, 0, len(envelopeStart)+len(record))}
 		l.data = append(l.data, envelopeStart...)
 		l.add(record, pos)
-		l.compressOne(fw)
+		l.compressOne(fw, &lc.buf)
 		l.tagAll(d.Version, false)
 		return l
 	}
@@ -229,6 +231,16 @@ func (d *Dataset) indexRecords(lc *listCompressor) {
 			tag += strconv.Itoa(n)
 		}
 		l := lists[tag]
+		if l == nil && len(ns) == 1 {
+			// One district's answer: its bytes and gzip stream are those
+			// of the district's own, shared (neither changes once made);
+			// only the tag and the ETags are the list's own.
+			shared := *d.recs.district[ns[0]-1]
+			l = &shared
+			l.tag, l.etags, l.defaultETag = tag, nil, ""
+			l.tagAll(d.Version, false)
+			lists[tag] = l
+		}
 		if l == nil {
 			l = &list{tag: tag}
 			l.data = append(l.data, envelopeStart...)
@@ -244,16 +256,16 @@ func (d *Dataset) indexRecords(lc *listCompressor) {
 }
 
 // compressOne prepares a one-record list's gzip encoding as compress does,
-// with fw reset for it. Its one answer holds the record, so the stream has
+// with fw reset for it and buf as its scratch. Its one answer holds the record, so the stream has
 // one flush point, after it: a flush point costs a Huffman table, and the
 // tables were most of the time a dataset of many candidates took to load.
-func (l *list) compressOne(fw *flate.Writer) {
-	var buf bytes.Buffer
-	fw.Reset(&buf)
+func (l *list) compressOne(fw *flate.Writer, buf *bytes.Buffer) {
+	buf.Reset()
+	fw.Reset(buf)
 	_, _ = fw.Write(l.data) // a bytes.Buffer does not fail
 	_ = fw.Flush()
 	l.gz = compressed{
-		stream: buf.Bytes(),
+		stream: bytes.Clone(buf.Bytes()), // no spare capacity, held for each record
 		ends:   []int{-1, buf.Len()},
 		crcs:   []uint32{0, crc32.ChecksumIEEE(l.data)},
 	}

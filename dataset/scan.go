@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -20,6 +21,17 @@ import (
 // one syntax error reported, when the file is not JSON, and false when ctx
 // ends.
 func scanJSON(ctx context.Context, name string, b []byte, r *Report) bool {
+	if json.Valid(b) {
+		return walkJSON(ctx, name, b, r)
+	}
+	// Not JSON: the token reader reports what it finds before the
+	// syntax error, then the error.
+	return scanTokens(ctx, name, b, r)
+}
+
+// scanTokens is scanJSON with encoding/json's token reader, for a file that
+// is not valid JSON.
+func scanTokens(ctx context.Context, name string, b []byte, r *Report) bool {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber() // numbers are not looked at: no need to parse them
 	var stack []*scanFrame
@@ -328,4 +340,151 @@ func unquoteChar(msg string) string {
 		return "invalid character " + msg[len(prefix)+1+i+2:]
 	}
 	return "invalid character"
+}
+
+// walkFrame is an object or array being walked.
+type walkFrame struct {
+	object bool
+	key    string // in an object: the key of the value being walked
+	index  int    // in an array: the index of the value being walked
+	keys   []string
+	keySet map[string]bool
+}
+
+// walkJSON is scanJSON on a file that is valid JSON: the same rules at the
+// same pointers, with the pointers built only for a problem.
+func walkJSON(ctx context.Context, name string, b []byte, r *Report) bool {
+	var stack []walkFrame
+	// ptrAt is the pointer of the value at depth d: the tokens of the
+	// frames below it.
+	ptrAt := func(d int) string {
+		var sb strings.Builder
+		for _, f := range stack[:d] {
+			if f.object {
+				sb.WriteString(pointer(f.key))
+			} else {
+				sb.WriteString(pointer(f.index))
+			}
+		}
+		return sb.String()
+	}
+	// field is the name of the field a value at the top of the stack
+	// belongs to: its key, or, for an array's item, the array's field.
+	field := func() string {
+		n := len(stack)
+		switch {
+		case n == 0:
+			return ""
+		case stack[n-1].object:
+			return stack[n-1].key
+		case n >= 2 && stack[n-2].object:
+			return stack[n-2].key
+		case n >= 2:
+			return strconv.Itoa(stack[n-2].index)
+		}
+		return ""
+	}
+	i := skipSpace(b, 0)
+	prevEnd := 0 // the end of the last token, where a depth error points
+	for n := 0; ; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return false
+		}
+		// i is at a value.
+		switch c := b[i]; c {
+		case '{', '[':
+			if len(stack) == maxDepth {
+				line, col := position(b, int64(prevEnd))
+				r.Errors = append(r.Errors, Problem{File: name, Line: line, Column: col, Rule: "json-syntax", Message: fmt.Sprintf("arrays and objects nested deeper than %d levels", maxDepth)})
+				return false
+			}
+			stack = append(stack, walkFrame{object: c == '{'})
+			prevEnd = i + 1
+			i = skipSpace(b, i+1)
+			if b[i] == '}' || b[i] == ']' {
+				prevEnd = i + 1
+				stack = stack[:len(stack)-1]
+				i = skipSpace(b, i+1)
+				break
+			}
+			if c == '{' {
+				i = walkKey(b, i, &stack[len(stack)-1], name, r, ptrAt, len(stack)-1)
+				prevEnd = i
+				i = skipSpace(b, skipSpace(b, i)+1)
+			}
+			continue
+		case '"':
+			end := stringEnd(b, i)
+			if rule, msg := checkText(b[i+1:end-1], freeText[field()]); rule != "" {
+				r.errorf(name, ptrAt(len(stack)), rule, "%s", msg)
+			}
+			prevEnd = end
+			i = skipSpace(b, end)
+		default:
+			end := valueEnd(b, i)
+			prevEnd = end
+			i = skipSpace(b, end)
+		}
+		// After a value: a comma and the next, or the ends of containers.
+		for {
+			if len(stack) == 0 {
+				return true
+			}
+			top := &stack[len(stack)-1]
+			if b[i] == ',' {
+				i = skipSpace(b, i+1)
+				if top.object {
+					i = walkKey(b, i, top, name, r, ptrAt, len(stack)-1)
+					prevEnd = i
+					i = skipSpace(b, skipSpace(b, i)+1)
+				} else {
+					top.index++
+				}
+				break
+			}
+			// '}' or ']'
+			prevEnd = i + 1
+			stack = stack[:len(stack)-1]
+			i = skipSpace(b, i+1)
+		}
+	}
+}
+
+// walkKey checks the key that starts at b[i] in the object f, at depth d
+// of the walk, and returns the offset just past it.
+func walkKey(b []byte, i int, f *walkFrame, name string, r *Report, ptrAt func(int) string, d int) int {
+	end := stringEnd(b, i)
+	if rule, msg := checkText(b[i+1:end-1], false); rule != "" {
+		r.errorf(name, ptrAt(d), rule, "a key %s", msg)
+	}
+	key := keyString(b[i:end])
+	if f.seen(key) {
+		r.errorf(name, ptrAt(d)+pointer(key), "duplicate-key", "key %q appears twice in this object; only one may be given", key)
+	}
+	f.key = key
+	return end
+}
+
+// seen records key and reports whether the object had it already. Records
+// have a dozen keys, so a slice does; a huge object gets a map.
+func (f *walkFrame) seen(key string) bool {
+	if f.keySet != nil {
+		if f.keySet[key] {
+			return true
+		}
+		f.keySet[key] = true
+		return false
+	}
+	if slices.Contains(f.keys, key) {
+		return true
+	}
+	f.keys = append(f.keys, key)
+	if len(f.keys) > 32 {
+		f.keySet = make(map[string]bool, 2*len(f.keys))
+		for _, k := range f.keys {
+			f.keySet[k] = true
+		}
+		f.keys = nil
+	}
+	return false
 }
