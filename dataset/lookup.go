@@ -284,7 +284,7 @@ func closest(key string, names []string, n int) []string {
 	var found []scored
 	for _, name := range names {
 		k := LocalityKey(name)
-		dist := editDistance(key, k)
+		dist := EditDistance(key, k)
 		if len(key) >= 3 && strings.HasPrefix(k, key) {
 			dist = min(dist, 1)
 		}
@@ -311,25 +311,28 @@ func hasWord(s, w string) bool {
 	return strings.Contains("-"+s+"-", "-"+w+"-")
 }
 
-// editDistance is the Levenshtein distance between two ASCII keys.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+// EditDistance is the number of letters to insert, delete or replace to
+// turn a into b (the Levenshtein distance, in runes): the measure of every
+// "did you mean" of the project.
+func EditDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
 	for j := range prev {
 		prev[j] = j
 	}
-	for i := 1; i <= len(a); i++ {
+	for i := 1; i <= len(ra); i++ {
 		cur[0] = i
-		for j := 1; j <= len(b); j++ {
+		for j := 1; j <= len(rb); j++ {
 			cost := 1
-			if a[i-1] == b[j-1] {
+			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return prev[len(rb)]
 }
 
 // orList joins names as a person would: "A", "A or B", "A, B or C".

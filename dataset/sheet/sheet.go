@@ -763,7 +763,7 @@ func nearest(k string, keys []nameKey) []int {
 	}
 	best := map[int]int{} // record -> its closest distance
 	for _, nk := range keys {
-		d := distance(k, nk.key)
+		d := dataset.EditDistance(k, nk.key)
 		if d > limit && k != "" && nk.key != "" && (strings.Contains("-"+nk.key+"-", "-"+k+"-") || strings.Contains("-"+k+"-", "-"+nk.key+"-")) {
 			d = limit
 		}
@@ -780,29 +780,6 @@ func nearest(k string, keys []nameKey) []int {
 		records = records[:3]
 	}
 	return records
-}
-
-// distance is the number of letters to insert, delete or replace to turn
-// a into b (the Levenshtein distance).
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 func (im *importer) parties(src fs.FS) parties {

@@ -670,7 +670,7 @@ func (s *Site) nearestNames(q string, n int) []nameLink {
 	for i, c := range s.ds.Candidates() {
 		best := -1
 		for _, name := range []string{c.Name, c.GivenName, c.FamilyName} {
-			d := editDistance(fq, dataset.Fold(name))
+			d := dataset.EditDistance(fq, dataset.Fold(name))
 			if best < 0 || d < best {
 				best = d
 			}
@@ -686,28 +686,6 @@ func (s *Site) nearestNames(q string, n int) []nameLink {
 		out = append(out, nameLink{c.Name, c.Slug})
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // Locality reads the locality a districts query asks for, as the API reads
