@@ -121,15 +121,17 @@ func TestPages(t *testing.T) {
 		{"the same filter in Maltese", "/mt/candidates?district=5&party=pn", 200, "candidates-5-pn-mt.html", []string{`<option value="5" selected>Distrett 5</option>`, "6 kandidati: distrett ewlieni 5, Partit Nazzjonalista"}, nil},
 		{"the form offers both district filters, named", "/candidates", 200, "", []string{
 			`<label for="stood_in">Stood in district</label>`, `<select id="stood_in" name="stood_in">`,
-			`<label for="district">Primary district</label>`, `<input id="elected" name="elected" type="checkbox" value="true">`,
-			`<label for="elected">Elected only</label>`, `<th scope="col" class="number">Primary district</th>`}, nil},
+			`<label for="district">Primary district</label>`, `<select id="elected" name="elected">`,
+			`<label for="elected">Elected</label>`, `<th scope="col" class="number">Primary district</th>`}, nil},
 		{"who stood in district 10", "/candidates?stood_in=10", 200, "", []string{
 			"<caption>17 candidates: stood in district 10; by primary district, family name and given name</caption>",
 			`<select id="stood_in" name="stood_in">`, `<option value="10" selected>District 10</option>`,
 			`href="/api/public/v1/candidates?stood_in=10"`}, nil},
 		{"the elected of district 10", "/candidates?stood_in=10&elected=true", 200, "", []string{
-			"<caption>9 candidates: stood in district 10, elected;", ` type="checkbox" value="true" checked>`,
+			"<caption>9 candidates: stood in district 10, elected;", `<option value="true" selected>elected</option>`,
 			`href="/api/public/v1/candidates?elected=true&amp;stood_in=10"`}, []string{"<td data-label=\"Elected\">no</td>"}},
+		{"those not elected stay chosen in the form", "/candidates?elected=false", 200, "", []string{
+			`<option value="false" selected>not elected</option>`, `href="/api/public/v1/candidates?elected=false"`}, []string{`<option value="true" selected>`}},
 		{"a name in the form", "/mt/candidates?q=zammit", 200, "", []string{`<input id="name" name="q" type="search" value="zammit">`, `bl-isem “zammit”`}, nil},
 		{"a refused stood_in and name", "/candidates?stood_in=99&q=x", 400, "", []string{
 			`<span class="error" id="stood_in-error">There is no district “99”: choose one of the list.</span>`,

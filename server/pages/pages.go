@@ -517,7 +517,13 @@ func (s *Site) canonical(params dataset.Params) candidateFilter {
 // form has no option for is added as one, so that what the reader chose
 // stays in the form.
 func (s *Site) candidatesForm(f candidateFilter) candidatesView {
-	v := candidatesView{MaxLimit: dataset.MaxLimit, Limit: f.limit, Elected: f.elected == "true", Q: f.q}
+	v := candidatesView{MaxLimit: dataset.MaxLimit, Limit: f.limit, Q: f.q, Elected: []option{
+		{"true", s.lang.T("filter_elected_yes"), "", f.elected == "true"},
+		{"false", s.lang.T("filter_elected_no"), "", f.elected == "false"},
+	}}
+	if f.elected != "" && f.elected != "true" && f.elected != "false" {
+		v.Elected = append(v.Elected, option{f.elected, f.elected, "", true})
+	}
 	v.StoodIn, v.Districts = s.districtOptions(f.stoodIn), s.districtOptions(f.district)
 	found := false
 	for i, party := range s.ds.Parties() {

@@ -221,7 +221,7 @@ type option struct {
 
 type candidatesView struct {
 	StoodIn, Districts, Parties []option
-	Elected                     bool
+	Elected                     []option // elected, not elected
 	Q                           string
 	Limit                       string
 	MaxLimit                    int
