@@ -575,6 +575,13 @@ func TestPagesLanguage(t *testing.T) {
 			t.Errorf("%s with Accept-Language %s: status %d, Vary %q; want 200, %s, Accept-Encoding", tt.target, tt.accept, rec.Code, rec.Header().Get("Vary"), tt.lang)
 		}
 	}
+	// A language's home typed without its slash leads to it.
+	for _, tt := range []struct{ target, location string }{{"/mt", "/mt/"}, {"/en", "/en/"}} {
+		rec := pageGet(t, s, http.MethodGet, tt.target, nil)
+		if rec.Code != http.StatusPermanentRedirect || rec.Header().Get("Location") != tt.location {
+			t.Errorf("%s: status %d, Location %q; want 308 and %s", tt.target, rec.Code, rec.Header().Get("Location"), tt.location)
+		}
+	}
 	if rec := pageGet(t, s, http.MethodGet, "/mt/parties/no-such-party", nil); rec.Code != 404 || !strings.Contains(rec.Body.String(), "Dan il-partit ma jeżistix") {
 		t.Errorf("a Maltese 404: status %d", rec.Code)
 	}

@@ -129,6 +129,7 @@ func (s *Server) routes() *mux.Router {
 		page(pages.HomePath, http.HandlerFunc(s.negotiatedHome))
 		for li, l := range pages.Langs {
 			page(l.Home, s.prepared(li, func(p *langPages) *answer { return &p.home }))
+			page(strings.TrimSuffix(l.Home, "/"), s.redirect(l.Home))
 			page(l.Prefix+pages.PartiesPath, s.prepared(li, func(p *langPages) *answer { return &p.parties }))
 			page(l.Prefix+pages.PartyPath, http.HandlerFunc(s.partyPage))
 			page(l.Prefix+pages.DistrictsPath, http.HandlerFunc(s.districtsPage))

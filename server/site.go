@@ -134,6 +134,16 @@ func (s *Server) negotiatedHome(w http.ResponseWriter, r *http.Request) {
 	s.writeAnswer(w, r, &s.snap.Load().pages.lang[0].home)
 }
 
+// redirect answers with a permanent redirect to path: a language's home
+// typed without its trailing slash (/mt) leads to it (/mt/).
+func (s *Server) redirect(path string) http.Handler {
+	location := []string{path}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Location"] = location
+		writeHead(w, http.StatusPermanentRedirect, nil, s.cacheControlValue, nil)
+	})
+}
+
 // asset answers GET and HEAD for the stylesheet or the icon.
 func (s *Server) asset(a *answer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
