@@ -191,7 +191,7 @@ func TestBrowserPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := origin + "/candidates?stood_in=5&district=&party=pn&q=&limit=100"; location != want {
+	if want := origin + "/candidates?stood_in=5&district=&party=pn&q=&elected=&limit=100"; location != want {
 		t.Errorf("the form went to %s, want %s", location, want)
 	}
 	type row struct{ Slug, Name, Party, District string }
