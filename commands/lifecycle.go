@@ -74,9 +74,7 @@ func (s *service) open(c *cli.Context) error {
 	if s.ds, err = openDatasetWithin(c, s.cfg.Data, s.cfg.MaxDatasetBytes); err != nil {
 		return err
 	}
-	for _, w := range s.ds.Warnings {
-		s.logger.Warn("dataset warning", slog.String("problem", w.String()))
-	}
+	server.LogWarnings(s.logger, s.ds.Warnings)
 	opts := s.cfg.serverOptions(s.logger)
 	if s.cfg.LogFormat == "text" {
 		opts.AccessLogText = s.stderr // the lines of the text logger, written by hand

@@ -43,7 +43,11 @@ type Report struct {
 func (r *Report) Valid() bool { return len(r.Errors) == 0 }
 
 // Error makes an invalid report usable as an error: one line per problem.
-func (r *Report) Error() string {
+func (r *Report) Error() string { return r.Brief(len(r.Errors)) }
+
+// Brief is Error with at most n problems listed, then how many more there
+// are: a log line that stays readable however broken the dataset is.
+func (r *Report) Brief(n int) string {
 	var b strings.Builder
 	b.WriteString("dataset is invalid: ")
 	b.WriteString(strconv.Itoa(len(r.Errors)))
@@ -52,9 +56,14 @@ func (r *Report) Error() string {
 	} else {
 		b.WriteString(" errors")
 	}
-	for _, p := range r.Errors {
+	for _, p := range r.Errors[:min(n, len(r.Errors))] {
 		b.WriteString("\n")
 		b.WriteString(p.String())
+	}
+	if more := len(r.Errors) - n; more > 0 {
+		b.WriteString("\n… and ")
+		b.WriteString(strconv.Itoa(more))
+		b.WriteString(" more (ballot validate lists every one)")
 	}
 	return b.String()
 }

@@ -313,14 +313,38 @@ func (s *Server) Reload(load func() (*dataset.Dataset, error)) (*dataset.Dataset
 		s.refused.Store(r)
 		s.metrics.reloadFailed(r.at)
 		s.opts.Logger.Error("reload refused: still serving the previous dataset",
-			slog.String("version", s.snap.Load().ds.Version), slog.String("error", err.Error()))
+			slog.String("version", s.snap.Load().ds.Version), slog.String("error", briefError(err)))
 		return nil, err
 	}
 	s.setDataset(ds)
 	s.metrics.reloads.WithLabelValues("success").Inc()
 	s.opts.Logger.Info("dataset reloaded", slog.String("title", ds.Manifest.Title), slog.String("version", ds.Version))
-	for _, w := range ds.Warnings {
-		s.opts.Logger.Warn("dataset warning", slog.String("problem", w.String()))
-	}
+	LogWarnings(s.opts.Logger, ds.Warnings)
 	return ds, nil
+}
+
+// LoggedProblems is the most problems of a dataset one load logs: a
+// dataset of a million unused parties would otherwise log a million lines
+// on every reload. ballot validate lists every one.
+const LoggedProblems = 20
+
+// LogWarnings logs a loaded dataset's warnings, one line each, up to
+// LoggedProblems, then one line with how many more there are.
+func LogWarnings(l *slog.Logger, ws []dataset.Problem) {
+	for _, w := range ws[:min(LoggedProblems, len(ws))] {
+		l.Warn("dataset warning", slog.String("problem", w.String()))
+	}
+	if more := len(ws) - LoggedProblems; more > 0 {
+		l.Warn("more dataset warnings, not logged: ballot validate lists every one", slog.Int("count", more))
+	}
+}
+
+// briefError is a refused load's error for the log: a report with its
+// first LoggedProblems problems.
+func briefError(err error) string {
+	var r *dataset.Report
+	if errors.As(err, &r) {
+		return r.Brief(LoggedProblems)
+	}
+	return err.Error()
 }
