@@ -32,23 +32,17 @@ func maxDatasetBytesFlag() cli.Flag {
 // returns as soon as ctx ends, SIGINT or SIGTERM, whatever the import is
 // doing.
 func readSheets(ctx context.Context, src string, maxBytes int, opts sheet.Options) (sheet.Result, error) {
-	if maxBytes < 1024 || maxBytes > maxDatasetBytes {
-		return sheet.Result{}, usagef("max_dataset_bytes must be a number of bytes from 1024 to %d (1 GiB)", maxDatasetBytes)
+	if err := (Config{MaxDatasetBytes: maxBytes}).checkMaxDatasetBytes(); err != nil {
+		return sheet.Result{}, usageError{err}
 	}
 	dir, err := dataset.OpenInputDir(ctx, src, dataset.Options{MaxFileBytes: int64(maxBytes)})
 	if err != nil {
 		return sheet.Result{}, usagef("%s is not a directory", src)
 	}
-	type result struct {
-		res sheet.Result
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
+	return untilDone(ctx, func() (sheet.Result, error) {
 		defer dir.Close()
 		if problems := outputBound(dir, int64(maxBytes)); len(problems) > 0 {
-			done <- result{sheet.Result{Problems: problems}, problems}
-			return
+			return sheet.Result{Problems: problems}, problems
 		}
 		res, err := sheet.ImportWith(dir, opts)
 		if err == nil {
@@ -57,16 +51,8 @@ func readSheets(ctx context.Context, src string, maxBytes int, opts sheet.Option
 				res.Files = nil
 			}
 		}
-		done <- result{res, err}
-	}()
-	select {
-	case r := <-done:
-		if ctx.Err() == nil {
-			return r.res, r.err
-		}
-	case <-ctx.Done():
-	}
-	return sheet.Result{}, stopped(ctx)
+		return res, err
+	}, func() error { return stopped(ctx) })
 }
 
 // stopped is import's error once ctx has ended.

@@ -107,23 +107,35 @@ func loadDataset(ctx context.Context, dir string, maxBytes int) (*dataset.Datase
 	if dir == "" {
 		return dataset.Default()
 	}
+	return untilDone(ctx, func() (*dataset.Dataset, error) {
+		return dataset.LoadDirContext(ctx, dir, dataset.Options{MaxFileBytes: int64(maxBytes)})
+	}, func() error {
+		return fmt.Errorf("stopped while loading the dataset: %w", context.Cause(ctx))
+	})
+}
+
+// untilDone runs f in a goroutine of its own and returns what it returns,
+// or stopped's error as soon as ctx ends: a signal stops the command at
+// once, and the work left behind stops at its next check of ctx.
+func untilDone[T any](ctx context.Context, f func() (T, error), stopped func() error) (T, error) {
 	type result struct {
-		ds  *dataset.Dataset
+		v   T
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		ds, err := dataset.LoadDirContext(ctx, dir, dataset.Options{MaxFileBytes: int64(maxBytes)})
-		done <- result{ds, err}
+		v, err := f()
+		done <- result{v, err}
 	}()
 	select {
 	case r := <-done:
 		if ctx.Err() == nil {
-			return r.ds, r.err
+			return r.v, r.err
 		}
 	case <-ctx.Done():
 	}
-	return nil, fmt.Errorf("stopped while loading the dataset: %w", context.Cause(ctx))
+	var zero T
+	return zero, stopped()
 }
 
 // openDataset loads the dataset for serve and query. An invalid dataset is

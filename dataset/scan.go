@@ -103,13 +103,12 @@ var freeText = map[string]bool{"note": true, "description": true, "summary": tru
 
 // scanFrame is an object or array being scanned.
 type scanFrame struct {
-	ptr     string
-	object  bool
-	wantKey bool     // in an object: the next string is a key
-	key     string   // in an object: the key of the value that comes next
-	index   int      // in an array: the index of the value that comes next
-	keys    []string // in an object: the keys so far, while they are few
-	keySet  map[string]bool
+	ptr      string
+	object   bool
+	wantKey  bool   // in an object: the next string is a key
+	key      string // in an object: the key of the value that comes next
+	index    int    // in an array: the index of the value that comes next
+	keysSeen        // in an object: the keys so far
 }
 
 // child returns the pointer of the value that comes next in the frame, and
@@ -125,9 +124,15 @@ func (f *scanFrame) child() (ptr, field string) {
 	return f.ptr + pointer(f.index-1), field
 }
 
-// seen records key and reports whether the object had it already. Records
-// have a dozen keys, so a slice does; a huge object gets a map.
-func (f *scanFrame) seen(key string) bool {
+// keysSeen are the keys of an object so far. Records have a dozen keys, so
+// a slice does; a huge object gets a map.
+type keysSeen struct {
+	keys   []string
+	keySet map[string]bool
+}
+
+// seen records key and reports whether the object had it already.
+func (f *keysSeen) seen(key string) bool {
 	if f.keySet != nil {
 		if f.keySet[key] {
 			return true
@@ -135,10 +140,8 @@ func (f *scanFrame) seen(key string) bool {
 		f.keySet[key] = true
 		return false
 	}
-	for _, k := range f.keys {
-		if k == key {
-			return true
-		}
+	if slices.Contains(f.keys, key) {
+		return true
 	}
 	f.keys = append(f.keys, key)
 	if len(f.keys) > 32 {
@@ -344,11 +347,10 @@ func unquoteChar(msg string) string {
 
 // walkFrame is an object or array being walked.
 type walkFrame struct {
-	object bool
-	key    string // in an object: the key of the value being walked
-	index  int    // in an array: the index of the value being walked
-	keys   []string
-	keySet map[string]bool
+	object   bool
+	key      string // in an object: the key of the value being walked
+	index    int    // in an array: the index of the value being walked
+	keysSeen        // in an object: the keys so far
 }
 
 // walkJSON is scanJSON on a file that is valid JSON: the same rules at the
@@ -463,28 +465,4 @@ func walkKey(b []byte, i int, f *walkFrame, name string, r *Report, ptrAt func(i
 	}
 	f.key = key
 	return end
-}
-
-// seen records key and reports whether the object had it already. Records
-// have a dozen keys, so a slice does; a huge object gets a map.
-func (f *walkFrame) seen(key string) bool {
-	if f.keySet != nil {
-		if f.keySet[key] {
-			return true
-		}
-		f.keySet[key] = true
-		return false
-	}
-	if slices.Contains(f.keys, key) {
-		return true
-	}
-	f.keys = append(f.keys, key)
-	if len(f.keys) > 32 {
-		f.keySet = make(map[string]bool, 2*len(f.keys))
-		for _, k := range f.keys {
-			f.keySet[k] = true
-		}
-		f.keys = nil
-	}
-	return false
 }
