@@ -1,0 +1,148 @@
+// Command shapes writes a dataset of one shape the rules accept, near a size,
+// for measuring the memory of a load per byte of data: the embedded dataset
+// with one file replaced by the shape's.
+//
+//	go run ./bench/shapes -shape parties -bytes 67108864 -out /tmp/parties
+//
+// Shapes:
+//
+//	parties     many minimal parties ({"id","slug","name","short_name"})
+//	localities  many localities spread over the 13 districts
+//	longparty   one party whose name fills the file
+//	longnote    one locality whose note fills the file
+//	longcand    one candidate whose name fills the file
+//
+// Many candidates, the other shape, is bench/synth's (-n 135000 is near
+// 64 MiB).
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"ballot/dataset"
+)
+
+var namespace = uuid.MustParse("6b616c6c-6f74-2d62-656e-63682d73796e")
+
+func main() {
+	shape := flag.String("shape", "parties", "parties, localities, longparty, longnote or longcand")
+	size := flag.Int("bytes", 64<<20, "the largest the shape's file may be, in bytes")
+	out := flag.String("out", "", "directory to write (created if missing)")
+	flag.Parse()
+	if *out == "" {
+		log.Fatal("usage: shapes -shape SHAPE -bytes N -out DIR")
+	}
+	if err := write(*shape, *size, *out); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func write(shape string, size int, out string) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	base := dataset.DefaultFS()
+	for _, name := range []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile} {
+		b, err := fs.ReadFile(base, name)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(out, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	var raws []json.RawMessage
+	read := func(name string, v any) error {
+		b, err := fs.ReadFile(base, name)
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(b, v)
+	}
+	switch shape {
+	case "parties":
+		if err := read(dataset.PartiesFile, &raws); err != nil {
+			return err
+		}
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, r := range raws {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(r)
+		}
+		for i := 0; ; i++ {
+			slug := "p" + strconv.Itoa(i)
+			rec := fmt.Sprintf(`,{"id":%q,"slug":%q,"name":"P","short_name":"P"}`,
+				uuid.NewSHA1(namespace, []byte(slug)).String(), slug)
+			if b.Len()+len(rec)+1 > size {
+				break
+			}
+			b.WriteString(rec)
+		}
+		b.WriteByte(']')
+		return os.WriteFile(filepath.Join(out, dataset.PartiesFile), []byte(b.String()), 0o644)
+	case "localities":
+		var districts []map[string]any
+		if err := read(dataset.DistrictsFile, &districts); err != nil {
+			return err
+		}
+		base, err := json.Marshal(districts)
+		if err != nil {
+			return err
+		}
+		// {"name":"l123456","slug":"l123456"}, and a comma: under 40 bytes.
+		per := (size - len(base)) / 40 / len(districts)
+		for k, d := range districts {
+			locs := d["localities"].([]any)
+			for i := range per {
+				name := "l" + strconv.Itoa(k*per+i)
+				locs = append(locs, map[string]any{"name": name, "slug": name})
+			}
+			d["localities"] = locs
+		}
+		return writeJSON(filepath.Join(out, dataset.DistrictsFile), districts, size)
+	case "longparty":
+		var parties []map[string]any
+		if err := read(dataset.PartiesFile, &parties); err != nil {
+			return err
+		}
+		parties[0]["name"] = "Partit " + strings.Repeat("x", size-16<<10)
+		return writeJSON(filepath.Join(out, dataset.PartiesFile), parties, size)
+	case "longnote":
+		var districts []map[string]any
+		if err := read(dataset.DistrictsFile, &districts); err != nil {
+			return err
+		}
+		districts[0]["localities"].([]any)[0].(map[string]any)["note"] = strings.Repeat("n", size-128<<10)
+		return writeJSON(filepath.Join(out, dataset.DistrictsFile), districts, size)
+	case "longcand":
+		var candidates []map[string]any
+		if err := read(dataset.CandidatesFile, &candidates); err != nil {
+			return err
+		}
+		candidates[0]["name"] = "N " + strings.Repeat("y", size-256<<10)
+		return writeJSON(filepath.Join(out, dataset.CandidatesFile), candidates, size)
+	}
+	return fmt.Errorf("no shape %q: parties, localities, longparty, longnote or longcand", shape)
+}
+
+// writeJSON writes v compactly, refusing to pass size.
+func writeJSON(path string, v any, size int) error {
+	b := dataset.EncodeJSON(v)
+	if len(b) > size {
+		return fmt.Errorf("%s would be %d bytes, over %d", path, len(b), size)
+	}
+	return os.WriteFile(path, b, 0o644)
+}
