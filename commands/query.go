@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -101,7 +102,7 @@ func query(c *cli.Context) error {
 	}
 	var perr *dataset.ParamError
 	if errors.As(err, &perr) {
-		return usageError{err}
+		return usageError{asFlags(perr)}
 	} else if err != nil {
 		return err // a *dataset.NotFoundError among them: the API's 404
 	}
@@ -272,4 +273,14 @@ func cell(v reflect.Value, labels map[string]string) string {
 		return strings.Join(parts, ";")
 	}
 	return fmt.Sprint(v.Interface())
+}
+
+// asFlags is a refusal of the API's parameters as the command line
+// names them: "--stood-in must be …", not the parameter "stood_in".
+func asFlags(perr *dataset.ParamError) error {
+	named := &dataset.ParamError{Params: slices.Clone(perr.Params)}
+	for i, p := range named.Params {
+		named.Params[i].Name = "--" + strings.ReplaceAll(p.Name, "_", "-")
+	}
+	return named
 }

@@ -79,10 +79,9 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 								t.Fatalf("%s %s: query exit %d, stderr %q\nquery: %.300s\nserve: %.300s", d.name, target, code, stderr, stdout, rec.Body)
 							}
 						case 400:
-							var p struct{ Detail string }
-							_ = json.Unmarshal(rec.Body.Bytes(), &p)
-							if code != commands.ExitUsage || stdout != "" || stderr != "ballot: "+p.Detail+"\n" {
-								t.Fatalf("%s %s: query exit %d, stdout %q, stderr %q; want 2, nothing, the problem's detail %q", d.name, target, code, stdout, stderr, p.Detail)
+							want := flagRefusal(t, rec.Body.Bytes())
+							if code != commands.ExitUsage || stdout != "" || stderr != want {
+								t.Fatalf("%s %s: query exit %d, stdout %q, stderr %q; want 2, nothing, %q", d.name, target, code, stdout, stderr, want)
 							}
 						default:
 							t.Fatalf("%s %s: serve answered %d", d.name, target, rec.Code)
@@ -145,8 +144,8 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 					t.Errorf("%s %s: query exit %d, stderr %q\nquery: %.300s\nserve: %.300s", d.name, r.target, code, stderr, stdout, rec.Body)
 				}
 			case 400:
-				if code != commands.ExitUsage || stdout != "" || stderr != "ballot: "+p.Detail+"\n" {
-					t.Errorf("%s %s: query exit %d, stdout %q, stderr %q; want 2, nothing, the problem's detail %q", d.name, r.target, code, stdout, stderr, p.Detail)
+				if want := flagRefusal(t, rec.Body.Bytes()); code != commands.ExitUsage || stdout != "" || stderr != want {
+					t.Errorf("%s %s: query exit %d, stdout %q, stderr %q; want 2, nothing, %q", d.name, r.target, code, stdout, stderr, want)
 				}
 			case 404:
 				if code != commands.ExitFailure || stdout != "" || stderr != "ballot: "+p.Detail+"\n" {
@@ -394,27 +393,27 @@ func TestQueryUsage(t *testing.T) {
 		{"two keys", []string{"query", "parties", "pn", "pl"}, 2, "ballot: query takes one collection: parties, districts or candidates, and at most one record's key\n"},
 		{"a key and a filter", []string{"query", "candidates", "toni-bezzina", "--limit", "1"}, 2, "ballot: a record's key takes no --district, --party, --stood-in, --elected, --q, --limit, --offset or --locality\n"},
 		{"a key and a readers' filter", []string{"query", "candidates", "toni-bezzina", "--q", "toni"}, 2, "ballot: a record's key takes no --district, --party, --stood-in, --elected, --q, --limit, --offset or --locality\n"},
-		{"stood-in 14", []string{"query", "candidates", "--stood-in", "14"}, 2, "ballot: stood_in must be a district number from 1 to 13 or a district UUID\n"},
-		{"elected not true or false", []string{"query", "candidates", "--elected", "yes"}, 2, "ballot: elected must be true or false\n"},
+		{"stood-in 14", []string{"query", "candidates", "--stood-in", "14"}, 2, "ballot: --stood-in must be a district number from 1 to 13 or a district UUID\n"},
+		{"elected not true or false", []string{"query", "candidates", "--elected", "yes"}, 2, "ballot: --elected must be true or false\n"},
 		{"elected without its value", []string{"query", "candidates", "--elected"}, 2, "ballot: flag needs an argument: --elected\n"},
-		{"q too short", []string{"query", "candidates", "--q", " ż "}, 2, "ballot: q must be text of 2 to 100 characters, spaces at either end not counted\n"},
-		{"offset beyond the total of q", []string{"query", "candidates", "--q", "zammit", "--offset", "4"}, 2, "ballot: offset must be an integer from 0 to 3, the number of candidates matching the filters\n"},
+		{"q too short", []string{"query", "candidates", "--q", " ż "}, 2, "ballot: --q must be text of 2 to 100 characters, spaces at either end not counted\n"},
+		{"offset beyond the total of q", []string{"query", "candidates", "--q", "zammit", "--offset", "4"}, 2, "ballot: --offset must be an integer from 0 to 3, the number of candidates matching the filters\n"},
 		{"no such record", []string{"query", "districts", "14"}, 1, "ballot: no district has the number or id \"14\"; districts are numbered 1 to 13\n"},
 		{"a misspelt slug", []string{"query", "parties", "pnn"}, 1, "ballot: no party has the slug or id \"pnn\"; did you mean \"pn\"?\n"},
-		{"no such locality", []string{"query", "districts", "--locality", "Atlantis"}, 2, "ballot: locality names no locality of this dataset; give a locality's name, English name or slug\n"},
+		{"no such locality", []string{"query", "districts", "--locality", "Atlantis"}, 2, "ballot: --locality names no locality of this dataset; give a locality's name, English name or slug\n"},
 		{"unknown collection", []string{"query", "ballots"}, 2, "ballot: unknown collection \"ballots\": use parties, districts or candidates\n"},
-		{"limit 0", []string{"query", "candidates", "--limit", "0"}, 2, "ballot: limit must be an integer from 1 to 500\n"},
-		{"district 14", []string{"query", "candidates", "--district", "14"}, 2, "ballot: district must be a district number from 1 to 13 or a district UUID\n"},
-		{"unknown party", []string{"query", "candidates", "--party", "no-such-party"}, 2, "ballot: party names no published party; must be a party slug (abba, adpd, pl, pn, pp, volt) or a party UUID\n"},
-		{"flags before the collection", []string{"query", "--limit", "0", "candidates"}, 2, "ballot: limit must be an integer from 1 to 500\n"},
+		{"limit 0", []string{"query", "candidates", "--limit", "0"}, 2, "ballot: --limit must be an integer from 1 to 500\n"},
+		{"district 14", []string{"query", "candidates", "--district", "14"}, 2, "ballot: --district must be a district number from 1 to 13 or a district UUID\n"},
+		{"unknown party", []string{"query", "candidates", "--party", "no-such-party"}, 2, "ballot: --party names no published party; must be a party slug (abba, adpd, pl, pn, pp, volt) or a party UUID\n"},
+		{"flags before the collection", []string{"query", "--limit", "0", "candidates"}, 2, "ballot: --limit must be an integer from 1 to 500\n"},
 		{"unknown format", []string{"query", "parties", "--format", "xml"}, 2, "ballot: --format must be json, ndjson, csv or table, got \"xml\"\n"},
 		{"pretty CSV", []string{"query", "parties", "--format", "csv", "--pretty"}, 2, "ballot: --pretty applies only to --format json\n"},
 		{"ids in JSON", []string{"query", "parties", "--ids"}, 2, "ballot: --ids applies only to --format table\n"},
 		{"unknown flag", []string{"query", "parties", "--sort", "name"}, 2, "ballot: flag provided but not defined: -sort\n"},
 		{"flag without its value", []string{"query", "candidates", "--limit"}, 2, "ballot: flag needs an argument: --limit\n"},
-		{"offset beyond the total", []string{"query", "candidates", "--offset", "141"}, 2, "ballot: offset must be an integer from 0 to 140, the number of candidates matching the filters\n"},
-		{"offset beyond the filters' total", []string{"query", "candidates", "--district", "5", "--party", "pn", "--offset", "7"}, 2, "ballot: offset must be an integer from 0 to 6, the number of candidates matching the filters\n"},
-		{"offset negative", []string{"query", "candidates", "--offset", "-1"}, 2, "ballot: offset must be an integer from 0 to 140, the number of candidates matching the filters\n"},
+		{"offset beyond the total", []string{"query", "candidates", "--offset", "141"}, 2, "ballot: --offset must be an integer from 0 to 140, the number of candidates matching the filters\n"},
+		{"offset beyond the filters' total", []string{"query", "candidates", "--district", "5", "--party", "pn", "--offset", "7"}, 2, "ballot: --offset must be an integer from 0 to 6, the number of candidates matching the filters\n"},
+		{"offset negative", []string{"query", "candidates", "--offset", "-1"}, 2, "ballot: --offset must be an integer from 0 to 140, the number of candidates matching the filters\n"},
 		{"broken dataset", []string{"query", "parties", "--data", filepath.Join("testdata", "datasets", "missing-file")}, 1, "districts.json: file is missing\nballot: dataset invalid: 1 error, 0 warnings\n"},
 	}
 	for _, tt := range tests {
@@ -469,4 +468,22 @@ func TestQueryColumnsGolden(t *testing.T) {
 			}
 		}
 	}
+}
+
+// flagRefusal is the line query prints for what serve refused with the
+// problem document body: each invalid parameter, named as its flag
+// ("--stood-in", not "stood_in"), with serve's reason.
+func flagRefusal(t *testing.T, body []byte) string {
+	t.Helper()
+	var p struct {
+		InvalidParams []dataset.InvalidParam `json:"invalid_params"`
+	}
+	if err := json.Unmarshal(body, &p); err != nil || len(p.InvalidParams) == 0 {
+		t.Fatalf("a 400 without invalid_params: %s", body)
+	}
+	parts := make([]string, len(p.InvalidParams))
+	for i, ip := range p.InvalidParams {
+		parts[i] = "--" + strings.ReplaceAll(ip.Name, "_", "-") + " " + ip.Reason
+	}
+	return "ballot: " + strings.Join(parts, "; ") + "\n"
 }
