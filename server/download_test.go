@@ -2,7 +2,9 @@ package server_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/csv"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -48,7 +50,7 @@ func TestDownloads(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := pagesServer(t)
-			rec := pageGet(t, s, http.MethodGet, tt.target, map[string]string{"Accept-Encoding": "gzip"})
+			rec := pageGet(t, s, http.MethodGet, tt.target, nil)
 			if rec.Code != tt.status {
 				t.Fatalf("status %d, want %d: %s", rec.Code, tt.status, rec.Body)
 			}
@@ -87,6 +89,32 @@ func TestDownloads(t *testing.T) {
 			head := pageGet(t, s, http.MethodHead, tt.target, nil)
 			if head.Code != 200 || head.Body.Len() != 0 || head.Header().Get("Content-Length") != itoa(len(body)) {
 				t.Errorf("HEAD: status %d, %d bytes, Content-Length %s", head.Code, head.Body.Len(), head.Header().Get("Content-Length"))
+			}
+
+			// The same rows gzipped, under their own strong tag.
+			gzipTag := strings.TrimSuffix(etag, `"`) + `-gzip"`
+			zipped := pageGet(t, s, http.MethodGet, tt.target, map[string]string{"Accept-Encoding": "gzip"})
+			h := download(strings.TrimPrefix(strings.Split(tt.target, "?")[0], "/"))
+			h["Content-Encoding"], h["ETag"], h["Vary"] = "gzip", gzipTag, "Accept-Encoding"
+			wantHeaders(t, zipped.Header(), h)
+			if got, want := zipped.Header().Get("Content-Length"), itoa(zipped.Body.Len()); zipped.Code != 200 || got != want {
+				t.Errorf("gzip: status %d, Content-Length = %q, want %q", zipped.Code, got, want)
+			}
+			if got := gunzip(t, zipped.Body.Bytes()); !bytes.Equal(got, body) {
+				t.Errorf("gzip: the body unzipped is %d bytes unlike the plain one's %d", len(got), len(body))
+			}
+			for _, c := range []struct {
+				encoding, tag string
+				status        int
+			}{{"gzip", gzipTag, 304}, {"gzip", etag, 200}, {"", gzipTag, 200}, {"gzip;q=0", etag, 304}} {
+				again := pageGet(t, s, http.MethodGet, tt.target, map[string]string{"Accept-Encoding": c.encoding, "If-None-Match": c.tag})
+				if again.Code != c.status {
+					t.Errorf("Accept-Encoding %q, If-None-Match %s: status %d, want %d", c.encoding, c.tag, again.Code, c.status)
+				}
+			}
+			zhead := pageGet(t, s, http.MethodHead, tt.target, map[string]string{"Accept-Encoding": "gzip"})
+			if zhead.Code != 200 || zhead.Body.Len() != 0 || zhead.Header().Get("Content-Length") != itoa(zipped.Body.Len()) {
+				t.Errorf("HEAD, gzip: status %d, %d bytes, Content-Length %s", zhead.Code, zhead.Body.Len(), zhead.Header().Get("Content-Length"))
 			}
 		})
 	}
@@ -155,4 +183,18 @@ func TestDownloadsOnlyWithPages(t *testing.T) {
 			t.Errorf("%s: status %d, want 404", target, rec.Code)
 		}
 	}
+}
+
+// gunzip is a gzip body unzipped, or the test's end.
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("not gzip: %v", err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("gzip: %v", err)
+	}
+	return out
 }
