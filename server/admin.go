@@ -37,22 +37,24 @@ func (s *Server) AdminHandler(load func() (*dataset.Dataset, error)) http.Handle
 		// The write deadline was set when the request arrived; a reload
 		// may take longer than that, and its answer must not be lost.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(adminWrite))
+		// Every failure is the dataset's or its place's (invalid files,
+		// a directory that cannot be read, files too large for the
+		// memory limit), which the publisher or the operator fixes: 422,
+		// never a 5xx, and the previous dataset stays.
 		var report *dataset.Report
 		switch {
-		case errors.As(err, &report):
-			lines := make([]string, len(report.Errors))
-			for i, p := range report.Errors {
-				lines[i] = p.String()
+		case err != nil:
+			detail, lines := "the dataset could not be loaded; the previous one is still served", []string{err.Error()}
+			if errors.As(err, &report) {
+				detail, lines = "the dataset is invalid; the previous one is still served", make([]string, len(report.Errors))
+				for i, p := range report.Errors {
+					lines[i] = p.String()
+				}
 			}
 			snap := s.snap.Load()
 			writeAdminJSON(w, http.StatusUnprocessableEntity, map[string]any{
-				"status": "refused", "detail": "the dataset is invalid; the previous one is still served",
+				"status": "refused", "detail": detail,
 				"errors": lines, "version": snap.ds.Version, "dataset": servedStatus(snap),
-			})
-		case err != nil:
-			snap := s.snap.Load()
-			writeAdminJSON(w, http.StatusInternalServerError, map[string]any{
-				"status": "failed", "detail": err.Error(), "version": snap.ds.Version, "dataset": servedStatus(snap),
 			})
 		default:
 			writeAdminJSON(w, http.StatusOK, map[string]string{"status": "reloaded", "version": ds.Version})
