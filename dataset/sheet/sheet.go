@@ -204,12 +204,14 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	out[dataset.PartiesFile] = encode(parties.records)
 	out[dataset.DistrictsFile] = encode(districts.records())
 	out[dataset.CandidatesFile] = encode(candidates)
+	candidates = nil // held no more while the output is checked
 	// What is written must be what serve accepts: check it with the very
-	// rules it applies. What fails here is the manifest's (a missing
-	// title, a URL that is not http) or an id given in an id column that
-	// another record uses too; those problems name the JSON file and
-	// pointer, as validate would, since they are checked across files.
-	if _, err := dataset.LoadFiles(out); err != nil {
+	// rules it applies (as validate does, without the answers a server
+	// prepares). What fails here is the manifest's (a missing title, a URL
+	// that is not http) or an id given in an id column that another record
+	// uses too; those problems name the JSON file and pointer, as validate
+	// would, since they are checked across files.
+	if _, err := dataset.CheckFiles(out); err != nil {
 		var report *dataset.Report
 		if !errors.As(err, &report) {
 			return nil, err
@@ -222,18 +224,46 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	return out, nil
 }
 
-// encode writes records as JSON indented by two spaces, with a final
-// newline, leaving "&", "<", ">" and non-ASCII letters as they are.
-func encode(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		// Records hold only strings, numbers, booleans and slices of them.
-		panic("sheet: encoding JSON: " + err.Error())
+// encode writes records as a JSON array indented by two spaces, with a
+// final newline, leaving "&", "<", ">" and non-ASCII letters as they are:
+// the bytes a json.Encoder with SetIndent("", "  ") writes. It encodes
+// each record twice, first to measure, so that the output is allocated
+// once at its size rather than grown through copies of itself.
+func encode[T any](records []T) []byte {
+	if len(records) == 0 {
+		return []byte("[]\n")
 	}
-	return b.Bytes()
+	var rec bytes.Buffer
+	enc := json.NewEncoder(&rec)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("  ", "  ") // a record is indented as an element of the array
+	// record returns records[i] as the array's element, without its
+	// newline, in rec's buffer, which the next call reuses.
+	record := func(i int) []byte {
+		rec.Reset()
+		if err := enc.Encode(records[i]); err != nil {
+			// Records hold only strings, numbers, booleans and slices of them.
+			panic("sheet: encoding JSON: " + err.Error())
+		}
+		return bytes.TrimSuffix(rec.Bytes(), []byte("\n"))
+	}
+	// Each record is two spaces, the record, and ",\n" or, after the
+	// last, "\n".
+	size := len("[\n]\n") + len(records)*len("  ,\n") - 1
+	for i := range records {
+		size += len(record(i))
+	}
+	out := make([]byte, 0, size)
+	out = append(out, "[\n"...)
+	for i := range records {
+		out = append(out, "  "...)
+		out = append(out, record(i)...)
+		if i < len(records)-1 {
+			out = append(out, ',')
+		}
+		out = append(out, '\n')
+	}
+	return append(out, "]\n"...)
 }
 
 // importer gathers the problems of one import.
