@@ -8,6 +8,7 @@
 package sheet
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -333,30 +334,40 @@ func (im *importer) manifest(src fs.FS) []byte {
 func (im *importer) read(src fs.FS, name string) ([]byte, bool) {
 	b, err := fs.ReadFile(src, name)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			im.add(name, 0, "", "file is missing")
-		} else {
-			// The path is the problem's file already: name only why.
-			var perr *fs.PathError
-			if errors.As(err, &perr) {
-				err = perr.Err
-			}
-			im.add(name, 0, "", "cannot be read: %v", err)
-		}
+		im.unreadable(name, err)
 		return nil, false
 	}
 	b = bytes.TrimPrefix(b, []byte("\uFEFF"))
 	if at := invalidUTF8(b); at >= 0 {
 		line := bytes.Count(b[:at], []byte("\n")) + 1
 		char := utf8.RuneCount(b[bytes.LastIndexByte(b[:at], '\n')+1:at]) + 1
-		how := saveAsUTF8
-		if name == dataset.ManifestFile { // TOML, written in a text editor
-			how = `save it again as UTF-8 (in a text editor's Save As, the encoding "UTF-8")`
-		}
-		im.problems = append(im.problems, Problem{File: name, Line: line, Char: char, Message: fmt.Sprintf("is not UTF-8 text: byte 0x%02X is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); %s", b[at], how)})
+		im.notUTF8(name, line, char, b[at])
 		return nil, false
 	}
 	return b, true
+}
+
+// unreadable reports a file that could not be opened or read.
+func (im *importer) unreadable(name string, err error) {
+	if errors.Is(err, fs.ErrNotExist) {
+		im.add(name, 0, "", "file is missing")
+		return
+	}
+	// The path is the problem's file already: name only why.
+	var perr *fs.PathError
+	if errors.As(err, &perr) {
+		err = perr.Err
+	}
+	im.add(name, 0, "", "cannot be read: %v", err)
+}
+
+// notUTF8 reports the byte c, at line and char, that is not UTF-8.
+func (im *importer) notUTF8(name string, line, char int, c byte) {
+	how := saveAsUTF8
+	if name == dataset.ManifestFile { // TOML, written in a text editor
+		how = `save it again as UTF-8 (in a text editor's Save As, the encoding "UTF-8")`
+	}
+	im.problems = append(im.problems, Problem{File: name, Line: line, Char: char, Message: fmt.Sprintf("is not UTF-8 text: byte 0x%02X is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); %s", c, how)})
 }
 
 // saveAsUTF8 tells how to save a sheet as UTF-8 text.
@@ -394,7 +405,9 @@ func lostLetter(s string) bool {
 	return false
 }
 
-// table is a CSV file read whole, its columns found by header name.
+// table is the rows of a CSV file, its columns found by header name. Each
+// row holds its cells as the CSV reader gives them: slices of one string
+// of the row's text.
 type table struct {
 	file string
 	cols map[string]int
@@ -418,33 +431,67 @@ func (t *table) get(r row, col string) string {
 
 func (t *table) has(col string) bool { _, ok := t.cols[col]; return ok }
 
-// readCSV reads one CSV file with a header row. Header names are matched
-// without regard to case or surrounding space; unknown, repeated and
-// missing columns, rows of the wrong length and malformed quoting are
-// problems. Rows whose cells are all empty, as spreadsheets export below
-// the data, are skipped. It returns nil when the file cannot be used.
+// readCSV reads one CSV file with a header row, as a stream: row by row,
+// never holding the file. Header names are matched without regard to case
+// or surrounding space; unknown, repeated and missing columns, rows of the
+// wrong length and malformed quoting are problems. Rows whose cells are
+// all empty, as spreadsheets export below the data, are skipped. It
+// returns nil when the file cannot be used.
+//
+// A file that is not UTF-8, or cannot be read to its end, is reported as
+// that alone, as when it was read whole before its rows: what its rows
+// gave until then is dropped.
 func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
-	b, ok := im.read(src, name)
-	if !ok {
+	f, err := src.Open(name)
+	if err != nil {
+		im.unreadable(name, err)
 		return nil
 	}
-	guess, seen := guessDelimiter(b)
+	defer f.Close()
+	problems, reads := len(im.problems), len(im.reads)
+	in := newStream(f)
+	t, csvErr := im.parseCSV(in, name, want)
+	// The rest of the file is read for what only its end tells: whether
+	// it is all UTF-8, and where a quote never closed opened.
+	_, _ = io.Copy(io.Discard, in)
+	switch {
+	case in.bad.line > 0:
+		im.problems, im.reads = im.problems[:problems], im.reads[:reads]
+		im.notUTF8(name, in.bad.line, in.bad.char, in.bad.c)
+		return nil
+	case in.err != nil:
+		im.problems, im.reads = im.problems[:problems], im.reads[:reads]
+		im.unreadable(name, in.err)
+		return nil
+	case csvErr != nil:
+		im.csvError(name, csvErr, in.quotes)
+		return nil
+	}
+	return t
+}
+
+// parseCSV reads the header and the rows of a CSV file from in (see
+// readCSV). It returns the table, or nil when the file cannot be used,
+// and the error of the CSV reader, which readCSV reports once in has been
+// read to its end.
+func (im *importer) parseCSV(in *stream, name string, want columns) (*table, error) {
+	guess, seen := guessDelimiter(in.head())
 	delim := guess
 	if im.opts.Delimiter != 0 {
 		delim = im.opts.Delimiter
 	}
+	in.quotes.delim = delim
 	im.reads = append(im.reads, Read{File: name, Delimiter: delim, Guessed: im.opts.Delimiter == 0})
-	cr := csv.NewReader(bytes.NewReader(b))
+	cr := csv.NewReader(in)
 	cr.Comma = delim
 	cr.FieldsPerRecord = -1 // lengths are checked here, to name the line
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		im.add(name, 0, "", "is empty: it needs a header row")
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		im.csvError(name, err, b, delim)
-		return nil
+		return nil, err
 	}
 	t := &table{file: name, cols: map[string]int{}}
 	known := want.all()
@@ -453,11 +500,11 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 	// than as a column unknown and every required one missing.
 	if delim != guess && seen {
 		im.add(name, 1, "", "the cells are read as separated by %s (--delimiter), but the header row is separated by %s: give --delimiter %s, or leave it out to have it guessed", DelimiterName(delim), DelimiterName(guess), flagValue(guess))
-		return nil
+		return nil, nil
 	}
 	if len(header) == 1 && !slices.Contains(known, strings.ToLower(strings.TrimSpace(header[0]))) {
 		im.add(name, 1, "", "the header row %q is a single column: separate the cells by ',', ';' or tabs", strings.TrimSpace(header[0]))
-		return nil
+		return nil, nil
 	}
 	misspelt := map[string]bool{} // columns an unknown header misspells, reported once as such
 	for i, h := range header {
@@ -495,8 +542,7 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 			break
 		}
 		if err != nil {
-			im.csvError(name, err, b, delim)
-			return nil
+			return nil, err
 		}
 		line, _ := cr.FieldPos(0)
 		if strings.TrimSpace(strings.Join(fields, "")) == "" {
@@ -522,53 +568,213 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 		}
 	}
 	if !usable {
-		return nil
+		return nil, nil
 	}
-	return t
+	return t, nil
 }
 
-// unclosedQuote returns the line and character of the quote that opens
-// a cell of b and is not closed when b ends, as the CSV reader reads b
-// with cells separated by delim; ok is false when b's quotes are all
-// closed, or when another quoting error comes first.
-func unclosedQuote(b []byte, delim rune) (line, char int, ok bool) {
-	rs := []rune(string(b))
-	l, c := 1, 0 // where rs[i] is
-	start := true
-	quoted := false
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		c++
+// quoteScan finds the quote that opens a cell and is not closed when the
+// file ends, as the CSV reader reads the file with cells separated by
+// delim: it is given the file's characters one by one, as they are read.
+type quoteScan struct {
+	delim      rune
+	l, c       int // where the last character given is: line, and character on it
+	start      bool
+	quoted     bool
+	closing    bool // the last character was a quote in a quoted cell
+	failed     bool // another quoting error comes first
+	line, char int  // where the open quote is
+	begun      bool
+}
+
+// next takes the file's next character.
+func (q *quoteScan) next(r rune) {
+	if !q.begun {
+		q.l, q.start, q.begun = 1, true, true
+	}
+	if q.failed {
+		return
+	}
+	q.c++
+	if q.closing {
+		q.closing = false
 		switch {
-		case r == '\n':
-			l, c = l+1, 0
-			if !quoted {
-				start = true
-			}
-		case quoted:
-			if r == '"' {
-				if i+1 < len(rs) && rs[i+1] == '"' {
-					i++
-					c++
-				} else if i+1 < len(rs) && !slices.Contains([]rune{delim, '\r', '\n'}, rs[i+1]) {
-					return 0, 0, false // text after the closing quote
-				} else {
-					quoted = false
-				}
-			}
-		case r == '\r':
-		case r == delim:
-			start = true
-		case r == '"' && start:
-			quoted, line, char = true, l, c
-			start = false
-		case r == '"':
-			return 0, 0, false // a quote inside a cell not quoted
-		default:
-			start = false
+		case r == '"': // a quote written twice, inside the cell
+			return
+		case r != q.delim && r != '\r' && r != '\n':
+			q.failed = true // text after the closing quote
+			return
+		}
+		q.quoted = false
+	}
+	switch {
+	case r == '\n':
+		q.l, q.c = q.l+1, 0
+		if !q.quoted {
+			q.start = true
+		}
+	case q.quoted:
+		if r == '"' {
+			q.closing = true
+		}
+	case r == '\r':
+	case r == q.delim:
+		q.start = true
+	case r == '"' && q.start:
+		q.quoted, q.line, q.char = true, q.l, q.c
+		q.start = false
+	case r == '"':
+		q.failed = true // a quote inside a cell not quoted
+	default:
+		q.start = false
+	}
+}
+
+// unclosed returns the line and character of the quote never closed once
+// the whole file has been given; ok is false when the file's quotes are
+// all closed, or when another quoting error comes first.
+func (q *quoteScan) unclosed() (line, char int, ok bool) {
+	if q.failed || q.closing || !q.quoted {
+		return 0, 0, false
+	}
+	return q.line, q.char, true
+}
+
+// stream reads a CSV file, without the byte-order mark a spreadsheet may
+// write, for the CSV reader: it checks that the file is UTF-8 as it
+// passes, stopping at the first byte that is not, and gives each
+// character to the quote scan.
+type stream struct {
+	br      *bufio.Reader
+	quotes  quoteScan
+	line    int    // the line of the next character, from 1
+	char    int    // characters before it on its line
+	partial []byte // the start of a character the last read cut
+	bad     struct {
+		line, char int // 0 when every byte so far is UTF-8
+		c          byte
+	}
+	err error // a read error of the file, or errNotUTF8
+}
+
+var errNotUTF8 = errors.New("not UTF-8")
+
+// headSize is the most of a file read to guess its delimiter from its
+// header row; a header row is far shorter.
+const headSize = 64 << 10
+
+func newStream(f io.Reader) *stream {
+	in := &stream{br: bufio.NewReaderSize(f, headSize), line: 1}
+	bom, err := in.br.Peek(3)
+	in.peeked(err)
+	if string(bom) == "\uFEFF" {
+		_, _ = in.br.Discard(3)
+	}
+	return in
+}
+
+// peeked keeps an error of a read ahead, which the bufio.Reader gives
+// only once, for Read to return.
+func (in *stream) peeked(err error) {
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull && in.err == nil {
+		in.err = err
+	}
+}
+
+// head returns the start of the file, up to the end of its header row or
+// headSize bytes, reading no more than has to be read for that, so that a
+// file whose rows arrive slowly is not waited on.
+func (in *stream) head() []byte {
+	for {
+		b, err := in.br.Peek(in.br.Buffered())
+		if err != nil || len(b) >= headSize || headerEnds(b) {
+			return b
+		}
+		if _, err := in.br.Peek(len(b) + 1); err != nil {
+			in.peeked(err)
+			b, _ = in.br.Peek(in.br.Buffered())
+			return b
 		}
 	}
-	return line, char, quoted
+}
+
+// headerEnds reports whether b holds the end of the header row: a newline
+// outside quotes after a line that is not empty.
+func headerEnds(b []byte) bool {
+	b = bytes.TrimLeft(b, "\r\n")
+	quoted := false
+	for _, c := range b {
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case c == '\n' && !quoted:
+			return true
+		}
+	}
+	return false
+}
+
+func (in *stream) Read(p []byte) (int, error) {
+	if in.err != nil {
+		return 0, in.err
+	}
+	n, err := in.br.Read(p)
+	if !in.check(p[:n], err == io.EOF) {
+		in.err = errNotUTF8
+		return 0, in.err
+	}
+	if err != nil && err != io.EOF {
+		in.err = err
+	}
+	return n, err
+}
+
+// check takes the bytes b, the next of the file, and reports whether they
+// are UTF-8 so far; at the end of the file (eof) a character cut short is
+// not.
+func (in *stream) check(b []byte, eof bool) bool {
+	if len(in.partial) > 0 {
+		// Complete the character the last read cut, from b's first bytes.
+		joined := append(in.partial[:len(in.partial):len(in.partial)], b[:min(len(b), utf8.UTFMax)]...)
+		if !utf8.FullRune(joined) && !eof {
+			in.partial = joined
+			return true
+		}
+		r, size := utf8.DecodeRune(joined)
+		if !in.next(r, size, joined[0]) {
+			return false
+		}
+		b = b[size-len(in.partial):]
+		in.partial = nil
+	}
+	for len(b) > 0 {
+		if !utf8.FullRune(b) && !eof {
+			in.partial = append([]byte(nil), b...)
+			return true
+		}
+		r, size := utf8.DecodeRune(b)
+		if !in.next(r, size, b[0]) {
+			return false
+		}
+		b = b[size:]
+	}
+	return true
+}
+
+// next takes a character of size bytes whose first byte is c, and reports
+// whether it is UTF-8; if not, it records where.
+func (in *stream) next(r rune, size int, c byte) bool {
+	if r == utf8.RuneError && size == 1 {
+		in.bad.line, in.bad.char, in.bad.c = in.line, in.char+1, c
+		return false
+	}
+	in.quotes.next(r)
+	if r == '\n' {
+		in.line, in.char = in.line+1, 0
+	} else {
+		in.char++
+	}
+	return true
 }
 
 // guessDelimiter returns the delimiter of a CSV file: the one of
@@ -614,13 +820,13 @@ func flagValue(d rune) string {
 	return "','"
 }
 
-// csvError reports an error of the CSV reader for the file b, whose cells
-// are separated by delim. A quote never closed is reported where it
+// csvError reports an error of the CSV reader for a file whose every
+// character quotes has scanned. A quote never closed is reported where it
 // opened: the reader finds it missing only at the end of the file.
-func (im *importer) csvError(name string, err error, b []byte, delim rune) {
+func (im *importer) csvError(name string, err error, quotes quoteScan) {
 	var perr *csv.ParseError
 	if errors.As(err, &perr) && errors.Is(perr.Err, csv.ErrQuote) {
-		if line, char, ok := unclosedQuote(b, delim); ok && line >= perr.StartLine {
+		if line, char, ok := quotes.unclosed(); ok && line >= perr.StartLine {
 			im.problems = append(im.problems, Problem{File: name, Line: line, Char: char, Message: `the quote that starts this cell is never closed, so the rest of the file was read into it: end the cell with ", and write a " inside a cell as ""`})
 			return
 		}
