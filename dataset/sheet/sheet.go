@@ -439,8 +439,8 @@ func (t *table) has(col string) bool { _, ok := t.cols[col]; return ok }
 // returns nil when the file cannot be used.
 //
 // A file that is not UTF-8, or cannot be read to its end, is reported as
-// that alone, as when it was read whole before its rows: what its rows
-// gave until then is dropped.
+// that alone, wherever in the file it shows: the problems and the read its
+// rows gave until then are dropped.
 func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 	f, err := src.Open(name)
 	if err != nil {
