@@ -438,19 +438,25 @@ func (t *table) has(col string) bool { _, ok := t.cols[col]; return ok }
 // all empty, as spreadsheets export below the data, are skipped. It
 // returns nil when the file cannot be used.
 //
+// With each nil, the table holds the rows. Otherwise each is given every
+// row as it is read, and the table holds none: what each reports is
+// returned apart, to be added once the file is known to be usable (until
+// then a row may still make it unusable, and what each said would be
+// reported of rows that are not used).
+//
 // A file that is not UTF-8, or cannot be read to its end, is reported as
 // that alone, wherever in the file it shows: the problems and the read its
 // rows gave until then are dropped.
-func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
+func (im *importer) readCSV(src fs.FS, name string, want columns, each func(*table, row)) (*table, Problems) {
 	f, err := src.Open(name)
 	if err != nil {
 		im.unreadable(name, err)
-		return nil
+		return nil, nil
 	}
 	defer f.Close()
 	problems, reads := len(im.problems), len(im.reads)
 	in := newStream(f)
-	t, csvErr := im.parseCSV(in, name, want)
+	t, rowProblems, csvErr := im.parseCSV(in, name, want, each)
 	// The rest of the file is read for what only its end tells: whether
 	// it is all UTF-8, and where a quote never closed opened.
 	_, _ = io.Copy(io.Discard, in)
@@ -458,23 +464,24 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 	case in.bad.line > 0:
 		im.problems, im.reads = im.problems[:problems], im.reads[:reads]
 		im.notUTF8(name, in.bad.line, in.bad.char, in.bad.c)
-		return nil
+		return nil, nil
 	case in.err != nil:
 		im.problems, im.reads = im.problems[:problems], im.reads[:reads]
 		im.unreadable(name, in.err)
-		return nil
+		return nil, nil
 	case csvErr != nil:
 		im.csvError(name, csvErr, in.quotes)
-		return nil
+		return nil, nil
 	}
-	return t
+	return t, rowProblems
 }
 
 // parseCSV reads the header and the rows of a CSV file from in (see
 // readCSV). It returns the table, or nil when the file cannot be used,
-// and the error of the CSV reader, which readCSV reports once in has been
+// what each reported, and the error of the CSV reader, which readCSV
+// reports once in has been
 // read to its end.
-func (im *importer) parseCSV(in *stream, name string, want columns) (*table, error) {
+func (im *importer) parseCSV(in *stream, name string, want columns, each func(*table, row)) (t *table, rowProblems Problems, err error) {
 	guess, seen := guessDelimiter(in.head())
 	delim := guess
 	if im.opts.Delimiter != 0 {
@@ -488,23 +495,23 @@ func (im *importer) parseCSV(in *stream, name string, want columns) (*table, err
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		im.add(name, 0, "", "is empty: it needs a header row")
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	t := &table{file: name, cols: map[string]int{}}
+	t = &table{file: name, cols: map[string]int{}}
 	known := want.all()
 	usable := true
 	// A header row read with the wrong delimiter is said so once, rather
 	// than as a column unknown and every required one missing.
 	if delim != guess && seen {
 		im.add(name, 1, "", "the cells are read as separated by %s (--delimiter), but the header row is separated by %s: give --delimiter %s, or leave it out to have it guessed", DelimiterName(delim), DelimiterName(guess), flagValue(guess))
-		return nil, nil
+		return nil, nil, nil
 	}
 	if len(header) == 1 && !slices.Contains(known, strings.ToLower(strings.TrimSpace(header[0]))) {
 		im.add(name, 1, "", "the header row %q is a single column: separate the cells by ',', ';' or tabs", strings.TrimSpace(header[0]))
-		return nil, nil
+		return nil, nil, nil
 	}
 	misspelt := map[string]bool{} // columns an unknown header misspells, reported once as such
 	for i, h := range header {
@@ -542,7 +549,7 @@ func (im *importer) parseCSV(in *stream, name string, want columns) (*table, err
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		line, _ := cr.FieldPos(0)
 		if strings.TrimSpace(strings.Join(fields, "")) == "" {
@@ -553,7 +560,15 @@ func (im *importer) parseCSV(in *stream, name string, want columns) (*table, err
 			usable = false
 			continue
 		}
-		t.rows = append(t.rows, row{line: line, fields: fields})
+		switch {
+		case each == nil:
+			t.rows = append(t.rows, row{line: line, fields: fields})
+		case usable:
+			// What each reports goes apart (see readCSV).
+			im.problems, rowProblems = rowProblems, im.problems
+			each(t, row{line: line, fields: fields})
+			im.problems, rowProblems = rowProblems, im.problems
+		}
 		// Text a dataset file refuses is named here, at its cell, rather
 		// than in the JSON written from it.
 		for i, f := range fields {
@@ -568,9 +583,9 @@ func (im *importer) parseCSV(in *stream, name string, want columns) (*table, err
 		}
 	}
 	if !usable {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return t, nil
+	return t, rowProblems, nil
 }
 
 // quoteScan finds the quote that opens a cell and is not closed when the
@@ -1020,7 +1035,7 @@ func nearest(k string, keys []nameKey) []int {
 
 func (im *importer) parties(src fs.FS) parties {
 	ps := parties{records: []dataset.Party{}, byCode: map[string]int{}, byName: map[string][]int{}}
-	t := im.readCSV(src, PartiesFile, partyColumns)
+	t, _ := im.readCSV(src, PartiesFile, partyColumns, nil)
 	if t == nil {
 		return ps
 	}
@@ -1172,7 +1187,7 @@ func (ds *districts) records() []dataset.District {
 
 func (im *importer) districts(src fs.FS) *districts {
 	ds := &districts{}
-	t := im.readCSV(src, DistrictsFile, districtColumns)
+	t, _ := im.readCSV(src, DistrictsFile, districtColumns, nil)
 	if t == nil {
 		return ds
 	}
@@ -1319,26 +1334,27 @@ func (im *importer) districtNumber(t *table, r row, col, s string) (int, bool) {
 
 func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.Candidate {
 	out := []dataset.Candidate{}
-	t := im.readCSV(src, CandidatesFile, candidateColumns)
-	if t == nil {
-		return out
-	}
-	// Slugs written in the sheet are reserved first, so a derived slug
-	// never takes one a later row gives.
+	// Records are built as the rows are read. Slugs written in the sheet
+	// are reserved as they come; a slug derived from a name waits for the
+	// end of the file, so that it never takes one a later row gives.
 	used := map[string]int{}
-	for _, r := range t.rows {
-		s := t.get(r, "slug")
-		if s == "" {
-			continue
-		}
-		if first, dup := used[s]; dup {
-			im.add(t.file, r.line, "slug", "%q is already used on line %d", s, first)
-			continue
-		}
-		used[s] = r.line
+	type pending struct {
+		record int    // in out
+		slug   string // the one the name makes
+		line   int
+		at     int  // where, among the rows' problems, one about it goes
+		id     bool // the row gives its id, which is not derived
 	}
+	var derived []pending
 	rowsSeen := map[string]int{} // name, party and districts -> line
-	for _, r := range t.rows {
+	t, problems := im.readCSV(src, CandidatesFile, candidateColumns, func(t *table, r row) {
+		if s := t.get(r, "slug"); s != "" {
+			if first, dup := used[s]; dup {
+				im.add(t.file, r.line, "slug", "%q is already used on line %d", s, first)
+			} else {
+				used[s] = r.line
+			}
+		}
 		c := dataset.Candidate{
 			GivenName:   im.required(t, r, "given_name"),
 			FamilyName:  im.required(t, r, "family_name"),
@@ -1351,16 +1367,15 @@ func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.C
 		if c.Name == "" {
 			c.Name = strings.TrimSpace(c.GivenName + " " + c.FamilyName)
 		}
-		slug, derived := im.slug(t, r, "slug", c.Name)
-		if derived {
-			slug = numbered(slug, used)
-			if slug == "" {
-				im.add(t.file, r.line, "name", "%q makes no slug: give one in a slug column", c.Name)
+		if slug, isDerived := im.slug(t, r, "slug", c.Name); isDerived {
+			derived = append(derived, pending{record: len(out), slug: slug, line: r.line, at: len(im.problems), id: t.get(r, "id") != ""})
+			if t.get(r, "id") != "" {
+				c.ID = im.id(t, r, "")
 			}
-			used[slug] = r.line
+		} else {
+			c.Slug = slug
+			c.ID = im.id(t, r, "candidate/"+slug)
 		}
-		c.Slug = slug
-		c.ID = im.id(t, r, "candidate/"+slug)
 
 		// party is the party's slug, to tell a repeated row; a party
 		// when parties.csv could not be read is not checked: that file
@@ -1430,6 +1445,28 @@ func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.C
 			}
 		}
 		out = append(out, c)
+	})
+	if t == nil {
+		return []dataset.Candidate{}
 	}
+	// The derived slugs, in the order of the rows, now that every written
+	// one is known; a name that makes none is said where the row's other
+	// problems put it, after those of its cells before the slug.
+	var merged Problems
+	next := 0
+	for _, p := range derived {
+		c := &out[p.record]
+		c.Slug = numbered(p.slug, used)
+		used[c.Slug] = p.line
+		if !p.id {
+			c.ID = im.derived("candidate/" + c.Slug)
+		}
+		if c.Slug == "" {
+			merged = append(merged, problems[next:p.at]...)
+			merged = append(merged, Problem{File: CandidatesFile, Line: p.line, Column: "name", Message: fmt.Sprintf("%q makes no slug: give one in a slug column", c.Name)})
+			next = p.at
+		}
+	}
+	im.problems = append(append(im.problems, merged...), problems[next:]...)
 	return out
 }
