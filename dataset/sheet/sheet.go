@@ -405,8 +405,9 @@ func lostLetter(s string) bool {
 	return false
 }
 
-// table is the rows of a CSV file, its columns found by header name. Each
-// row holds its cells as the CSV reader gives them: slices of one string
+// table is a CSV file's columns, found by header name, and its rows,
+// unless they were given to a function as they were read (see readCSV).
+// A row holds its cells as the CSV reader gives them: slices of one string
 // of the row's text.
 type table struct {
 	file string
