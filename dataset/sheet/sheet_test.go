@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"io/fs"
 	"maps"
@@ -903,3 +904,62 @@ func (i rowsInfo) Mode() fs.FileMode  { return 0o444 }
 func (i rowsInfo) ModTime() time.Time { return time.Time{} }
 func (i rowsInfo) IsDir() bool        { return false }
 func (i rowsInfo) Sys() any           { return nil }
+
+// TestImportNoLimitOfItsOwn imports a candidates.csv whose candidates.json
+// is larger than dataset.DefaultMaxFileBytes: Import returns it, checked,
+// since the limit a file is held to is its caller's (ballot import's
+// max_dataset_bytes), not the default.
+func TestImportNoLimitOfItsOwn(t *testing.T) {
+	long := "https://news.example/" + strings.Repeat("photos/", 300)
+	rows := func(i int) string {
+		return fmt.Sprintf("Ġorġ,Borġ %d,PL,%d,%s%d,%s%d.jpg\n", i, i%dataset.DistrictCount+1, long, i, long, i)
+	}
+	const n = 15_000
+	src := generated{files: minimal().fs(), name: sheet.CandidatesFile, head: "given_name,family_name,party,districts,website,photo_url\n", rows: rows, n: n}
+	files, err := sheet.Import(src)
+	if err != nil {
+		t.Fatalf("Import: %.2000v", err)
+	}
+	if got := len(files[dataset.CandidatesFile]); got <= dataset.DefaultMaxFileBytes {
+		t.Fatalf("candidates.json is %d bytes, want a test of more than %d", got, dataset.DefaultMaxFileBytes)
+	}
+}
+
+// generated is files with one file in place, name: head, then rows(0) to
+// rows(n-1), made as they are read.
+type generated struct {
+	files dataset.Files
+	name  string
+	head  string
+	rows  func(i int) string
+	n     int
+}
+
+func (g generated) Open(name string) (fs.File, error) {
+	if name != g.name {
+		return g.files.Open(name)
+	}
+	return &generatedFile{g: g, next: []byte(g.head)}, nil
+}
+
+type generatedFile struct {
+	g    generated
+	i    int
+	next []byte
+}
+
+func (f *generatedFile) Read(p []byte) (int, error) {
+	for len(f.next) == 0 {
+		if f.i == f.g.n {
+			return 0, io.EOF
+		}
+		f.next = []byte(f.g.rows(f.i))
+		f.i++
+	}
+	n := copy(p, f.next)
+	f.next = f.next[n:]
+	return n, nil
+}
+
+func (f *generatedFile) Stat() (fs.FileInfo, error) { return rowsInfo{streamed{name: f.g.name}}, nil }
+func (f *generatedFile) Close() error               { return nil }
