@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -83,6 +84,11 @@ func importSheets(c *cli.Context) error {
 		return usagef("%s is not empty: give --force to replace it whole", out)
 	}
 
+	// The garbage collector runs at half the usual growth of the heap:
+	// import is one batch of garbage (rows, records, the check of what is
+	// written), and this lowers its peak by about a quarter at little
+	// cost in time (docs/PERFORMANCE.md).
+	defer debug.SetGCPercent(debug.SetGCPercent(50))
 	res, err := readSheets(c.Context, src, c.Int(flagName("max_dataset_bytes")), opts)
 	for _, p := range res.Problems {
 		_, _ = fmt.Fprintln(c.App.Writer, p)

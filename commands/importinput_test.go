@@ -262,3 +262,69 @@ func importWriteLarge(t *testing.T, path string) int64 {
 	}
 	return fi.Size()
 }
+
+// importMemoryTimes is the most import's peak memory may be, as a multiple
+// of the dataset it writes, as the README states it.
+const importMemoryTimes = 8
+
+// TestImportMemory imports the README's example with a candidates.csv of
+// 20,000 rows (a dataset of some 10 MB) in the built binary, and holds its
+// peak resident memory to importMemoryTimes the dataset written.
+func TestImportMemory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
+	writeFiles(t, src, readExample(t))
+	f, err := os.Create(filepath.Join(src, "candidates.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString("given_name,family_name,party,districts,elected\n")
+	for i := range 20_000 {
+		fmt.Fprintf(w, "Ġorġ,Borġ Camilleri %d,PL,%d,no\n", i, i%13+1)
+	}
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(e2eBuild(t), "import", src, out)
+	cmd.Env = filesEnv()
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The peak is read from the process's own high-water mark while it
+	// runs: its rusage would count this test's memory too, which the
+	// child shares until it runs ballot.
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var peak int64
+watch:
+	for {
+		if hwm := diffHWM(cmd.Process.Pid); hwm > 0 {
+			peak = hwm
+		}
+		select {
+		case err = <-done:
+			break watch
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	if err != nil {
+		t.Fatalf("import: %v; stderr:\n%.2000s", err, stderr.String())
+	}
+	var size int64
+	for _, name := range importOutputs {
+		fi, err := os.Stat(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	t.Logf("import wrote %d bytes, peak %d bytes, %.1f times", size, peak, float64(peak)/float64(size))
+	if peak > importMemoryTimes*size {
+		t.Errorf("import of a dataset of %d bytes peaked at %d bytes, %.1f times; want at most %d", size, peak, float64(peak)/float64(size), importMemoryTimes)
+	}
+}

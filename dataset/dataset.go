@@ -188,6 +188,26 @@ func LoadFiles(files map[string][]byte) (*Dataset, error) {
 	return Load(Files(files))
 }
 
+// CheckFiles applies to a dataset held in memory, keyed by file name as
+// for LoadFiles, every rule LoadFiles applies, and stops there, as
+// CheckDirContext does: the importer checks what it is about to write
+// without preparing the answers a server gives, which would be most of its
+// memory. Files are not refused for their size: the importer applies its
+// own limit. It returns the warnings of a valid dataset, or a *Report of
+// every problem of an invalid one.
+func CheckFiles(files map[string][]byte) ([]Problem, error) {
+	var largest int64
+	for _, b := range files {
+		largest = max(largest, int64(len(b)))
+	}
+	d, r, err := check(context.Background(), Files(files), Options{MaxFileBytes: largest + 1})
+	if err != nil {
+		return nil, err
+	}
+	d.release()
+	return r.Warnings, nil
+}
+
 // Files is a flat directory of files held in memory, keyed by name. It is
 // an fs.FS for fs.ReadFile, which is all Load and the importer ask of one:
 // files built in memory are checked or imported without touching a disk.
@@ -200,12 +220,13 @@ func (m Files) Open(name string) (fs.File, error) {
 	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	return &memFile{Reader: bytes.NewReader(b), info: memInfo{name: name, size: int64(len(b))}}, nil
+	return &memFile{Reader: bytes.NewReader(b), b: b, info: memInfo{name: name, size: int64(len(b))}}, nil
 }
 
 // memFile is an open file of Files.
 type memFile struct {
 	*bytes.Reader
+	b    []byte
 	info memInfo
 }
 

@@ -242,6 +242,12 @@ func readFile(ctx context.Context, fsys fs.FS, name string, limit int64, r *Repo
 		return nil, false
 	}
 	defer f.Close()
+	// A file held in memory is read in place: a copy would add its size to
+	// the peak memory of the importer's check. Nothing checks it by
+	// writing to it.
+	if mf, ok := f.(*memFile); ok && fi.Size() <= limit {
+		return mf.b, true
+	}
 	// One buffer of the stated size (and a byte to see the end), so the
 	// file is held once, not in doubling copies.
 	b := make([]byte, 0, fi.Size()+1)

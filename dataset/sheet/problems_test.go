@@ -2,10 +2,12 @@ package sheet_test
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"testing/iotest"
 
 	"ballot/dataset"
 	"ballot/dataset/sheet"
@@ -105,15 +107,15 @@ import (
 //	  rows, or, for two people of the same name, give each a
 //	  slug                                                    candidate twice
 //
-// Import (dataset.LoadFiles's errors passed on, at their JSON file and
+// Import (dataset.CheckFiles's errors passed on, at their JSON file and
 // pointer):
 //
-//	(dataset.LoadFiles's messages)                            party id given twice, manifest bidi control
+//	(dataset.CheckFiles's messages)                            party id given twice, manifest bidi control
 //
 // Not covered, because no input reaches them: csvError's branch for an
-// error that is not a *csv.ParseError (the reader reads from memory), the
-// error of dataset.LoadFiles that is not a *dataset.Report (it reads from
-// memory too), and encode's panic (records hold only plain values).
+// error that is not a *csv.ParseError (a read error of the file is the
+// stream's, reported as "cannot be read"), the error of dataset.CheckFiles
+// that is not a *dataset.Report (it reads from memory), and encode's panic (records hold only plain values).
 // saveAsUTF8 is how a message tells to save a sheet as UTF-8.
 const saveAsUTF8 = `save it again as "CSV UTF-8": in Excel, File > Save As > "CSV UTF-8 (Comma delimited)"; in LibreOffice Calc, File > Save As > "Text CSV" with "Edit filter settings" and the character set "Unicode (UTF-8)"`
 
@@ -438,7 +440,7 @@ func TestImportProblems(t *testing.T) {
 			`candidates.csv:4: elected: "x" is not yes or no: write yes/no, true/false, 1/0, y/n or iva/le (in any letter case), or leave it empty for unknown`,
 		}},
 
-		// Import, after the sheets: what dataset.LoadFiles refuses
+		// Import, after the sheets: what dataset.CheckFiles refuses
 		{"party id given twice", base.with(sheet.PartiesFile, "slug,name,short_name,id\npl,Partit Laburista,PL,"+idA+"\npn,Partit Nazzjonalista,PN,"+idA+"\n").fs(), []string{
 			"parties.json: /1/id: id " + idA + " is already used at parties.json#/0/id",
 		}},
@@ -451,6 +453,11 @@ func TestImportProblems(t *testing.T) {
 			want := strings.Join(tt.want, "\n")
 			if got := importProblems(t, tt.src); got != want {
 				t.Errorf("report\n%s\nwant\n%s", got, want)
+			}
+			// The sheets are read as streams: a character cut between
+			// two reads is read as one, wherever the cut falls.
+			if got := importProblems(t, oneByte{tt.src}); got != want {
+				t.Errorf("read a byte at a time, report\n%s\nwant\n%s", got, want)
 			}
 		})
 	}
@@ -469,6 +476,24 @@ func (f failing) Open(name string) (fs.File, error) {
 	}
 	return f.FS.Open(name)
 }
+
+// oneByte is an fs.FS whose files give one byte a read.
+type oneByte struct{ fsys fs.FS }
+
+func (o oneByte) Open(name string) (fs.File, error) {
+	f, err := o.fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return oneByteFile{f, iotest.OneByteReader(f)}, nil
+}
+
+type oneByteFile struct {
+	fs.File
+	r io.Reader
+}
+
+func (f oneByteFile) Read(p []byte) (int, error) { return f.r.Read(p) }
 
 // unreadable returns s as an fs.FS in which name is a directory, which
 // opens but cannot be read as a file.

@@ -8,6 +8,7 @@
 package sheet
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -204,12 +205,14 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	out[dataset.PartiesFile] = encode(parties.records)
 	out[dataset.DistrictsFile] = encode(districts.records())
 	out[dataset.CandidatesFile] = encode(candidates)
+	candidates = nil // held no more while the output is checked
 	// What is written must be what serve accepts: check it with the very
-	// rules it applies. What fails here is the manifest's (a missing
-	// title, a URL that is not http) or an id given in an id column that
-	// another record uses too; those problems name the JSON file and
-	// pointer, as validate would, since they are checked across files.
-	if _, err := dataset.LoadFiles(out); err != nil {
+	// rules it applies (as validate does, without the answers a server
+	// prepares). What fails here is the manifest's (a missing title, a URL
+	// that is not http) or an id given in an id column that another record
+	// uses too; those problems name the JSON file and pointer, as validate
+	// would, since they are checked across files.
+	if _, err := dataset.CheckFiles(out); err != nil {
 		var report *dataset.Report
 		if !errors.As(err, &report) {
 			return nil, err
@@ -222,18 +225,46 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	return out, nil
 }
 
-// encode writes records as JSON indented by two spaces, with a final
-// newline, leaving "&", "<", ">" and non-ASCII letters as they are.
-func encode(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		// Records hold only strings, numbers, booleans and slices of them.
-		panic("sheet: encoding JSON: " + err.Error())
+// encode writes records as a JSON array indented by two spaces, with a
+// final newline, leaving "&", "<", ">" and non-ASCII letters as they are:
+// the bytes a json.Encoder with SetIndent("", "  ") writes. It encodes
+// each record twice, first to measure, so that the output is allocated
+// once at its size rather than grown through copies of itself.
+func encode[T any](records []T) []byte {
+	if len(records) == 0 {
+		return []byte("[]\n")
 	}
-	return b.Bytes()
+	var rec bytes.Buffer
+	enc := json.NewEncoder(&rec)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("  ", "  ") // a record is indented as an element of the array
+	// record returns records[i] as the array's element, without its
+	// newline, in rec's buffer, which the next call reuses.
+	record := func(i int) []byte {
+		rec.Reset()
+		if err := enc.Encode(records[i]); err != nil {
+			// Records hold only strings, numbers, booleans and slices of them.
+			panic("sheet: encoding JSON: " + err.Error())
+		}
+		return bytes.TrimSuffix(rec.Bytes(), []byte("\n"))
+	}
+	// Each record is two spaces, the record, and ",\n" or, after the
+	// last, "\n".
+	size := len("[\n]\n") + len(records)*len("  ,\n") - 1
+	for i := range records {
+		size += len(record(i))
+	}
+	out := make([]byte, 0, size)
+	out = append(out, "[\n"...)
+	for i := range records {
+		out = append(out, "  "...)
+		out = append(out, record(i)...)
+		if i < len(records)-1 {
+			out = append(out, ',')
+		}
+		out = append(out, '\n')
+	}
+	return append(out, "]\n"...)
 }
 
 // importer gathers the problems of one import.
@@ -303,30 +334,40 @@ func (im *importer) manifest(src fs.FS) []byte {
 func (im *importer) read(src fs.FS, name string) ([]byte, bool) {
 	b, err := fs.ReadFile(src, name)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			im.add(name, 0, "", "file is missing")
-		} else {
-			// The path is the problem's file already: name only why.
-			var perr *fs.PathError
-			if errors.As(err, &perr) {
-				err = perr.Err
-			}
-			im.add(name, 0, "", "cannot be read: %v", err)
-		}
+		im.unreadable(name, err)
 		return nil, false
 	}
 	b = bytes.TrimPrefix(b, []byte("\uFEFF"))
 	if at := invalidUTF8(b); at >= 0 {
 		line := bytes.Count(b[:at], []byte("\n")) + 1
 		char := utf8.RuneCount(b[bytes.LastIndexByte(b[:at], '\n')+1:at]) + 1
-		how := saveAsUTF8
-		if name == dataset.ManifestFile { // TOML, written in a text editor
-			how = `save it again as UTF-8 (in a text editor's Save As, the encoding "UTF-8")`
-		}
-		im.problems = append(im.problems, Problem{File: name, Line: line, Char: char, Message: fmt.Sprintf("is not UTF-8 text: byte 0x%02X is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); %s", b[at], how)})
+		im.notUTF8(name, line, char, b[at])
 		return nil, false
 	}
 	return b, true
+}
+
+// unreadable reports a file that could not be opened or read.
+func (im *importer) unreadable(name string, err error) {
+	if errors.Is(err, fs.ErrNotExist) {
+		im.add(name, 0, "", "file is missing")
+		return
+	}
+	// The path is the problem's file already: name only why.
+	var perr *fs.PathError
+	if errors.As(err, &perr) {
+		err = perr.Err
+	}
+	im.add(name, 0, "", "cannot be read: %v", err)
+}
+
+// notUTF8 reports the byte c, at line and char, that is not UTF-8.
+func (im *importer) notUTF8(name string, line, char int, c byte) {
+	how := saveAsUTF8
+	if name == dataset.ManifestFile { // TOML, written in a text editor
+		how = `save it again as UTF-8 (in a text editor's Save As, the encoding "UTF-8")`
+	}
+	im.problems = append(im.problems, Problem{File: name, Line: line, Char: char, Message: fmt.Sprintf("is not UTF-8 text: byte 0x%02X is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); %s", c, how)})
 }
 
 // saveAsUTF8 tells how to save a sheet as UTF-8 text.
@@ -364,7 +405,10 @@ func lostLetter(s string) bool {
 	return false
 }
 
-// table is a CSV file read whole, its columns found by header name.
+// table is a CSV file's columns, found by header name, and its rows,
+// unless they were given to a function as they were read (see readCSV).
+// A row holds its cells as the CSV reader gives them: slices of one string
+// of the row's text.
 type table struct {
 	file string
 	cols map[string]int
@@ -388,46 +432,87 @@ func (t *table) get(r row, col string) string {
 
 func (t *table) has(col string) bool { _, ok := t.cols[col]; return ok }
 
-// readCSV reads one CSV file with a header row. Header names are matched
-// without regard to case or surrounding space; unknown, repeated and
-// missing columns, rows of the wrong length and malformed quoting are
-// problems. Rows whose cells are all empty, as spreadsheets export below
-// the data, are skipped. It returns nil when the file cannot be used.
-func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
-	b, ok := im.read(src, name)
-	if !ok {
-		return nil
+// readCSV reads one CSV file with a header row, as a stream: row by row,
+// never holding the file. Header names are matched without regard to case
+// or surrounding space; unknown, repeated and missing columns, rows of the
+// wrong length and malformed quoting are problems. Rows whose cells are
+// all empty, as spreadsheets export below the data, are skipped. It
+// returns nil when the file cannot be used.
+//
+// With each nil, the table holds the rows. Otherwise each is given every
+// row as it is read, and the table holds none: what each reports is
+// returned apart, to be added once the file is known to be usable (until
+// then a row may still make it unusable, and what each said would be
+// reported of rows that are not used).
+//
+// A file that is not UTF-8, or cannot be read to its end, is reported as
+// that alone, wherever in the file it shows: the problems and the read its
+// rows gave until then are dropped.
+func (im *importer) readCSV(src fs.FS, name string, want columns, each func(*table, row)) (*table, Problems) {
+	f, err := src.Open(name)
+	if err != nil {
+		im.unreadable(name, err)
+		return nil, nil
 	}
-	guess, seen := guessDelimiter(b)
+	defer f.Close()
+	problems, reads := len(im.problems), len(im.reads)
+	in := newStream(f)
+	t, rowProblems, csvErr := im.parseCSV(in, name, want, each)
+	// The rest of the file is read for what only its end tells: whether
+	// it is all UTF-8, and where a quote never closed opened.
+	_, _ = io.Copy(io.Discard, in)
+	switch {
+	case in.bad.line > 0:
+		im.problems, im.reads = im.problems[:problems], im.reads[:reads]
+		im.notUTF8(name, in.bad.line, in.bad.char, in.bad.c)
+		return nil, nil
+	case in.err != nil:
+		im.problems, im.reads = im.problems[:problems], im.reads[:reads]
+		im.unreadable(name, in.err)
+		return nil, nil
+	case csvErr != nil:
+		im.csvError(name, csvErr, in.quotes)
+		return nil, nil
+	}
+	return t, rowProblems
+}
+
+// parseCSV reads the header and the rows of a CSV file from in (see
+// readCSV). It returns the table, or nil when the file cannot be used,
+// what each reported, and the error of the CSV reader, which readCSV
+// reports once in has been
+// read to its end.
+func (im *importer) parseCSV(in *stream, name string, want columns, each func(*table, row)) (t *table, rowProblems Problems, err error) {
+	guess, seen := guessDelimiter(in.head())
 	delim := guess
 	if im.opts.Delimiter != 0 {
 		delim = im.opts.Delimiter
 	}
+	in.quotes.delim = delim
 	im.reads = append(im.reads, Read{File: name, Delimiter: delim, Guessed: im.opts.Delimiter == 0})
-	cr := csv.NewReader(bytes.NewReader(b))
+	cr := csv.NewReader(in)
 	cr.Comma = delim
 	cr.FieldsPerRecord = -1 // lengths are checked here, to name the line
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		im.add(name, 0, "", "is empty: it needs a header row")
-		return nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		im.csvError(name, err, b, delim)
-		return nil
+		return nil, nil, err
 	}
-	t := &table{file: name, cols: map[string]int{}}
+	t = &table{file: name, cols: map[string]int{}}
 	known := want.all()
 	usable := true
 	// A header row read with the wrong delimiter is said so once, rather
 	// than as a column unknown and every required one missing.
 	if delim != guess && seen {
 		im.add(name, 1, "", "the cells are read as separated by %s (--delimiter), but the header row is separated by %s: give --delimiter %s, or leave it out to have it guessed", DelimiterName(delim), DelimiterName(guess), flagValue(guess))
-		return nil
+		return nil, nil, nil
 	}
 	if len(header) == 1 && !slices.Contains(known, strings.ToLower(strings.TrimSpace(header[0]))) {
 		im.add(name, 1, "", "the header row %q is a single column: separate the cells by ',', ';' or tabs", strings.TrimSpace(header[0]))
-		return nil
+		return nil, nil, nil
 	}
 	misspelt := map[string]bool{} // columns an unknown header misspells, reported once as such
 	for i, h := range header {
@@ -465,8 +550,7 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 			break
 		}
 		if err != nil {
-			im.csvError(name, err, b, delim)
-			return nil
+			return nil, nil, err
 		}
 		line, _ := cr.FieldPos(0)
 		if strings.TrimSpace(strings.Join(fields, "")) == "" {
@@ -477,7 +561,15 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 			usable = false
 			continue
 		}
-		t.rows = append(t.rows, row{line: line, fields: fields})
+		switch {
+		case each == nil:
+			t.rows = append(t.rows, row{line: line, fields: fields})
+		case usable:
+			// What each reports goes apart (see readCSV).
+			im.problems, rowProblems = rowProblems, im.problems
+			each(t, row{line: line, fields: fields})
+			im.problems, rowProblems = rowProblems, im.problems
+		}
 		// Text a dataset file refuses is named here, at its cell, rather
 		// than in the JSON written from it.
 		for i, f := range fields {
@@ -492,53 +584,213 @@ func (im *importer) readCSV(src fs.FS, name string, want columns) *table {
 		}
 	}
 	if !usable {
-		return nil
+		return nil, nil, nil
 	}
-	return t
+	return t, rowProblems, nil
 }
 
-// unclosedQuote returns the line and character of the quote that opens
-// a cell of b and is not closed when b ends, as the CSV reader reads b
-// with cells separated by delim; ok is false when b's quotes are all
-// closed, or when another quoting error comes first.
-func unclosedQuote(b []byte, delim rune) (line, char int, ok bool) {
-	rs := []rune(string(b))
-	l, c := 1, 0 // where rs[i] is
-	start := true
-	quoted := false
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		c++
+// quoteScan finds the quote that opens a cell and is not closed when the
+// file ends, as the CSV reader reads the file with cells separated by
+// delim: it is given the file's characters one by one, as they are read.
+type quoteScan struct {
+	delim      rune
+	l, c       int // where the last character given is: line, and character on it
+	start      bool
+	quoted     bool
+	closing    bool // the last character was a quote in a quoted cell
+	failed     bool // another quoting error comes first
+	line, char int  // where the open quote is
+	begun      bool
+}
+
+// next takes the file's next character.
+func (q *quoteScan) next(r rune) {
+	if !q.begun {
+		q.l, q.start, q.begun = 1, true, true
+	}
+	if q.failed {
+		return
+	}
+	q.c++
+	if q.closing {
+		q.closing = false
 		switch {
-		case r == '\n':
-			l, c = l+1, 0
-			if !quoted {
-				start = true
-			}
-		case quoted:
-			if r == '"' {
-				if i+1 < len(rs) && rs[i+1] == '"' {
-					i++
-					c++
-				} else if i+1 < len(rs) && !slices.Contains([]rune{delim, '\r', '\n'}, rs[i+1]) {
-					return 0, 0, false // text after the closing quote
-				} else {
-					quoted = false
-				}
-			}
-		case r == '\r':
-		case r == delim:
-			start = true
-		case r == '"' && start:
-			quoted, line, char = true, l, c
-			start = false
-		case r == '"':
-			return 0, 0, false // a quote inside a cell not quoted
-		default:
-			start = false
+		case r == '"': // a quote written twice, inside the cell
+			return
+		case r != q.delim && r != '\r' && r != '\n':
+			q.failed = true // text after the closing quote
+			return
+		}
+		q.quoted = false
+	}
+	switch {
+	case r == '\n':
+		q.l, q.c = q.l+1, 0
+		if !q.quoted {
+			q.start = true
+		}
+	case q.quoted:
+		if r == '"' {
+			q.closing = true
+		}
+	case r == '\r':
+	case r == q.delim:
+		q.start = true
+	case r == '"' && q.start:
+		q.quoted, q.line, q.char = true, q.l, q.c
+		q.start = false
+	case r == '"':
+		q.failed = true // a quote inside a cell not quoted
+	default:
+		q.start = false
+	}
+}
+
+// unclosed returns the line and character of the quote never closed once
+// the whole file has been given; ok is false when the file's quotes are
+// all closed, or when another quoting error comes first.
+func (q *quoteScan) unclosed() (line, char int, ok bool) {
+	if q.failed || q.closing || !q.quoted {
+		return 0, 0, false
+	}
+	return q.line, q.char, true
+}
+
+// stream reads a CSV file, without the byte-order mark a spreadsheet may
+// write, for the CSV reader: it checks that the file is UTF-8 as it
+// passes, stopping at the first byte that is not, and gives each
+// character to the quote scan.
+type stream struct {
+	br      *bufio.Reader
+	quotes  quoteScan
+	line    int    // the line of the next character, from 1
+	char    int    // characters before it on its line
+	partial []byte // the start of a character the last read cut
+	bad     struct {
+		line, char int // 0 when every byte so far is UTF-8
+		c          byte
+	}
+	err error // a read error of the file, or errNotUTF8
+}
+
+var errNotUTF8 = errors.New("not UTF-8")
+
+// headSize is the most of a file read to guess its delimiter from its
+// header row; a header row is far shorter.
+const headSize = 64 << 10
+
+func newStream(f io.Reader) *stream {
+	in := &stream{br: bufio.NewReaderSize(f, headSize), line: 1}
+	bom, err := in.br.Peek(3)
+	in.peeked(err)
+	if string(bom) == "\uFEFF" {
+		_, _ = in.br.Discard(3)
+	}
+	return in
+}
+
+// peeked keeps an error of a read ahead, which the bufio.Reader gives
+// only once, for Read to return.
+func (in *stream) peeked(err error) {
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull && in.err == nil {
+		in.err = err
+	}
+}
+
+// head returns the start of the file, up to the end of its header row or
+// headSize bytes, reading no more than has to be read for that, so that a
+// file whose rows arrive slowly is not waited on.
+func (in *stream) head() []byte {
+	for {
+		b, err := in.br.Peek(in.br.Buffered())
+		if err != nil || len(b) >= headSize || headerEnds(b) {
+			return b
+		}
+		if _, err := in.br.Peek(len(b) + 1); err != nil {
+			in.peeked(err)
+			b, _ = in.br.Peek(in.br.Buffered())
+			return b
 		}
 	}
-	return line, char, quoted
+}
+
+// headerEnds reports whether b holds the end of the header row: a newline
+// outside quotes after a line that is not empty.
+func headerEnds(b []byte) bool {
+	b = bytes.TrimLeft(b, "\r\n")
+	quoted := false
+	for _, c := range b {
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case c == '\n' && !quoted:
+			return true
+		}
+	}
+	return false
+}
+
+func (in *stream) Read(p []byte) (int, error) {
+	if in.err != nil {
+		return 0, in.err
+	}
+	n, err := in.br.Read(p)
+	if !in.check(p[:n], err == io.EOF) {
+		in.err = errNotUTF8
+		return 0, in.err
+	}
+	if err != nil && err != io.EOF {
+		in.err = err
+	}
+	return n, err
+}
+
+// check takes the bytes b, the next of the file, and reports whether they
+// are UTF-8 so far; at the end of the file (eof) a character cut short is
+// not.
+func (in *stream) check(b []byte, eof bool) bool {
+	if len(in.partial) > 0 {
+		// Complete the character the last read cut, from b's first bytes.
+		joined := append(in.partial[:len(in.partial):len(in.partial)], b[:min(len(b), utf8.UTFMax)]...)
+		if !utf8.FullRune(joined) && !eof {
+			in.partial = joined
+			return true
+		}
+		r, size := utf8.DecodeRune(joined)
+		if !in.next(r, size, joined[0]) {
+			return false
+		}
+		b = b[size-len(in.partial):]
+		in.partial = nil
+	}
+	for len(b) > 0 {
+		if !utf8.FullRune(b) && !eof {
+			in.partial = append([]byte(nil), b...)
+			return true
+		}
+		r, size := utf8.DecodeRune(b)
+		if !in.next(r, size, b[0]) {
+			return false
+		}
+		b = b[size:]
+	}
+	return true
+}
+
+// next takes a character of size bytes whose first byte is c, and reports
+// whether it is UTF-8; if not, it records where.
+func (in *stream) next(r rune, size int, c byte) bool {
+	if r == utf8.RuneError && size == 1 {
+		in.bad.line, in.bad.char, in.bad.c = in.line, in.char+1, c
+		return false
+	}
+	in.quotes.next(r)
+	if r == '\n' {
+		in.line, in.char = in.line+1, 0
+	} else {
+		in.char++
+	}
+	return true
 }
 
 // guessDelimiter returns the delimiter of a CSV file: the one of
@@ -584,13 +836,13 @@ func flagValue(d rune) string {
 	return "','"
 }
 
-// csvError reports an error of the CSV reader for the file b, whose cells
-// are separated by delim. A quote never closed is reported where it
+// csvError reports an error of the CSV reader for a file whose every
+// character quotes has scanned. A quote never closed is reported where it
 // opened: the reader finds it missing only at the end of the file.
-func (im *importer) csvError(name string, err error, b []byte, delim rune) {
+func (im *importer) csvError(name string, err error, quotes quoteScan) {
 	var perr *csv.ParseError
 	if errors.As(err, &perr) && errors.Is(perr.Err, csv.ErrQuote) {
-		if line, char, ok := unclosedQuote(b, delim); ok && line >= perr.StartLine {
+		if line, char, ok := quotes.unclosed(); ok && line >= perr.StartLine {
 			im.problems = append(im.problems, Problem{File: name, Line: line, Char: char, Message: `the quote that starts this cell is never closed, so the rest of the file was read into it: end the cell with ", and write a " inside a cell as ""`})
 			return
 		}
@@ -784,7 +1036,7 @@ func nearest(k string, keys []nameKey) []int {
 
 func (im *importer) parties(src fs.FS) parties {
 	ps := parties{records: []dataset.Party{}, byCode: map[string]int{}, byName: map[string][]int{}}
-	t := im.readCSV(src, PartiesFile, partyColumns)
+	t, _ := im.readCSV(src, PartiesFile, partyColumns, nil)
 	if t == nil {
 		return ps
 	}
@@ -936,7 +1188,7 @@ func (ds *districts) records() []dataset.District {
 
 func (im *importer) districts(src fs.FS) *districts {
 	ds := &districts{}
-	t := im.readCSV(src, DistrictsFile, districtColumns)
+	t, _ := im.readCSV(src, DistrictsFile, districtColumns, nil)
 	if t == nil {
 		return ds
 	}
@@ -1083,26 +1335,27 @@ func (im *importer) districtNumber(t *table, r row, col, s string) (int, bool) {
 
 func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.Candidate {
 	out := []dataset.Candidate{}
-	t := im.readCSV(src, CandidatesFile, candidateColumns)
-	if t == nil {
-		return out
-	}
-	// Slugs written in the sheet are reserved first, so a derived slug
-	// never takes one a later row gives.
+	// Records are built as the rows are read. Slugs written in the sheet
+	// are reserved as they come; a slug derived from a name waits for the
+	// end of the file, so that it never takes one a later row gives.
 	used := map[string]int{}
-	for _, r := range t.rows {
-		s := t.get(r, "slug")
-		if s == "" {
-			continue
-		}
-		if first, dup := used[s]; dup {
-			im.add(t.file, r.line, "slug", "%q is already used on line %d", s, first)
-			continue
-		}
-		used[s] = r.line
+	type pending struct {
+		record int    // in out
+		slug   string // the one the name makes
+		line   int
+		at     int  // where, among the rows' problems, one about it goes
+		id     bool // the row gives its id, which is not derived
 	}
+	var derived []pending
 	rowsSeen := map[string]int{} // name, party and districts -> line
-	for _, r := range t.rows {
+	t, problems := im.readCSV(src, CandidatesFile, candidateColumns, func(t *table, r row) {
+		if s := t.get(r, "slug"); s != "" {
+			if first, dup := used[s]; dup {
+				im.add(t.file, r.line, "slug", "%q is already used on line %d", s, first)
+			} else {
+				used[s] = r.line
+			}
+		}
 		c := dataset.Candidate{
 			GivenName:   im.required(t, r, "given_name"),
 			FamilyName:  im.required(t, r, "family_name"),
@@ -1115,16 +1368,15 @@ func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.C
 		if c.Name == "" {
 			c.Name = strings.TrimSpace(c.GivenName + " " + c.FamilyName)
 		}
-		slug, derived := im.slug(t, r, "slug", c.Name)
-		if derived {
-			slug = numbered(slug, used)
-			if slug == "" {
-				im.add(t.file, r.line, "name", "%q makes no slug: give one in a slug column", c.Name)
+		if slug, isDerived := im.slug(t, r, "slug", c.Name); isDerived {
+			derived = append(derived, pending{record: len(out), slug: slug, line: r.line, at: len(im.problems), id: t.get(r, "id") != ""})
+			if t.get(r, "id") != "" {
+				c.ID = im.id(t, r, "")
 			}
-			used[slug] = r.line
+		} else {
+			c.Slug = slug
+			c.ID = im.id(t, r, "candidate/"+slug)
 		}
-		c.Slug = slug
-		c.ID = im.id(t, r, "candidate/"+slug)
 
 		// party is the party's slug, to tell a repeated row; a party
 		// when parties.csv could not be read is not checked: that file
@@ -1194,6 +1446,28 @@ func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.C
 			}
 		}
 		out = append(out, c)
+	})
+	if t == nil {
+		return []dataset.Candidate{}
 	}
+	// The derived slugs, in the order of the rows, now that every written
+	// one is known; a name that makes none is said where the row's other
+	// problems put it, after those of its cells before the slug.
+	var merged Problems
+	next := 0
+	for _, p := range derived {
+		c := &out[p.record]
+		c.Slug = numbered(p.slug, used)
+		used[c.Slug] = p.line
+		if !p.id {
+			c.ID = im.derived("candidate/" + c.Slug)
+		}
+		if c.Slug == "" {
+			merged = append(merged, problems[next:p.at]...)
+			merged = append(merged, Problem{File: CandidatesFile, Line: p.line, Column: "name", Message: fmt.Sprintf("%q makes no slug: give one in a slug column", c.Name)})
+			next = p.at
+		}
+	}
+	im.problems = append(append(im.problems, merged...), problems[next:]...)
 	return out
 }

@@ -5,14 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -804,3 +809,157 @@ func TestProblemString(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
+
+// TestImportReadsAStream imports a candidates.csv of 32 MiB, its two
+// candidates followed by rows of blank cells (as a spreadsheet exports
+// below its data), made as it is read and never held whole: the heap never
+// holds a quarter of it, since each row is let go once read. Read whole,
+// the file alone would take its size.
+func TestImportReadsAStream(t *testing.T) {
+	const size = 32 << 20
+	blank := strings.Repeat(" ", 50) + strings.Repeat(","+strings.Repeat(" ", 50), 3) + "\r\n"
+	src := streamed{files: minimal().fs(), name: sheet.CandidatesFile, size: size, head: candidatesCSV, row: blank}
+
+	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	runtime.GC()
+	done := make(chan struct{})
+	peak := make(chan uint64)
+	go func() {
+		var most uint64
+		for {
+			metrics.Read(samples)
+			most = max(most, samples[0].Value.Uint64())
+			select {
+			case <-done:
+				peak <- most
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	files, err := sheet.Import(src)
+	close(done)
+	most := <-peak
+	if err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	if got := decode[[]dataset.Candidate](t, files, dataset.CandidatesFile); len(got) != 2 {
+		t.Errorf("%d candidates, want the 2 above the blank rows", len(got))
+	}
+	t.Logf("a sheet of %d bytes read with at most %d bytes of heap", size, most)
+	if most > size/4 {
+		t.Errorf("the heap held up to %d bytes while a sheet of %d bytes was read, want at most a quarter of it: the sheet is held, not read as a stream", most, size)
+	}
+}
+
+// streamed is files with one file in place, name, of size bytes: head,
+// then row again and again, made as it is read. Its files are only
+// opened: it has no ReadFile to read one at once.
+type streamed struct {
+	files     dataset.Files
+	name      string
+	size      int64
+	head, row string
+}
+
+func (s streamed) Open(name string) (fs.File, error) {
+	if name != s.name {
+		return s.files.Open(name)
+	}
+	return &rowsFile{s: s}, nil
+}
+
+type rowsFile struct {
+	s    streamed
+	read int64
+}
+
+func (f *rowsFile) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && f.read < f.s.size {
+		var c byte
+		if f.read < int64(len(f.s.head)) {
+			c = f.s.head[f.read]
+		} else {
+			c = f.s.row[(f.read-int64(len(f.s.head)))%int64(len(f.s.row))]
+		}
+		p[n] = c
+		n++
+		f.read++
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+func (f *rowsFile) Stat() (fs.FileInfo, error) { return rowsInfo{f.s}, nil }
+func (f *rowsFile) Close() error               { return nil }
+
+type rowsInfo struct{ s streamed }
+
+func (i rowsInfo) Name() string       { return i.s.name }
+func (i rowsInfo) Size() int64        { return i.s.size }
+func (i rowsInfo) Mode() fs.FileMode  { return 0o444 }
+func (i rowsInfo) ModTime() time.Time { return time.Time{} }
+func (i rowsInfo) IsDir() bool        { return false }
+func (i rowsInfo) Sys() any           { return nil }
+
+// TestImportNoLimitOfItsOwn imports a candidates.csv whose candidates.json
+// is larger than dataset.DefaultMaxFileBytes: Import returns it, checked,
+// since the limit a file is held to is its caller's (ballot import's
+// max_dataset_bytes), not the default.
+func TestImportNoLimitOfItsOwn(t *testing.T) {
+	long := "https://news.example/" + strings.Repeat("photos/", 300)
+	rows := func(i int) string {
+		return fmt.Sprintf("Ġorġ,Borġ %d,PL,%d,%s%d,%s%d.jpg\n", i, i%dataset.DistrictCount+1, long, i, long, i)
+	}
+	const n = 15_000
+	src := generated{files: minimal().fs(), name: sheet.CandidatesFile, head: "given_name,family_name,party,districts,website,photo_url\n", rows: rows, n: n}
+	files, err := sheet.Import(src)
+	if err != nil {
+		t.Fatalf("Import: %.2000v", err)
+	}
+	if got := len(files[dataset.CandidatesFile]); got <= dataset.DefaultMaxFileBytes {
+		t.Fatalf("candidates.json is %d bytes, want a test of more than %d", got, dataset.DefaultMaxFileBytes)
+	}
+}
+
+// generated is files with one file in place, name: head, then rows(0) to
+// rows(n-1), made as they are read.
+type generated struct {
+	files dataset.Files
+	name  string
+	head  string
+	rows  func(i int) string
+	n     int
+}
+
+func (g generated) Open(name string) (fs.File, error) {
+	if name != g.name {
+		return g.files.Open(name)
+	}
+	return &generatedFile{g: g, next: []byte(g.head)}, nil
+}
+
+type generatedFile struct {
+	g    generated
+	i    int
+	next []byte
+}
+
+func (f *generatedFile) Read(p []byte) (int, error) {
+	for len(f.next) == 0 {
+		if f.i == f.g.n {
+			return 0, io.EOF
+		}
+		f.next = []byte(f.g.rows(f.i))
+		f.i++
+	}
+	n := copy(p, f.next)
+	f.next = f.next[n:]
+	return n, nil
+}
+
+func (f *generatedFile) Stat() (fs.FileInfo, error) { return rowsInfo{streamed{name: f.g.name}}, nil }
+func (f *generatedFile) Close() error               { return nil }
