@@ -50,7 +50,7 @@ type Dataset struct {
 	partyReason    string         // the accepted values of the party parameter
 	partiesList    *list
 	districtsList  *list
-	candidateLists []*list // indexed by candidateKey
+	candidateLists map[int]*list // by candidateKey; only the lists that hold a candidate
 	emptyList      *list
 	recs           recordAnswers   // one record by its key
 	localities     localityAnswers // the districts holding a locality
@@ -296,7 +296,8 @@ func (d *Dataset) prepare() {
 	d.emptyList = newList[Candidate]("c-", nil)
 	d.partiesList = newList("p", d.parties)
 	d.districtsList = newList("d", d.districts)
-	d.candidateLists = make([]*list, (DistrictCount+1)*(len(d.parties)+1))
+	d.candidateLists = map[int]*list{}
+	lists := []*list{d.emptyList, d.partiesList, d.districtsList}
 	for ci, c := range d.candidates {
 		record := encodeRecord(c)
 		dn := d.districtByID[c.PrimaryDistrictID]
@@ -306,10 +307,13 @@ func (d *Dataset) prepare() {
 			keys = append(keys, d.candidateKey(0, pi), d.candidateKey(dn, pi))
 		}
 		for _, k := range keys {
-			if d.candidateLists[k] == nil {
-				d.candidateLists[k] = newList[Candidate]("c"+strconv.Itoa(k), nil)
+			l := d.candidateLists[k]
+			if l == nil {
+				l = newList[Candidate]("c"+strconv.Itoa(k), nil)
+				d.candidateLists[k] = l
+				lists = append(lists, l)
 			}
-			d.candidateLists[k].add(record, ci)
+			l.add(record, ci)
 		}
 	}
 	lc := listCompressors.Get().(*listCompressor)
@@ -317,16 +321,17 @@ func (d *Dataset) prepare() {
 		lc.buf = bytes.Buffer{} // not kept: as large as the largest list
 		listCompressors.Put(lc)
 	}()
-	for _, l := range append([]*list{d.emptyList, d.partiesList, d.districtsList}, d.candidateLists...) {
-		if l != nil {
-			limited := l != d.partiesList && l != d.districtsList
-			l.compress(lc, limited)
-			l.tagAll(d.Version, limited)
-		}
+	for _, l := range lists {
+		limited := l != d.partiesList && l != d.districtsList
+		l.compress(lc, limited)
+		l.tagAll(d.Version, limited)
 	}
-	d.indexRecords(lc)
+	d.indexRecords()
 	d.indexFilters()
 }
+
+// allCandidates is the list of every candidate.
+func (d *Dataset) allCandidates() *list { return d.candidateList(0, 0) }
 
 // candidateKey numbers the candidate lists: district 0 and party 0 mean "no
 // filter"; party p > 0 is the party at index p-1.

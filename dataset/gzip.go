@@ -38,21 +38,19 @@ func isFlushPoint(n, total int, limited bool) bool {
 	return n <= MaxLimit && (n <= 20 || n%10 == 0 || n == total)
 }
 
-// listCompressor holds the DEFLATE writers of a load, reset for each list
-// and record: a new writer allocates about a megabyte of tables, and one per
+// listCompressor holds the DEFLATE writer of a load, reset for each list:
+// a new writer allocates about a megabyte of tables, and one per
 // list was most of the time a small dataset took to load. Loads take them
 // from listCompressors, so loads one after the other (tests, fuzzing) share
 // them too.
 type listCompressor struct {
-	fw   *flate.Writer // lists, at the default level
-	buf  bytes.Buffer
-	fast *flate.Writer // one-record answers (see indexRecords)
+	fw  *flate.Writer // lists, at the default level
+	buf bytes.Buffer
 }
 
 var listCompressors = sync.Pool{New: func() any {
 	c := &listCompressor{}
 	c.fw, _ = flate.NewWriter(&c.buf, flate.DefaultCompression) // a valid level does not fail
-	c.fast, _ = flate.NewWriter(nil, flate.BestSpeed)
 	return c
 }}
 
@@ -96,7 +94,7 @@ func (l *list) end(n int) int {
 
 // AppendGzip appends the gzip encoding of the body AppendJSON writes.
 func (r Result) AppendGzip(dst []byte, generatedAt time.Time) []byte {
-	if r.start() > 0 || r.filtered {
+	if r.pick != nil || r.start() > 0 || r.filtered {
 		return r.appendGzipPage(dst, generatedAt)
 	}
 	gz := &r.list.gz
@@ -164,22 +162,38 @@ var pageCompressors = sync.Pool{New: func() any {
 
 var envelopeStartBytes = []byte(envelopeStart)
 
-// appendGzipPage appends the gzip encoding of a page past the first, or of
-// a page of readers' filters, whose list is not compressed at load.
+// appendGzipPage appends the gzip encoding of a page past the first, of
+// a page of readers' filters, whose list is not compressed at load, or of
+// an answer of picked records.
 func (r Result) appendGzipPage(dst []byte, generatedAt time.Time) []byte {
-	records := r.pageRecords()
 	c := pageCompressors.Get().(*pageCompressor)
 	c.out.b = append(dst, gzipHeader...)
 	c.fw.Reset(&c.out)
-	_, _ = c.fw.Write(envelopeStartBytes) // an appender does not fail
-	_, _ = c.fw.Write(records)
+	crc, size := uint32(0), 0
+	write := func(b []byte) {
+		_, _ = c.fw.Write(b) // an appender does not fail
+		crc = crc32.Update(crc, crc32.IEEETable, b)
+		size += len(b)
+	}
+	write(envelopeStartBytes)
+	if r.pick != nil {
+		for i := range r.pick.at {
+			if i > 0 {
+				write(comma)
+			}
+			write(r.Record(i))
+		}
+	} else {
+		write(r.pageRecords())
+	}
 	_ = c.fw.Flush() // byte-aligned, not final: the tail follows
 	dst = c.out.b
 	c.out.b = nil
 	pageCompressors.Put(c)
-	crc := crc32.Update(crc32.ChecksumIEEE(envelopeStartBytes), crc32.IEEETable, records)
-	return r.appendGzipTail(dst, crc, len(envelopeStart)+len(records), generatedAt)
+	return r.appendGzipTail(dst, crc, size, generatedAt)
 }
+
+var comma = []byte(",")
 
 // appendStored appends b as one stored DEFLATE block.
 func appendStored(dst, b []byte, final bool) []byte {

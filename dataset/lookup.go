@@ -1,10 +1,7 @@
 package dataset
 
 import (
-	"bytes"
-	"compress/flate"
 	"fmt"
-	"hash/crc32"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,21 +46,21 @@ func (e *NotFoundError) Error() string {
 	return msg
 }
 
-// recordAnswers are the one-record answers of a dataset, prepared at load,
-// and the indexes that find them.
+// recordAnswers are the indexes that find one record by its key. The
+// answer itself is built on request from the record's bytes in its
+// collection's list (see picked): preparing one for each record, with its
+// own bytes, gzip stream and ETags, made a dataset of many small records
+// weigh many times its files.
 type recordAnswers struct {
-	party, district, candidate []*list // in published order
-	candidateBySlug            map[string]int
-	candidateByID              map[string]int
-	candidateSlugs             []string
-	partySlugs                 []string
+	candidateBySlug map[string]int
+	candidateByID   map[string]int
 }
 
 // localityAnswers are the answers of the locality parameter, prepared at
-// load.
+// load: each key's districts, as records of the districts list.
 type localityAnswers struct {
-	byKey map[string]*list // LocalityKey of a name, English name or slug -> its districts
-	names []string         // every locality name and English name, for suggestions
+	byKey map[string]*picked // LocalityKey of a name, English name or slug -> its districts
+	names []string           // every locality name and English name, for suggestions
 }
 
 // Lookup finds one record of a collection by its key, as Record reads
@@ -107,25 +104,49 @@ func (d *Dataset) Record(c Collection, key string) (Result, error) {
 	switch c {
 	case Parties:
 		if found {
-			return one(d.recs.party[i]), nil
+			return d.one(d.partiesList, i, "rp", i), nil
 		}
-		suggestion = Nearest(strings.ToLower(key), d.recs.partySlugs)
+		suggestion = nearestSlug(strings.ToLower(key), len(d.parties), func(i int) string { return d.parties[i].Slug })
 	case Districts:
 		if found {
-			return one(d.recs.district[i]), nil
+			return d.one(d.districtsList, i, "rd", d.districts[i].Number), nil
 		}
 	case Candidates:
 		if found {
-			return one(d.recs.candidate[i]), nil
+			return d.one(d.allCandidates(), i, "rc", i), nil
 		}
-		suggestion = Nearest(strings.ToLower(key), d.recs.candidateSlugs)
+		suggestion = nearestSlug(strings.ToLower(key), len(d.candidates), func(i int) string { return d.candidates[i].Slug })
 	default:
 		return Result{}, &CollectionError{Name: string(c)}
 	}
 	return Result{}, &NotFoundError{Collection: c, Key: key, Suggestion: suggestion}
 }
 
-func one(l *list) Result { return Result{list: l, n: 1} }
+// one is the answer of the i-th record of l alone, with the ETag of the
+// list named prefix and number: "rp3", the fourth party.
+func (d *Dataset) one(l *list, i int, prefix string, number int) Result {
+	tag := prefix + strconv.Itoa(number)
+	p := &picked{tag: tag, etag: d.etag(tag, 1, ""), one: [1]int32{int32(i)}}
+	p.at = p.one[:]
+	return Result{list: l, n: 1, pick: p}
+}
+
+// etag is the ETag of n records of the list tagged tag, as tagAll prepares
+// them, with suffix before the closing quote.
+func (d *Dataset) etag(tag string, n int, suffix string) string {
+	return `W/"` + d.Version[:16] + "-" + answerFormat + tag + "-" + strconv.Itoa(n) + suffix + `"`
+}
+
+// nearestSlug is Nearest over the n slugs slug(i) gives, without a slice of
+// them: a dataset of many records would hold one for nothing but this.
+func nearestSlug(s string, n int, slug func(i int) string) string {
+	for i := range n {
+		if c := slug(i); oneEdit(s, c) {
+			return c
+		}
+	}
+	return ""
+}
 
 // queryDistricts answers the districts collection: every district, or,
 // with the locality parameter, the districts holding that locality.
@@ -139,8 +160,8 @@ func (d *Dataset) queryDistricts(p Params) (Result, error) {
 	case !ok:
 		return Result{list: d.districtsList, n: len(d.districts)}, nil
 	}
-	if l := d.localities.byKey[LocalityKey(v)]; l != nil {
-		return Result{list: l, n: len(l.ends)}, nil
+	if p := d.localities.byKey[LocalityKey(v)]; p != nil {
+		return Result{list: d.districtsList, n: len(p.at), pick: p}, nil
 	}
 	reason := "names no locality of this dataset; give a locality's name, English name or slug"
 	if near := closest(LocalityKey(v), d.localities.names, 3); len(near) > 0 {
@@ -156,45 +177,19 @@ func (d *Dataset) queryDistricts(p Params) (Result, error) {
 // "San Pawl il-Baħar" and "san pawl il bahar").
 func LocalityKey(name string) string { return Slugify(name) }
 
-// indexRecords prepares the one-record answers and the locality lookups,
+// indexRecords prepares the lookups of one record and of localities,
 // once the records are in their published order.
-func (d *Dataset) indexRecords(lc *listCompressor) {
-	// One writer, reset for each record: a new one per record would cost
-	// more than the record's compression.
-	fw := lc.fast
-	prepare := func(tag string, record []byte, pos int) *list {
-		// Sized to the record: a dataset of many small records holds
-		// one of these for each, and growing it would double it.
-		l := &list{tag: tag, data: make([]byte, 0, len(envelopeStart)+len(record))}
-		l.data = append(l.data, envelopeStart...)
-		l.add(record, pos)
-		l.compressOne(fw, &lc.buf)
-		l.tagAll(d.Version, false)
-		return l
-	}
-	// Each record is copied from its collection's list, where it was
-	// encoded already, in the same order.
-	encoded := func(l *list, i int) []byte { return Result{list: l, n: len(l.ends)}.Record(i) }
+func (d *Dataset) indexRecords() {
 	r := &d.recs
-	for i, p := range d.parties {
-		r.party = append(r.party, prepare("rp"+strconv.Itoa(i), encoded(d.partiesList, i), i))
-		r.partySlugs = append(r.partySlugs, p.Slug)
-	}
-	for i, dist := range d.districts {
-		r.district = append(r.district, prepare("rd"+strconv.Itoa(dist.Number), encoded(d.districtsList, i), i))
-	}
 	r.candidateBySlug = make(map[string]int, len(d.candidates))
 	r.candidateByID = make(map[string]int, len(d.candidates))
-	all := d.candidateLists[d.candidateKey(0, 0)]
 	for i, c := range d.candidates {
-		r.candidate = append(r.candidate, prepare("rc"+strconv.Itoa(i), encoded(all, i), i))
 		r.candidateBySlug[c.Slug] = i
 		r.candidateByID[c.ID] = i
-		r.candidateSlugs = append(r.candidateSlugs, c.Slug)
 	}
 
 	// Each key's districts, in number order; keys holding the same
-	// districts share one list.
+	// districts share one answer.
 	numbers := map[string][]int{}
 	seen := map[string]bool{}
 	for _, dist := range d.districts {
@@ -219,8 +214,8 @@ func (d *Dataset) indexRecords(lc *listCompressor) {
 		}
 	}
 	slices.SortFunc(d.localities.names, func(a, b string) int { return strings.Compare(Fold(a), Fold(b)) })
-	d.localities.byKey = make(map[string]*list, len(numbers))
-	lists := map[string]*list{}
+	d.localities.byKey = make(map[string]*picked, len(numbers))
+	answers := map[string]*picked{}
 	for key, ns := range numbers {
 		slices.Sort(ns)
 		tag := "l"
@@ -230,44 +225,16 @@ func (d *Dataset) indexRecords(lc *listCompressor) {
 			}
 			tag += strconv.Itoa(n)
 		}
-		l := lists[tag]
-		if l == nil && len(ns) == 1 {
-			// One district's answer: its bytes and gzip stream are those
-			// of the district's own, shared (neither changes once made);
-			// only the tag and the ETags are the list's own.
-			shared := *d.recs.district[ns[0]-1]
-			l = &shared
-			l.tag, l.etags, l.defaultETag = tag, nil, ""
-			l.tagAll(d.Version, false)
-			lists[tag] = l
-		}
-		if l == nil {
-			l = &list{tag: tag}
-			l.data = append(l.data, envelopeStart...)
+		p := answers[tag]
+		if p == nil {
+			// Districts are in number order, numbered from 1.
+			p = &picked{tag: tag, etag: d.etag(tag, len(ns), "")}
 			for _, n := range ns {
-				l.add(d.recs.district[n-1].data[len(envelopeStart):], n-1)
+				p.at = append(p.at, int32(n-1))
 			}
-			l.compress(lc, false)
-			l.tagAll(d.Version, false)
-			lists[tag] = l
+			answers[tag] = p
 		}
-		d.localities.byKey[key] = l
-	}
-}
-
-// compressOne prepares a one-record list's gzip encoding as compress does,
-// with fw reset for it and buf as its scratch. Its one answer holds the record, so the stream has
-// one flush point, after it: a flush point costs a Huffman table, and the
-// tables were most of the time a dataset of many candidates took to load.
-func (l *list) compressOne(fw *flate.Writer, buf *bytes.Buffer) {
-	buf.Reset()
-	fw.Reset(buf)
-	_, _ = fw.Write(l.data) // a bytes.Buffer does not fail
-	_ = fw.Flush()
-	l.gz = compressed{
-		stream: bytes.Clone(buf.Bytes()), // no spare capacity, held for each record
-		ends:   []int{-1, buf.Len()},
-		crcs:   []uint32{0, crc32.ChecksumIEEE(l.data)},
+		d.localities.byKey[key] = p
 	}
 }
 
