@@ -44,8 +44,8 @@ type Dataset struct {
 	districts  []District
 	candidates []Candidate
 
-	partyBySlug    map[string]int // lower-case slug -> index in parties
-	partyByID      map[string]int
+	partyBySlug    keyIndex // lower-case slug -> index in parties
+	partyByID      keyIndex
 	districtByID   map[string]int // id -> district number
 	partyReason    string         // the accepted values of the party parameter
 	partiesList    *list
@@ -54,9 +54,8 @@ type Dataset struct {
 	emptyList      *list
 	recs           recordAnswers   // one record by its key
 	localities     localityAnswers // the districts holding a locality
-	// districtFilters[n] and partyFilters[p] are meta.filters' district
-	// and party, by number and by candidateKey's party index.
-	districtFilters, partyFilters []string
+	// districtFilters[n] is meta.filters' district, by number.
+	districtFilters []string
 	// What the readers' filters read of each candidate (filter.go).
 	facts []candidateFacts
 	names nameIndex
@@ -260,16 +259,9 @@ func (d *Dataset) order() {
 	})
 	slices.SortFunc(d.districts, func(a, b District) int { return cmp.Compare(a.Number, b.Number) })
 
-	d.partyBySlug = make(map[string]int, len(d.parties))
-	d.partyByID = make(map[string]int, len(d.parties))
-	slugs := make([]string, len(d.parties))
-	for i, p := range d.parties {
-		d.partyBySlug[p.Slug] = i
-		d.partyByID[p.ID] = i
-		slugs[i] = p.Slug
-	}
-	slices.Sort(slugs)
-	d.partyReason = partyReason(slugs)
+	d.partyBySlug = newKeyIndex(len(d.parties), d.partySlug)
+	d.partyByID = newKeyIndex(len(d.parties), d.partyID)
+	d.partyReason = partyReason(d.partyBySlug, d.partySlug)
 	d.districtByID = make(map[string]int, len(d.districts))
 	for _, dist := range d.districts {
 		d.districtByID[dist.ID] = dist.Number
@@ -298,22 +290,53 @@ func (d *Dataset) prepare() {
 	d.districtsList = newList("d", d.districts)
 	d.candidateLists = map[int]*list{}
 	lists := []*list{d.emptyList, d.partiesList, d.districtsList}
-	for ci, c := range d.candidates {
-		record := encodeRecord(c)
-		dn := d.districtByID[c.PrimaryDistrictID]
-		keys := []int{d.candidateKey(0, 0), d.candidateKey(dn, 0)}
-		if c.PartyID != nil { // independents belong to no party's list
-			pi := d.partyByID[*c.PartyID] + 1
-			keys = append(keys, d.candidateKey(0, pi), d.candidateKey(dn, pi))
-		}
-		for _, k := range keys {
-			l := d.candidateLists[k]
-			if l == nil {
-				l = newList[Candidate]("c"+strconv.Itoa(k), nil)
-				d.candidateLists[k] = l
-				lists = append(lists, l)
+	if len(d.candidates) > 0 {
+		// Every candidate is encoded once, into the list of all of them;
+		// the lists of a filter copy the records from it, each list
+		// allocated at its size once the sizes are known.
+		all := newList("c"+strconv.Itoa(d.candidateKey(0, 0)), d.candidates)
+		d.candidateLists[d.candidateKey(0, 0)] = all
+		lists = append(lists, all)
+		keys := func(ci int) []int {
+			c := &d.candidates[ci]
+			dn := d.districtByID[c.PrimaryDistrictID]
+			ks := []int{d.candidateKey(dn, 0)}
+			if c.PartyID != nil { // independents belong to no party's list
+				pi, _ := d.partyByID.find(*c.PartyID, d.partyID)
+				pi++
+				ks = append(ks, d.candidateKey(0, pi), d.candidateKey(dn, pi))
 			}
-			l.add(record, ci)
+			return ks
+		}
+		type size struct{ records, bytes int }
+		sizes := map[int]size{}
+		var order []int
+		for ci := range d.candidates {
+			n := len(all.record(ci)) + 1 // and a comma
+			for _, k := range keys(ci) {
+				sz, seen := sizes[k]
+				if !seen {
+					order = append(order, k)
+				}
+				sizes[k] = size{sz.records + 1, sz.bytes + n}
+			}
+		}
+		for _, k := range order {
+			sz := sizes[k]
+			l := &list{
+				tag:  "c" + strconv.Itoa(k),
+				data: append(make([]byte, 0, len(envelopeStart)+sz.bytes), envelopeStart...),
+				ends: make([]int, 0, sz.records),
+				pos:  make([]int32, 0, sz.records),
+			}
+			d.candidateLists[k] = l
+			lists = append(lists, l)
+		}
+		for ci := range d.candidates {
+			record := all.record(ci)
+			for _, k := range keys(ci) {
+				d.candidateLists[k].add(record, ci)
+			}
 		}
 	}
 	lc := listCompressors.Get().(*listCompressor)
@@ -332,6 +355,36 @@ func (d *Dataset) prepare() {
 
 // allCandidates is the list of every candidate.
 func (d *Dataset) allCandidates() *list { return d.candidateList(0, 0) }
+
+func (d *Dataset) partySlug(i int) string     { return d.parties[i].Slug }
+func (d *Dataset) partyID(i int) string       { return d.parties[i].ID }
+func (d *Dataset) candidateSlug(i int) string { return d.candidates[i].Slug }
+func (d *Dataset) candidateID(i int) string   { return d.candidates[i].ID }
+
+// keyIndex finds a record by a key no two records share, as a map would,
+// in a twelfth of a map's memory: the records' indexes, sorted by key.
+// A dataset of many small records would hold a map entry of 30 or more
+// bytes per record and key, more than some records take in the file.
+type keyIndex []int32
+
+// newKeyIndex indexes n records by key(i).
+func newKeyIndex(n int, key func(i int) string) keyIndex {
+	ix := make(keyIndex, n)
+	for i := range ix {
+		ix[i] = int32(i)
+	}
+	slices.SortFunc(ix, func(a, b int32) int { return strings.Compare(key(int(a)), key(int(b))) })
+	return ix
+}
+
+// find returns the index of the record whose key(i) is k.
+func (ix keyIndex) find(k string, key func(i int) string) (int, bool) {
+	j, found := slices.BinarySearchFunc(ix, k, func(e int32, k string) int { return strings.Compare(key(int(e)), k) })
+	if !found {
+		return 0, false
+	}
+	return int(ix[j]), true
+}
 
 // candidateKey numbers the candidate lists: district 0 and party 0 mean "no
 // filter"; party p > 0 is the party at index p-1.
@@ -358,9 +411,13 @@ type list struct {
 	// pos holds each record's position in its collection's published
 	// order (Parties, Districts or Candidates), so that a result gives its
 	// records as values without decoding what was just encoded.
-	pos   []int32
-	gz    compressed
-	etags []string // etags[n]: the ETag of the first n records
+	pos []int32
+	gz  compressed
+	// etags[n]: the ETag of the first n records, for every n a limited
+	// list can answer; a list given whole (parties, districts) has only
+	// etags[0] and whole.
+	etags []string
+	whole string // the ETag of the whole list
 	// defaultETag is the ETag of the first page at the default limit when
 	// the list holds fewer records than it: n alone does not say the limit
 	// a candidates answer echoes then.
@@ -371,14 +428,15 @@ type list struct {
 // version, the list and the number of records. The body also carries
 // generatedAt, which changes with every response, so the tags are weak.
 func (l *list) tagAll(version string, limited bool) {
-	last := len(l.ends)
+	last := 0
 	if limited {
-		last = min(last, MaxLimit)
+		last = min(len(l.ends), MaxLimit)
 	}
 	l.etags = make([]string, last+1)
 	for n := range l.etags {
 		l.etags[n] = `W/"` + version[:16] + "-" + answerFormat + l.tag + "-" + strconv.Itoa(n) + `"`
 	}
+	l.whole = `W/"` + version[:16] + "-" + answerFormat + l.tag + "-" + strconv.Itoa(len(l.ends)) + `"`
 	if n := len(l.ends); limited && n < DefaultLimit {
 		l.defaultETag = `W/"` + version[:16] + "-" + answerFormat + l.tag + "-" + strconv.Itoa(n) + "-l" + strconv.Itoa(DefaultLimit) + `"`
 	}
@@ -394,13 +452,54 @@ func (l *list) add(record []byte, pos int) {
 	l.pos = append(l.pos, int32(pos))
 }
 
+// newList encodes records into a list. A list of many records is
+// allocated once at the size the first of them foretell, with a margin,
+// rather than grown as it fills: each growth copies the list so far and
+// leaves the old copy to be collected, which raised the peak memory of a
+// load of many small records by as much as the list itself.
 func newList[T any](tag string, records []T) *list {
-	l := &list{tag: tag}
+	const sample = 256 // records encoded before the list is sized
+	l := &list{tag: tag, ends: make([]int, 0, len(records)), pos: make([]int32, 0, len(records))}
 	l.data = append(l.data, envelopeStart...)
-	for i, r := range records {
-		l.add(encodeRecord(r), i)
+	var e recordEncoder
+	for i := range records {
+		if i == sample {
+			left := len(records) - i
+			per := (len(l.data)-len(envelopeStart))/i + 1
+			l.data = slices.Grow(l.data, left*per+left*per/16)
+		}
+		l.add(e.encode(&records[i]), i)
 	}
 	return l
+}
+
+// record is the i-th record of the list, without the comma before it.
+func (l *list) record(i int) []byte {
+	start := len(envelopeStart)
+	if i > 0 {
+		start = l.ends[i-1] + 1 // past the comma
+	}
+	return l.data[start:l.ends[i]]
+}
+
+// recordEncoder encodes records one after the other as encodeRecord does,
+// into one buffer: what encode returns holds until the next call.
+type recordEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func (e *recordEncoder) encode(v any) []byte {
+	if e.enc == nil {
+		e.enc = json.NewEncoder(&e.buf)
+		e.enc.SetEscapeHTML(false)
+	}
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		// As EncodeJSON: records always encode.
+		panic("dataset: encoding JSON: " + err.Error())
+	}
+	return bytes.TrimSuffix(e.buf.Bytes(), []byte("\n"))
 }
 
 // encodeRecord encodes one record without the final newline.

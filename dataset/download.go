@@ -125,7 +125,8 @@ func (r Rows) AppendCSV(dst []byte) []byte {
 			c := r.d.candidates[i]
 			party, partyID := Independent, ""
 			if c.PartyID != nil {
-				party, partyID = r.d.parties[r.d.partyByID[*c.PartyID]].Name, *c.PartyID
+				pi, _ := r.d.partyByID.find(*c.PartyID, r.d.partyID)
+				party, partyID = r.d.parties[pi].Name, *c.PartyID
 			}
 			stood := make([]string, len(c.DistrictIDs))
 			for j, id := range c.DistrictIDs {

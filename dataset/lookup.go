@@ -52,8 +52,8 @@ func (e *NotFoundError) Error() string {
 // own bytes, gzip stream and ETags, made a dataset of many small records
 // weigh many times its files.
 type recordAnswers struct {
-	candidateBySlug map[string]int
-	candidateByID   map[string]int
+	candidateBySlug keyIndex
+	candidateByID   keyIndex
 }
 
 // localityAnswers are the answers of the locality parameter, prepared at
@@ -69,11 +69,10 @@ func (d *Dataset) Lookup(c Collection, key string) (int, bool) {
 	lower := strings.ToLower(key)
 	switch c {
 	case Parties:
-		if i, ok := d.partyBySlug[lower]; ok {
+		if i, ok := d.partyBySlug.find(lower, d.partySlug); ok {
 			return i, true
 		}
-		i, ok := d.partyByID[lower]
-		return i, ok
+		return d.partyByID.find(lower, d.partyID)
 	case Districts:
 		n, isNumber := decimal(key)
 		if !isNumber {
@@ -85,11 +84,10 @@ func (d *Dataset) Lookup(c Collection, key string) (int, bool) {
 			return n - 1, true
 		}
 	case Candidates:
-		if i, ok := d.recs.candidateBySlug[lower]; ok {
+		if i, ok := d.recs.candidateBySlug.find(lower, d.candidateSlug); ok {
 			return i, true
 		}
-		i, ok := d.recs.candidateByID[lower]
-		return i, ok
+		return d.recs.candidateByID.find(lower, d.candidateID)
 	}
 	return 0, false
 }
@@ -106,7 +104,7 @@ func (d *Dataset) Record(c Collection, key string) (Result, error) {
 		if found {
 			return d.one(d.partiesList, i, "rp", i), nil
 		}
-		suggestion = nearestSlug(strings.ToLower(key), len(d.parties), func(i int) string { return d.parties[i].Slug })
+		suggestion = nearestSlug(strings.ToLower(key), len(d.parties), d.partySlug)
 	case Districts:
 		if found {
 			return d.one(d.districtsList, i, "rd", d.districts[i].Number), nil
@@ -115,7 +113,7 @@ func (d *Dataset) Record(c Collection, key string) (Result, error) {
 		if found {
 			return d.one(d.allCandidates(), i, "rc", i), nil
 		}
-		suggestion = nearestSlug(strings.ToLower(key), len(d.candidates), func(i int) string { return d.candidates[i].Slug })
+		suggestion = nearestSlug(strings.ToLower(key), len(d.candidates), d.candidateSlug)
 	default:
 		return Result{}, &CollectionError{Name: string(c)}
 	}
@@ -181,12 +179,8 @@ func LocalityKey(name string) string { return Slugify(name) }
 // once the records are in their published order.
 func (d *Dataset) indexRecords() {
 	r := &d.recs
-	r.candidateBySlug = make(map[string]int, len(d.candidates))
-	r.candidateByID = make(map[string]int, len(d.candidates))
-	for i, c := range d.candidates {
-		r.candidateBySlug[c.Slug] = i
-		r.candidateByID[c.ID] = i
-	}
+	r.candidateBySlug = newKeyIndex(len(d.candidates), d.candidateSlug)
+	r.candidateByID = newKeyIndex(len(d.candidates), d.candidateID)
 
 	// Each key's districts, in number order; keys holding the same
 	// districts share one answer.

@@ -179,9 +179,9 @@ func (d *Dataset) lookupParty(v string) (int, string) {
 	var found bool
 	switch {
 	case isUUID(key):
-		i, found = d.partyByID[key]
+		i, found = d.partyByID.find(key, d.partyID)
 	case slugPattern.MatchString(key):
-		i, found = d.partyBySlug[key]
+		i, found = d.partyBySlug.find(key, d.partySlug)
 	default:
 		return 0, d.partyReason
 	}
@@ -197,13 +197,18 @@ func isUUID(s string) bool {
 	return len(s) == 36 && uuidPattern.MatchString(strings.ToLower(s))
 }
 
-func partyReason(slugs []string) string {
+// partyReason names the first slugs in order, from the index of slugs.
+func partyReason(bySlug keyIndex, slug func(i int) string) string {
 	const shown = 20
-	if len(slugs) == 0 {
+	if len(bySlug) == 0 {
 		return "must be a party slug or a party UUID, and this dataset has no parties"
 	}
-	list := strings.Join(slugs[:min(len(slugs), shown)], ", ")
-	if len(slugs) > shown {
+	first := make([]string, min(len(bySlug), shown))
+	for i := range first {
+		first[i] = slug(int(bySlug[i]))
+	}
+	list := strings.Join(first, ", ")
+	if len(bySlug) > shown {
 		list += ", …"
 	}
 	return "must be a party slug (" + list + ") or a party UUID"
@@ -243,7 +248,7 @@ func (r Result) ETag() string {
 		return r.pick.etag
 	}
 	if r.d == nil {
-		return r.list.etags[r.n]
+		return r.list.etag(r.n)
 	}
 	if r.filtered {
 		return r.filteredETag()
@@ -253,12 +258,20 @@ func (r Result) ETag() string {
 	if r.offset == 0 && r.list != r.d.emptyList {
 		switch r.limit {
 		case r.n: // a full page: n is the limit
-			return r.list.etags[r.n]
+			return r.list.etag(r.n)
 		case DefaultLimit: // the whole list, shorter than the default limit
 			return r.list.defaultETag
 		}
 	}
 	return r.pageETag()
+}
+
+// etag is the ETag of the first n records of the list.
+func (l *list) etag(n int) string {
+	if n == len(l.ends) {
+		return l.whole
+	}
+	return l.etags[n]
 }
 
 // AppendJSON appends the response body, the envelope
@@ -345,11 +358,4 @@ func (r Result) at(i int) int {
 
 // Record returns the encoded JSON of the i-th record of the result, exactly
 // as it appears in the body.
-func (r Result) Record(i int) []byte {
-	i = r.at(i)
-	start := len(envelopeStart)
-	if i > 0 {
-		start = r.list.ends[i-1] + 1 // past the comma
-	}
-	return r.list.data[start:r.list.ends[i]]
-}
+func (r Result) Record(i int) []byte { return r.list.record(r.at(i)) }
