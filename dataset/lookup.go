@@ -59,7 +59,10 @@ type recordAnswers struct {
 // localityAnswers are the answers of the locality parameter, prepared at
 // load: each key's districts, as records of the districts list.
 type localityAnswers struct {
-	byKey map[string]*picked // LocalityKey of a name, English name or slug -> its districts
+	// byKey holds the districts of each LocalityKey of a name, English
+	// name or slug: bit n for district n.
+	byKey map[string]uint32
+	sets  map[uint32]*picked // the answer of each set of districts in byKey
 	names []string           // every locality name and English name, for suggestions
 }
 
@@ -158,7 +161,8 @@ func (d *Dataset) queryDistricts(p Params) (Result, error) {
 	case !ok:
 		return Result{list: d.districtsList, n: len(d.districts)}, nil
 	}
-	if p := d.localities.byKey[LocalityKey(v)]; p != nil {
+	if set, found := d.localities.byKey[LocalityKey(v)]; found {
+		p := d.localities.sets[set]
 		return Result{list: d.districtsList, n: len(p.at), pick: p}, nil
 	}
 	reason := "names no locality of this dataset; give a locality's name, English name or slug"
@@ -182,53 +186,58 @@ func (d *Dataset) indexRecords() {
 	r.candidateBySlug = newKeyIndex(len(d.candidates), d.candidateSlug)
 	r.candidateByID = newKeyIndex(len(d.candidates), d.candidateID)
 
-	// Each key's districts, in number order; keys holding the same
-	// districts share one answer.
-	numbers := map[string][]int{}
+	// Each key's districts, as bits; keys holding the same districts
+	// share one answer. A map of a set of districts per key would hold a
+	// slice for each of a million localities.
+	byKey := map[string]uint32{}
 	seen := map[string]bool{}
 	for _, dist := range d.districts {
-		for _, loc := range dist.Localities {
-			keys := []string{LocalityKey(loc.Name), loc.Slug}
-			names := []string{loc.Name}
-			if loc.NameEN != nil {
-				keys = append(keys, LocalityKey(*loc.NameEN))
-				names = append(names, *loc.NameEN)
+		bit := uint32(1) << dist.Number // numbered 1 to DistrictCount, as the load checks
+		for li := range dist.Localities {
+			loc := &dist.Localities[li]
+			// The slug is held by the record already: the key shares it
+			// when the name's key is the same.
+			if k := LocalityKey(loc.Name); k != loc.Slug && k != "" {
+				byKey[k] |= bit
 			}
-			for _, k := range keys {
-				if k != "" && !slices.Contains(numbers[k], dist.Number) {
-					numbers[k] = append(numbers[k], dist.Number)
+			if loc.Slug != "" {
+				byKey[loc.Slug] |= bit
+			}
+			if loc.NameEN != nil {
+				if k := LocalityKey(*loc.NameEN); k != "" {
+					byKey[k] |= bit
 				}
 			}
-			for _, n := range names {
-				if !seen[n] {
-					seen[n] = true
-					d.localities.names = append(d.localities.names, n)
+			for _, n := range [2]*string{&loc.Name, loc.NameEN} {
+				if n != nil && !seen[*n] {
+					seen[*n] = true
+					d.localities.names = append(d.localities.names, *n)
 				}
 			}
 		}
 	}
 	slices.SortFunc(d.localities.names, func(a, b string) int { return strings.Compare(Fold(a), Fold(b)) })
-	d.localities.byKey = make(map[string]*picked, len(numbers))
-	answers := map[string]*picked{}
-	for key, ns := range numbers {
-		slices.Sort(ns)
+	d.localities.byKey = byKey
+	d.localities.sets = map[uint32]*picked{}
+	for _, set := range byKey {
+		if d.localities.sets[set] != nil {
+			continue
+		}
+		// Districts in number order, numbered from 1, as the load checks.
+		p := &picked{}
 		tag := "l"
-		for i, n := range ns {
-			if i > 0 {
+		for n := 1; n <= 31; n++ {
+			if set&(1<<n) == 0 {
+				continue
+			}
+			if len(p.at) > 0 {
 				tag += "."
 			}
 			tag += strconv.Itoa(n)
+			p.at = append(p.at, int32(n-1))
 		}
-		p := answers[tag]
-		if p == nil {
-			// Districts are in number order, numbered from 1.
-			p = &picked{tag: tag, etag: d.etag(tag, len(ns), "")}
-			for _, n := range ns {
-				p.at = append(p.at, int32(n-1))
-			}
-			answers[tag] = p
-		}
-		d.localities.byKey[key] = p
+		p.tag, p.etag = tag, d.etag(tag, len(p.at), "")
+		d.localities.sets[set] = p
 	}
 }
 
