@@ -28,6 +28,26 @@ type compressed struct {
 	stream []byte
 	ends   []int    // ends[n]: length of the stream holding n records, or -1 if n is no flush point
 	crcs   []uint32 // crcs[n]: CRC-32 of the uncompressed bytes up to there
+	// whole is the count of ends[1] and crcs[1] for a list given whole
+	// (parties, districts), whose only flush points are 0 and the whole
+	// list: a slot per count would take memory for each record. 0 for a
+	// list a limit applies to.
+	whole int
+}
+
+// flush returns the flush point at or below n records: its count, the
+// length of the stream up to it and the CRC-32 of the bytes it holds.
+func (c *compressed) flush(n int) (int, int, uint32) {
+	if c.whole > 0 {
+		if n >= c.whole {
+			return c.whole, c.ends[1], c.crcs[1]
+		}
+		return 0, c.ends[0], c.crcs[0]
+	}
+	for c.ends[n] < 0 {
+		n--
+	}
+	return n, c.ends[n], c.crcs[n]
 }
 
 // isFlushPoint says which counts get a flush point.
@@ -61,14 +81,24 @@ func (l *list) compress(lc *listCompressor, limited bool) {
 	if limited {
 		last = min(last, MaxLimit)
 	}
-	c := compressed{ends: make([]int, last+1), crcs: make([]uint32, last+1)}
+	var c compressed
+	if limited || last <= 1 {
+		c.ends, c.crcs = make([]int, last+1), make([]uint32, last+1)
+	} else {
+		c.ends, c.crcs, c.whole = make([]int, 2), make([]uint32, 2), last
+	}
 	buf, fw := &lc.buf, lc.fw
 	buf.Reset()
 	fw.Reset(buf)
 	var crc uint32
 	prev := 0
 	for n := 0; n <= last; n++ {
-		c.ends[n] = -1
+		slot := n
+		if c.whole > 0 {
+			slot = min(n, 1)
+		} else {
+			c.ends[n] = -1
+		}
 		if !isFlushPoint(n, len(l.ends), limited) {
 			continue
 		}
@@ -76,8 +106,8 @@ func (l *list) compress(lc *listCompressor, limited bool) {
 		_, _ = fw.Write(l.data[prev:end]) // a bytes.Buffer does not fail
 		_ = fw.Flush()
 		crc = crc32.Update(crc, crc32.IEEETable, l.data[prev:end])
-		c.ends[n] = buf.Len()
-		c.crcs[n] = crc
+		c.ends[slot] = buf.Len()
+		c.crcs[slot] = crc
 		prev = end
 	}
 	c.stream = bytes.Clone(buf.Bytes())
@@ -97,18 +127,14 @@ func (r Result) AppendGzip(dst []byte, generatedAt time.Time) []byte {
 	if r.pick != nil || r.start() > 0 || r.filtered {
 		return r.appendGzipPage(dst, generatedAt)
 	}
-	gz := &r.list.gz
-	p := r.n
-	for gz.ends[p] < 0 {
-		p--
-	}
+	p, end, crc := r.list.gz.flush(r.n)
 	dst = append(dst, gzipHeader...)
-	dst = append(dst, gz.stream[:gz.ends[p]]...)
+	dst = append(dst, r.list.gz.stream[:end]...)
 	// After a sync flush the stream is byte-aligned, so stored blocks can
 	// follow: a header byte, the length and its complement, then the bytes
 	// as they are. Compressing them would cost more time than it saves.
 	extra := r.list.data[r.list.end(p):r.list.end(r.n)]
-	crc := crc32.Update(gz.crcs[p], crc32.IEEETable, extra)
+	crc = crc32.Update(crc, crc32.IEEETable, extra)
 	for len(extra) > 0 {
 		chunk := extra[:min(len(extra), 0xffff)]
 		dst = appendStored(dst, chunk, false)

@@ -59,11 +59,35 @@ type recordAnswers struct {
 // localityAnswers are the answers of the locality parameter, prepared at
 // load: each key's districts, as records of the districts list.
 type localityAnswers struct {
-	// byKey holds the districts of each LocalityKey of a name, English
-	// name or slug: bit n for district n.
-	byKey map[string]uint32
-	sets  map[uint32]*picked // the answer of each set of districts in byKey
-	names []string           // every locality name and English name, for suggestions
+	// bySlug is every locality, sorted by slug: a locality's slug is its
+	// key, and the slug is held by the record already. A map of a
+	// million keys would weigh more than the localities in the file.
+	bySlug []localityRef
+	// byName holds the districts of the other keys, those of a name or
+	// English name that are not the locality's slug: bit n for district n.
+	byName map[string]uint32
+	sets   map[uint32]*picked // the answer of each set of districts a key has
+	names  []string           // every locality name and English name, for suggestions
+}
+
+// localityRef is a locality of a district: Districts()[district].Localities[i].
+type localityRef struct{ district, i int32 }
+
+// slug is the slug of the locality r.
+func (d *Dataset) localitySlug(r localityRef) string {
+	return d.districts[r.district].Localities[r.i].Slug
+}
+
+// localityDistricts is the set of districts holding the locality key k,
+// bit n for district n; 0 for none.
+func (d *Dataset) localityDistricts(k string) uint32 {
+	set := d.localities.byName[k]
+	refs := d.localities.bySlug
+	i, _ := slices.BinarySearchFunc(refs, k, func(r localityRef, k string) int { return strings.Compare(d.localitySlug(r), k) })
+	for ; i < len(refs) && d.localitySlug(refs[i]) == k; i++ {
+		set |= 1 << d.districts[refs[i].district].Number
+	}
+	return set
 }
 
 // Lookup finds one record of a collection by its key, as Record reads
@@ -161,7 +185,7 @@ func (d *Dataset) queryDistricts(p Params) (Result, error) {
 	case !ok:
 		return Result{list: d.districtsList, n: len(d.districts)}, nil
 	}
-	if set, found := d.localities.byKey[LocalityKey(v)]; found {
+	if set := d.localityDistricts(LocalityKey(v)); set != 0 {
 		p := d.localities.sets[set]
 		return Result{list: d.districtsList, n: len(p.at), pick: p}, nil
 	}
@@ -187,58 +211,72 @@ func (d *Dataset) indexRecords() {
 	r.candidateByID = newKeyIndex(len(d.candidates), d.candidateID)
 
 	// Each key's districts, as bits; keys holding the same districts
-	// share one answer. A map of a set of districts per key would hold a
-	// slice for each of a million localities.
-	byKey := map[string]uint32{}
-	seen := map[string]bool{}
+	// share one answer.
+	loc := &d.localities
+	loc.byName = map[string]uint32{}
+	count := 0
 	for _, dist := range d.districts {
+		count += len(dist.Localities)
+	}
+	loc.bySlug = make([]localityRef, 0, count)
+	seen := map[string]bool{}
+	for di, dist := range d.districts {
 		bit := uint32(1) << dist.Number // numbered 1 to DistrictCount, as the load checks
 		for li := range dist.Localities {
-			loc := &dist.Localities[li]
-			// The slug is held by the record already: the key shares it
-			// when the name's key is the same.
-			if k := LocalityKey(loc.Name); k != loc.Slug && k != "" {
-				byKey[k] |= bit
+			l := &dist.Localities[li]
+			if l.Slug != "" {
+				loc.bySlug = append(loc.bySlug, localityRef{int32(di), int32(li)})
 			}
-			if loc.Slug != "" {
-				byKey[loc.Slug] |= bit
+			if k := LocalityKey(l.Name); k != l.Slug && k != "" {
+				loc.byName[k] |= bit
 			}
-			if loc.NameEN != nil {
-				if k := LocalityKey(*loc.NameEN); k != "" {
-					byKey[k] |= bit
+			if l.NameEN != nil {
+				if k := LocalityKey(*l.NameEN); k != l.Slug && k != "" {
+					loc.byName[k] |= bit
 				}
 			}
-			for _, n := range [2]*string{&loc.Name, loc.NameEN} {
+			for _, n := range [2]*string{&l.Name, l.NameEN} {
 				if n != nil && !seen[*n] {
 					seen[*n] = true
-					d.localities.names = append(d.localities.names, *n)
+					loc.names = append(loc.names, *n)
 				}
 			}
 		}
 	}
-	slices.SortFunc(d.localities.names, func(a, b string) int { return strings.Compare(Fold(a), Fold(b)) })
-	d.localities.byKey = byKey
-	d.localities.sets = map[uint32]*picked{}
-	for _, set := range byKey {
-		if d.localities.sets[set] != nil {
+	slices.SortFunc(loc.names, func(a, b string) int { return strings.Compare(Fold(a), Fold(b)) })
+	slices.SortFunc(loc.bySlug, func(a, b localityRef) int { return strings.Compare(d.localitySlug(a), d.localitySlug(b)) })
+	loc.sets = map[uint32]*picked{}
+	for i, r := range loc.bySlug {
+		if k := d.localitySlug(r); i == 0 || k != d.localitySlug(loc.bySlug[i-1]) {
+			d.prepareLocalitySet(d.localityDistricts(k))
+		}
+	}
+	for k := range loc.byName {
+		d.prepareLocalitySet(d.localityDistricts(k))
+	}
+}
+
+// prepareLocalitySet prepares the answer of a set of districts, bit n for
+// district n, if not prepared yet.
+func (d *Dataset) prepareLocalitySet(set uint32) {
+	if d.localities.sets[set] != nil {
+		return
+	}
+	// Districts in number order, numbered from 1, as the load checks.
+	p := &picked{}
+	tag := "l"
+	for n := 1; n <= 31; n++ {
+		if set&(1<<n) == 0 {
 			continue
 		}
-		// Districts in number order, numbered from 1, as the load checks.
-		p := &picked{}
-		tag := "l"
-		for n := 1; n <= 31; n++ {
-			if set&(1<<n) == 0 {
-				continue
-			}
-			if len(p.at) > 0 {
-				tag += "."
-			}
-			tag += strconv.Itoa(n)
-			p.at = append(p.at, int32(n-1))
+		if len(p.at) > 0 {
+			tag += "."
 		}
-		p.tag, p.etag = tag, d.etag(tag, len(p.at), "")
-		d.localities.sets[set] = p
+		tag += strconv.Itoa(n)
+		p.at = append(p.at, int32(n-1))
 	}
+	p.tag, p.etag = tag, d.etag(tag, len(p.at), "")
+	d.localities.sets[set] = p
 }
 
 // closest returns up to n of names whose keys are nearest key: within a
