@@ -457,11 +457,22 @@ func (l *list) add(record []byte, pos int) {
 // rather than grown as it fills: each growth copies the list so far and
 // leaves the old copy to be collected, which raised the peak memory of a
 // load of many small records by as much as the list itself.
+//
+// A list of fewer records than that sample is encoded twice, first to
+// learn its size: such a list is small, or holds records large enough
+// (districts of very many localities) that growing it would leave several
+// times its size to be collected.
 func newList[T any](tag string, records []T) *list {
 	const sample = 256 // records encoded before the list is sized
 	l := &list{tag: tag, ends: make([]int, 0, len(records)), pos: make([]int32, 0, len(records))}
-	l.data = append(l.data, envelopeStart...)
 	var e recordEncoder
+	size := len(envelopeStart)
+	if len(records) < sample {
+		for i := range records {
+			size += len(e.encode(&records[i])) + 1 // and a comma
+		}
+	}
+	l.data = append(make([]byte, 0, size), envelopeStart...)
 	for i := range records {
 		if i == sample {
 			left := len(records) - i
