@@ -219,7 +219,6 @@ func (d *Dataset) indexRecords() {
 		count += len(dist.Localities)
 	}
 	loc.bySlug = make([]localityRef, 0, count)
-	seen := map[string]bool{}
 	for di, dist := range d.districts {
 		bit := uint32(1) << dist.Number // numbered 1 to DistrictCount, as the load checks
 		for li := range dist.Localities {
@@ -235,15 +234,13 @@ func (d *Dataset) indexRecords() {
 					loc.byName[k] |= bit
 				}
 			}
-			for _, n := range [2]*string{&l.Name, l.NameEN} {
-				if n != nil && !seen[*n] {
-					seen[*n] = true
-					loc.names = append(loc.names, *n)
-				}
+			loc.names = append(loc.names, l.Name)
+			if l.NameEN != nil {
+				loc.names = append(loc.names, *l.NameEN)
 			}
 		}
 	}
-	slices.SortFunc(loc.names, func(a, b string) int { return strings.Compare(Fold(a), Fold(b)) })
+	loc.names = sortNames(loc.names)
 	slices.SortFunc(loc.bySlug, func(a, b localityRef) int { return strings.Compare(d.localitySlug(a), d.localitySlug(b)) })
 	loc.sets = map[uint32]*picked{}
 	for i, r := range loc.bySlug {
@@ -254,6 +251,40 @@ func (d *Dataset) indexRecords() {
 	for k := range loc.byName {
 		d.prepareLocalitySet(d.localityDistricts(k))
 	}
+}
+
+// sortNames sorts names by their folded form, names that fold alike in
+// the order given, and keeps the first of each name given more than once.
+// A name given twice folds as itself, so the two meet in the sorted order:
+// no map of every name is needed to find them, and a map of a million
+// names weighed more than the names.
+func sortNames(names []string) []string {
+	slices.SortStableFunc(names, func(a, b string) int { return strings.Compare(Fold(a), Fold(b)) })
+	out := names[:0]
+	group := 0               // where the names of out's last folded form begin
+	var many map[string]bool // the names of a group too large to search
+	for i, n := range names {
+		if i > 0 && Fold(n) != Fold(names[i-1]) {
+			group, many = len(out), nil
+		}
+		switch {
+		case many != nil:
+			if many[n] {
+				continue
+			}
+			many[n] = true
+		case slices.Contains(out[group:], n):
+			continue
+		case len(out)-group == 16: // the letter case of a name gives many
+			many = map[string]bool{n: true}
+			for _, m := range out[group:] {
+				many[m] = true
+			}
+		}
+		out = append(out, n)
+	}
+	clear(names[len(out):]) // no longer held
+	return out
 }
 
 // prepareLocalitySet prepares the answer of a set of districts, bit n for
