@@ -452,33 +452,23 @@ func (l *list) add(record []byte, pos int) {
 	l.pos = append(l.pos, int32(pos))
 }
 
-// newList encodes records into a list. A list of many records is
-// allocated once at the size the first of them foretell, with a margin,
-// rather than grown as it fills: each growth copies the list so far and
-// leaves the old copy to be collected, which raised the peak memory of a
-// load of many small records by as much as the list itself.
-//
-// A list of fewer records than that sample is encoded twice, first to
-// learn its size: such a list is small, or holds records large enough
-// (districts of very many localities) that growing it would leave several
-// times its size to be collected.
+// newList encodes records into a list, allocated once at its size: the
+// records are encoded twice, first to learn it. Growing the list as it
+// fills copies it at each growth and leaves the old copy to be collected,
+// which raised the peak memory of a load of many small records, or of a
+// few very large ones (districts of very many localities), by as much as
+// the list itself; sizing it from its first records instead would let a
+// dataset whose first records are large and the rest small reserve many
+// times what it needs.
 func newList[T any](tag string, records []T) *list {
-	const sample = 256 // records encoded before the list is sized
 	l := &list{tag: tag, ends: make([]int, 0, len(records)), pos: make([]int32, 0, len(records))}
 	var e recordEncoder
 	size := len(envelopeStart)
-	if len(records) < sample {
-		for i := range records {
-			size += len(e.encode(&records[i])) + 1 // and a comma
-		}
+	for i := range records {
+		size += len(e.encode(&records[i])) + 1 // and a comma
 	}
 	l.data = append(make([]byte, 0, size), envelopeStart...)
 	for i := range records {
-		if i == sample {
-			left := len(records) - i
-			per := (len(l.data)-len(envelopeStart))/i + 1
-			l.data = slices.Grow(l.data, left*per+left*per/16)
-		}
 		l.add(e.encode(&records[i]), i)
 	}
 	return l
