@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -43,5 +44,28 @@ func TestSortNames(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("sortNames(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// A list sized from its first records reserves no more than it is allowed
+// when those records are large and the rest small, and holds every record.
+func TestNewListReservesAtMost(t *testing.T) {
+	records := make([]string, 100_000)
+	for i := range records {
+		records[i] = "x"
+		if i < 256 {
+			records[i] = strings.Repeat("x", 1000)
+		}
+	}
+	const most = 1 << 20
+	l := newList("t", records, most)
+	if c := cap(l.data); c > 2*most {
+		t.Errorf("the list reserved %d bytes, want at most about %d", c, most)
+	}
+	if got, want := len(l.data), len(envelopeStart)+256*1003+(len(records)-256)*4-1; got != want {
+		t.Errorf("the list holds %d bytes, want %d", got, want)
+	}
+	if got := string(l.record(len(records) - 1)); got != `"x"` {
+		t.Errorf("the last record is %s, want \"x\"", got)
 	}
 }

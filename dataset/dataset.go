@@ -59,6 +59,9 @@ type Dataset struct {
 	// What the readers' filters read of each candidate (filter.go).
 	facts []candidateFacts
 	names nameIndex
+	// filesSize is the dataset files' size: a list of its records
+	// reserves at most a few times it before it is encoded (newList).
+	filesSize int
 }
 
 // LoadDir loads the dataset in directory dir with the default limits
@@ -117,6 +120,7 @@ func LoadContext(ctx context.Context, fsys fs.FS, opts Options) (*Dataset, error
 		parties:    d.parties.recs,
 		districts:  d.districts.recs,
 		candidates: d.candidates.recs,
+		filesSize:  r.size,
 	}
 	d.release()
 	if opts.RecordsOnly {
@@ -132,6 +136,7 @@ func LoadContext(ctx context.Context, fsys fs.FS, opts Options) (*Dataset, error
 type checked struct {
 	*Report
 	version string
+	size    int // the files' size, in bytes
 }
 
 // check reads, decodes and checks the dataset held in fsys: a *Report
@@ -144,11 +149,13 @@ func check(ctx context.Context, fsys fs.FS, opts Options) (*records, checked, er
 	// bytes are held once decoded: they would add the files' size to the
 	// peak memory of the load.
 	h := sha256.New()
+	size := 0
 	for _, name := range files {
 		b, ok := readFile(ctx, fsys, name, opts.maxFileBytes(), r)
 		h.Write([]byte(name))
 		h.Write([]byte(strconv.Itoa(len(b))))
 		h.Write(b)
+		size += len(b)
 		if ok && name != ManifestFile {
 			ok = scanJSON(ctx, name, b, r)
 		}
@@ -177,7 +184,7 @@ func check(ctx context.Context, fsys fs.FS, opts Options) (*records, checked, er
 		return nil, checked{}, r
 	}
 	d.warn(r)
-	return d, checked{r, hex.EncodeToString(h.Sum(nil))}, nil
+	return d, checked{r, hex.EncodeToString(h.Sum(nil)), size}, nil
 }
 
 // LoadFiles loads a dataset held in memory, keyed by file name (ManifestFile
@@ -285,16 +292,20 @@ func (d *Dataset) order() {
 
 // prepare prepares every answer the API can give.
 func (d *Dataset) prepare() {
-	d.emptyList = newList[Candidate]("c-", nil)
-	d.partiesList = newList("p", d.parties)
-	d.districtsList = newList("d", d.districts)
+	d.emptyList = newList[Candidate]("c-", nil, 0)
+	// A record encoded takes about twice its bytes in the file at most
+	// (every absent optional field written as null): a list reserves no
+	// more than three times the files' size, and grows past it if needed.
+	most := 3 * d.filesSize
+	d.partiesList = newList("p", d.parties, most)
+	d.districtsList = newList("d", d.districts, most)
 	d.candidateLists = map[int]*list{}
 	lists := []*list{d.emptyList, d.partiesList, d.districtsList}
 	if len(d.candidates) > 0 {
 		// Every candidate is encoded once, into the list of all of them;
 		// the lists of a filter copy the records from it, each list
 		// allocated at its size once the sizes are known.
-		all := newList("c"+strconv.Itoa(d.candidateKey(0, 0)), d.candidates)
+		all := newList("c"+strconv.Itoa(d.candidateKey(0, 0)), d.candidates, most)
 		d.candidateLists[d.candidateKey(0, 0)] = all
 		lists = append(lists, all)
 		keys := func(ci int) []int {
@@ -452,23 +463,35 @@ func (l *list) add(record []byte, pos int) {
 	l.pos = append(l.pos, int32(pos))
 }
 
-// newList encodes records into a list, allocated once at its size: the
-// records are encoded twice, first to learn it. Growing the list as it
-// fills copies it at each growth and leaves the old copy to be collected,
-// which raised the peak memory of a load of many small records, or of a
-// few very large ones (districts of very many localities), by as much as
-// the list itself; sizing it from its first records instead would let a
-// dataset whose first records are large and the rest small reserve many
-// times what it needs.
-func newList[T any](tag string, records []T) *list {
+// newList encodes records into a list. A list of many records is
+// allocated once at the size the first of them foretell, with a margin,
+// rather than grown as it fills: each growth copies the list so far and
+// leaves the old copy to be collected, which raised the peak memory of a
+// load of many small records by as much as the list itself. What it
+// reserves so is at most most bytes, so that large first records and small
+// others cannot make it reserve many times what the list needs.
+//
+// A list of fewer records than that sample is encoded twice, first to
+// learn its size: such a list is small, or holds records large enough
+// (districts of very many localities) that growing it would leave several
+// times its size to be collected.
+func newList[T any](tag string, records []T, most int) *list {
+	const sample = 256 // records encoded before the list is sized
 	l := &list{tag: tag, ends: make([]int, 0, len(records)), pos: make([]int32, 0, len(records))}
 	var e recordEncoder
 	size := len(envelopeStart)
-	for i := range records {
-		size += len(e.encode(&records[i])) + 1 // and a comma
+	if len(records) < sample {
+		for i := range records {
+			size += len(e.encode(&records[i])) + 1 // and a comma
+		}
 	}
 	l.data = append(make([]byte, 0, size), envelopeStart...)
 	for i := range records {
+		if i == sample {
+			left := len(records) - i
+			per := (len(l.data)-len(envelopeStart))/i + 1
+			l.data = slices.Grow(l.data, min(left*per+left*per/16, most))
+		}
 		l.add(e.encode(&records[i]), i)
 	}
 	return l
