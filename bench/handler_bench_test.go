@@ -164,6 +164,15 @@ func BenchmarkCandidateRecordGzip(b *testing.B) {
 func BenchmarkDistrictsLocality(b *testing.B) {
 	benchServe(b, malta(b), api+"/districts?locality=Bir%C5%BCebbu%C4%A1a", nil)
 }
+func BenchmarkDistrictsLocalityGzip(b *testing.B) {
+	benchServe(b, malta(b), api+"/districts?locality=Bir%C5%BCebbu%C4%A1a", gzipped)
+}
+func BenchmarkPartyRecordGzip(b *testing.B) {
+	benchServe(b, malta(b), api+"/parties/pn", gzipped)
+}
+func BenchmarkDistrictRecordGzip(b *testing.B) {
+	benchServe(b, malta(b), api+"/districts/5", gzipped)
+}
 
 // A page past the first: its records are a slice of the prepared list, and
 // its ETag and, with gzip, its compression are made on request.

@@ -44,22 +44,24 @@ type Dataset struct {
 	districts  []District
 	candidates []Candidate
 
-	partyBySlug    map[string]int // lower-case slug -> index in parties
-	partyByID      map[string]int
+	partyBySlug    keyIndex // lower-case slug -> index in parties
+	partyByID      keyIndex
 	districtByID   map[string]int // id -> district number
 	partyReason    string         // the accepted values of the party parameter
 	partiesList    *list
 	districtsList  *list
-	candidateLists []*list // indexed by candidateKey
+	candidateLists map[int]*list // by candidateKey; only the lists that hold a candidate
 	emptyList      *list
 	recs           recordAnswers   // one record by its key
 	localities     localityAnswers // the districts holding a locality
-	// districtFilters[n] and partyFilters[p] are meta.filters' district
-	// and party, by number and by candidateKey's party index.
-	districtFilters, partyFilters []string
+	// districtFilters[n] is meta.filters' district, by number.
+	districtFilters []string
 	// What the readers' filters read of each candidate (filter.go).
 	facts []candidateFacts
 	names nameIndex
+	// filesSize is the dataset files' size: a list of its records
+	// reserves at most a few times it before it is encoded (newList).
+	filesSize int
 }
 
 // LoadDir loads the dataset in directory dir with the default limits
@@ -118,6 +120,7 @@ func LoadContext(ctx context.Context, fsys fs.FS, opts Options) (*Dataset, error
 		parties:    d.parties.recs,
 		districts:  d.districts.recs,
 		candidates: d.candidates.recs,
+		filesSize:  r.size,
 	}
 	d.release()
 	if opts.RecordsOnly {
@@ -133,6 +136,7 @@ func LoadContext(ctx context.Context, fsys fs.FS, opts Options) (*Dataset, error
 type checked struct {
 	*Report
 	version string
+	size    int // the files' size, in bytes
 }
 
 // check reads, decodes and checks the dataset held in fsys: a *Report
@@ -145,11 +149,13 @@ func check(ctx context.Context, fsys fs.FS, opts Options) (*records, checked, er
 	// bytes are held once decoded: they would add the files' size to the
 	// peak memory of the load.
 	h := sha256.New()
+	size := 0
 	for _, name := range files {
 		b, ok := readFile(ctx, fsys, name, opts.maxFileBytes(), r)
 		h.Write([]byte(name))
 		h.Write([]byte(strconv.Itoa(len(b))))
 		h.Write(b)
+		size += len(b)
 		if ok && name != ManifestFile {
 			ok = scanJSON(ctx, name, b, r)
 		}
@@ -178,7 +184,7 @@ func check(ctx context.Context, fsys fs.FS, opts Options) (*records, checked, er
 		return nil, checked{}, r
 	}
 	d.warn(r)
-	return d, checked{r, hex.EncodeToString(h.Sum(nil))}, nil
+	return d, checked{r, hex.EncodeToString(h.Sum(nil)), size}, nil
 }
 
 // LoadFiles loads a dataset held in memory, keyed by file name (ManifestFile
@@ -281,16 +287,9 @@ func (d *Dataset) order() {
 	})
 	slices.SortFunc(d.districts, func(a, b District) int { return cmp.Compare(a.Number, b.Number) })
 
-	d.partyBySlug = make(map[string]int, len(d.parties))
-	d.partyByID = make(map[string]int, len(d.parties))
-	slugs := make([]string, len(d.parties))
-	for i, p := range d.parties {
-		d.partyBySlug[p.Slug] = i
-		d.partyByID[p.ID] = i
-		slugs[i] = p.Slug
-	}
-	slices.Sort(slugs)
-	d.partyReason = partyReason(slugs)
+	d.partyBySlug = newKeyIndex(len(d.parties), d.partySlug)
+	d.partyByID = newKeyIndex(len(d.parties), d.partyID)
+	d.partyReason = partyReason(d.partyBySlug, d.partySlug)
 	d.districtByID = make(map[string]int, len(d.districts))
 	for _, dist := range d.districts {
 		d.districtByID[dist.ID] = dist.Number
@@ -314,23 +313,62 @@ func (d *Dataset) order() {
 
 // prepare prepares every answer the API can give.
 func (d *Dataset) prepare() {
-	d.emptyList = newList[Candidate]("c-", nil)
-	d.partiesList = newList("p", d.parties)
-	d.districtsList = newList("d", d.districts)
-	d.candidateLists = make([]*list, (DistrictCount+1)*(len(d.parties)+1))
-	for ci, c := range d.candidates {
-		record := encodeRecord(c)
-		dn := d.districtByID[c.PrimaryDistrictID]
-		keys := []int{d.candidateKey(0, 0), d.candidateKey(dn, 0)}
-		if c.PartyID != nil { // independents belong to no party's list
-			pi := d.partyByID[*c.PartyID] + 1
-			keys = append(keys, d.candidateKey(0, pi), d.candidateKey(dn, pi))
-		}
-		for _, k := range keys {
-			if d.candidateLists[k] == nil {
-				d.candidateLists[k] = newList[Candidate]("c"+strconv.Itoa(k), nil)
+	d.emptyList = newList[Candidate]("c-", nil, 0)
+	// A record encoded takes about twice its bytes in the file at most
+	// (every absent optional field written as null): a list reserves no
+	// more than three times the files' size, and grows past it if needed.
+	most := 3 * d.filesSize
+	d.partiesList = newList("p", d.parties, most)
+	d.districtsList = newList("d", d.districts, most)
+	d.candidateLists = map[int]*list{}
+	lists := []*list{d.emptyList, d.partiesList, d.districtsList}
+	if len(d.candidates) > 0 {
+		// Every candidate is encoded once, into the list of all of them;
+		// the lists of a filter copy the records from it, each list
+		// allocated at its size once the sizes are known.
+		all := newList("c"+strconv.Itoa(d.candidateKey(0, 0)), d.candidates, most)
+		d.candidateLists[d.candidateKey(0, 0)] = all
+		lists = append(lists, all)
+		keys := func(ci int) []int {
+			c := &d.candidates[ci]
+			dn := d.districtByID[c.PrimaryDistrictID]
+			ks := []int{d.candidateKey(dn, 0)}
+			if c.PartyID != nil { // independents belong to no party's list
+				pi, _ := d.partyByID.find(*c.PartyID, d.partyID)
+				pi++
+				ks = append(ks, d.candidateKey(0, pi), d.candidateKey(dn, pi))
 			}
-			d.candidateLists[k].add(record, ci)
+			return ks
+		}
+		type size struct{ records, bytes int }
+		sizes := map[int]size{}
+		var order []int
+		for ci := range d.candidates {
+			n := len(all.record(ci)) + 1 // and a comma
+			for _, k := range keys(ci) {
+				sz, seen := sizes[k]
+				if !seen {
+					order = append(order, k)
+				}
+				sizes[k] = size{sz.records + 1, sz.bytes + n}
+			}
+		}
+		for _, k := range order {
+			sz := sizes[k]
+			l := &list{
+				tag:  "c" + strconv.Itoa(k),
+				data: append(make([]byte, 0, len(envelopeStart)+sz.bytes), envelopeStart...),
+				ends: make([]int, 0, sz.records),
+				pos:  make([]int32, 0, sz.records),
+			}
+			d.candidateLists[k] = l
+			lists = append(lists, l)
+		}
+		for ci := range d.candidates {
+			record := all.record(ci)
+			for _, k := range keys(ci) {
+				d.candidateLists[k].add(record, ci)
+			}
 		}
 	}
 	lc := listCompressors.Get().(*listCompressor)
@@ -338,15 +376,46 @@ func (d *Dataset) prepare() {
 		lc.buf = bytes.Buffer{} // not kept: as large as the largest list
 		listCompressors.Put(lc)
 	}()
-	for _, l := range append([]*list{d.emptyList, d.partiesList, d.districtsList}, d.candidateLists...) {
-		if l != nil {
-			limited := l != d.partiesList && l != d.districtsList
-			l.compress(lc, limited)
-			l.tagAll(d.Version, limited)
-		}
+	for _, l := range lists {
+		limited := l != d.partiesList && l != d.districtsList
+		l.compress(lc, limited)
+		l.tagAll(d.Version, limited)
 	}
-	d.indexRecords(lc)
+	d.indexRecords()
 	d.indexFilters()
+}
+
+// allCandidates is the list of every candidate.
+func (d *Dataset) allCandidates() *list { return d.candidateList(0, 0) }
+
+func (d *Dataset) partySlug(i int) string     { return d.parties[i].Slug }
+func (d *Dataset) partyID(i int) string       { return d.parties[i].ID }
+func (d *Dataset) candidateSlug(i int) string { return d.candidates[i].Slug }
+func (d *Dataset) candidateID(i int) string   { return d.candidates[i].ID }
+
+// keyIndex finds a record by a key no two records share, as a map would,
+// in a twelfth of a map's memory: the records' indexes, sorted by key.
+// A dataset of many small records would hold a map entry of 30 or more
+// bytes per record and key, more than some records take in the file.
+type keyIndex []int32
+
+// newKeyIndex indexes n records by key(i).
+func newKeyIndex(n int, key func(i int) string) keyIndex {
+	ix := make(keyIndex, n)
+	for i := range ix {
+		ix[i] = int32(i)
+	}
+	slices.SortFunc(ix, func(a, b int32) int { return strings.Compare(key(int(a)), key(int(b))) })
+	return ix
+}
+
+// find returns the index of the record whose key(i) is k.
+func (ix keyIndex) find(k string, key func(i int) string) (int, bool) {
+	j, found := slices.BinarySearchFunc(ix, k, func(e int32, k string) int { return strings.Compare(key(int(e)), k) })
+	if !found {
+		return 0, false
+	}
+	return int(ix[j]), true
 }
 
 // candidateKey numbers the candidate lists: district 0 and party 0 mean "no
@@ -374,9 +443,13 @@ type list struct {
 	// pos holds each record's position in its collection's published
 	// order (Parties, Districts or Candidates), so that a result gives its
 	// records as values without decoding what was just encoded.
-	pos   []int32
-	gz    compressed
-	etags []string // etags[n]: the ETag of the first n records
+	pos []int32
+	gz  compressed
+	// etags[n]: the ETag of the first n records, for every n a limited
+	// list can answer; a list given whole (parties, districts) has only
+	// etags[0] and whole.
+	etags []string
+	whole string // the ETag of the whole list
 	// defaultETag is the ETag of the first page at the default limit when
 	// the list holds fewer records than it: n alone does not say the limit
 	// a candidates answer echoes then.
@@ -387,14 +460,15 @@ type list struct {
 // version, the list and the number of records. The body also carries
 // generatedAt, which changes with every response, so the tags are weak.
 func (l *list) tagAll(version string, limited bool) {
-	last := len(l.ends)
+	last := 0
 	if limited {
-		last = min(last, MaxLimit)
+		last = min(len(l.ends), MaxLimit)
 	}
 	l.etags = make([]string, last+1)
 	for n := range l.etags {
 		l.etags[n] = `W/"` + version[:16] + "-" + answerFormat + l.tag + "-" + strconv.Itoa(n) + `"`
 	}
+	l.whole = `W/"` + version[:16] + "-" + answerFormat + l.tag + "-" + strconv.Itoa(len(l.ends)) + `"`
 	if n := len(l.ends); limited && n < DefaultLimit {
 		l.defaultETag = `W/"` + version[:16] + "-" + answerFormat + l.tag + "-" + strconv.Itoa(n) + "-l" + strconv.Itoa(DefaultLimit) + `"`
 	}
@@ -410,13 +484,67 @@ func (l *list) add(record []byte, pos int) {
 	l.pos = append(l.pos, int32(pos))
 }
 
-func newList[T any](tag string, records []T) *list {
-	l := &list{tag: tag}
-	l.data = append(l.data, envelopeStart...)
-	for i, r := range records {
-		l.add(encodeRecord(r), i)
+// newList encodes records into a list. A list of many records is
+// allocated once at the size the first of them foretell, with a margin,
+// rather than grown as it fills: each growth copies the list so far and
+// leaves the old copy to be collected, which raised the peak memory of a
+// load of many small records by as much as the list itself. What it
+// reserves so is at most most bytes, so that large first records and small
+// others cannot make it reserve many times what the list needs.
+//
+// A list of fewer records than that sample is encoded twice, first to
+// learn its size: such a list is small, or holds records large enough
+// (districts of very many localities) that growing it would leave several
+// times its size to be collected.
+func newList[T any](tag string, records []T, most int) *list {
+	const sample = 256 // records encoded before the list is sized
+	l := &list{tag: tag, ends: make([]int, 0, len(records)), pos: make([]int32, 0, len(records))}
+	var e recordEncoder
+	size := len(envelopeStart)
+	if len(records) < sample {
+		for i := range records {
+			size += len(e.encode(&records[i])) + 1 // and a comma
+		}
+	}
+	l.data = append(make([]byte, 0, size), envelopeStart...)
+	for i := range records {
+		if i == sample {
+			left := len(records) - i
+			per := (len(l.data)-len(envelopeStart))/i + 1
+			l.data = slices.Grow(l.data, min(left*per+left*per/16, most))
+		}
+		l.add(e.encode(&records[i]), i)
 	}
 	return l
+}
+
+// record is the i-th record of the list, without the comma before it.
+func (l *list) record(i int) []byte {
+	start := len(envelopeStart)
+	if i > 0 {
+		start = l.ends[i-1] + 1 // past the comma
+	}
+	return l.data[start:l.ends[i]]
+}
+
+// recordEncoder encodes records one after the other as encodeRecord does,
+// into one buffer: what encode returns holds until the next call.
+type recordEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func (e *recordEncoder) encode(v any) []byte {
+	if e.enc == nil {
+		e.enc = json.NewEncoder(&e.buf)
+		e.enc.SetEscapeHTML(false)
+	}
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		// As EncodeJSON: records always encode.
+		panic("dataset: encoding JSON: " + err.Error())
+	}
+	return bytes.TrimSuffix(e.buf.Bytes(), []byte("\n"))
 }
 
 // encodeRecord encodes one record without the final newline.

@@ -52,7 +52,11 @@ func (d *Dataset) Rows(c Collection, p Params) (Rows, error) {
 		if err != nil {
 			return Rows{}, err
 		}
-		return Rows{d: d, c: c, pos: res.list.pos[:res.n], tag: res.list.tag}, nil
+		pos := make([]int32, res.n)
+		for i := range pos {
+			pos[i] = int32(res.Index(i))
+		}
+		return Rows{d: d, c: c, pos: pos, tag: res.tag()}, nil
 	case Candidates:
 		var bad []InvalidParam
 		f := d.parseCandidateFilters(p, func(name, reason string) { bad = append(bad, InvalidParam{name, reason}) })
@@ -121,7 +125,8 @@ func (r Rows) AppendCSV(dst []byte) []byte {
 			c := r.d.candidates[i]
 			party, partyID := Independent, ""
 			if c.PartyID != nil {
-				party, partyID = r.d.parties[r.d.partyByID[*c.PartyID]].Name, *c.PartyID
+				pi, _ := r.d.partyByID.find(*c.PartyID, r.d.partyID)
+				party, partyID = r.d.parties[pi].Name, *c.PartyID
 			}
 			stood := make([]string, len(c.DistrictIDs))
 			for j, id := range c.DistrictIDs {

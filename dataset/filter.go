@@ -214,7 +214,7 @@ func (d *Dataset) match(l *list, f readersFilters) []int32 {
 // queryFiltered answers a candidates query with readers' filters: the
 // page of the matching records, from offset, at most limit of them.
 func (d *Dataset) queryFiltered(f readersFilters, pg page, matches []int32) Result {
-	all := d.candidateLists[d.candidateKey(0, 0)]
+	all := d.allCandidates()
 	shown := matches[pg.offset:min(len(matches), pg.offset+pg.limit)]
 	pl := &list{tag: "f"}
 	pl.data = append(make([]byte, 0, 512*len(shown)), envelopeStart...)

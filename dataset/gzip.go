@@ -28,6 +28,26 @@ type compressed struct {
 	stream []byte
 	ends   []int    // ends[n]: length of the stream holding n records, or -1 if n is no flush point
 	crcs   []uint32 // crcs[n]: CRC-32 of the uncompressed bytes up to there
+	// whole is the count of ends[1] and crcs[1] for a list given whole
+	// (parties, districts), whose only flush points are 0 and the whole
+	// list: a slot per count would take memory for each record. 0 for a
+	// list a limit applies to.
+	whole int
+}
+
+// flush returns the flush point at or below n records: its count, the
+// length of the stream up to it and the CRC-32 of the bytes it holds.
+func (c *compressed) flush(n int) (int, int, uint32) {
+	if c.whole > 0 {
+		if n >= c.whole {
+			return c.whole, c.ends[1], c.crcs[1]
+		}
+		return 0, c.ends[0], c.crcs[0]
+	}
+	for c.ends[n] < 0 {
+		n--
+	}
+	return n, c.ends[n], c.crcs[n]
 }
 
 // isFlushPoint says which counts get a flush point.
@@ -38,21 +58,19 @@ func isFlushPoint(n, total int, limited bool) bool {
 	return n <= MaxLimit && (n <= 20 || n%10 == 0 || n == total)
 }
 
-// listCompressor holds the DEFLATE writers of a load, reset for each list
-// and record: a new writer allocates about a megabyte of tables, and one per
+// listCompressor holds the DEFLATE writer of a load, reset for each list:
+// a new writer allocates about a megabyte of tables, and one per
 // list was most of the time a small dataset took to load. Loads take them
 // from listCompressors, so loads one after the other (tests, fuzzing) share
 // them too.
 type listCompressor struct {
-	fw   *flate.Writer // lists, at the default level
-	buf  bytes.Buffer
-	fast *flate.Writer // one-record answers (see indexRecords)
+	fw  *flate.Writer // lists, at the default level
+	buf bytes.Buffer
 }
 
 var listCompressors = sync.Pool{New: func() any {
 	c := &listCompressor{}
 	c.fw, _ = flate.NewWriter(&c.buf, flate.DefaultCompression) // a valid level does not fail
-	c.fast, _ = flate.NewWriter(nil, flate.BestSpeed)
 	return c
 }}
 
@@ -63,14 +81,24 @@ func (l *list) compress(lc *listCompressor, limited bool) {
 	if limited {
 		last = min(last, MaxLimit)
 	}
-	c := compressed{ends: make([]int, last+1), crcs: make([]uint32, last+1)}
+	var c compressed
+	if limited || last <= 1 {
+		c.ends, c.crcs = make([]int, last+1), make([]uint32, last+1)
+	} else {
+		c.ends, c.crcs, c.whole = make([]int, 2), make([]uint32, 2), last
+	}
 	buf, fw := &lc.buf, lc.fw
 	buf.Reset()
 	fw.Reset(buf)
 	var crc uint32
 	prev := 0
 	for n := 0; n <= last; n++ {
-		c.ends[n] = -1
+		slot := n
+		if c.whole > 0 {
+			slot = min(n, 1)
+		} else {
+			c.ends[n] = -1
+		}
 		if !isFlushPoint(n, len(l.ends), limited) {
 			continue
 		}
@@ -78,8 +106,8 @@ func (l *list) compress(lc *listCompressor, limited bool) {
 		_, _ = fw.Write(l.data[prev:end]) // a bytes.Buffer does not fail
 		_ = fw.Flush()
 		crc = crc32.Update(crc, crc32.IEEETable, l.data[prev:end])
-		c.ends[n] = buf.Len()
-		c.crcs[n] = crc
+		c.ends[slot] = buf.Len()
+		c.crcs[slot] = crc
 		prev = end
 	}
 	c.stream = bytes.Clone(buf.Bytes())
@@ -96,21 +124,17 @@ func (l *list) end(n int) int {
 
 // AppendGzip appends the gzip encoding of the body AppendJSON writes.
 func (r Result) AppendGzip(dst []byte, generatedAt time.Time) []byte {
-	if r.start() > 0 || r.filtered {
+	if r.pick != nil || r.start() > 0 || r.filtered {
 		return r.appendGzipPage(dst, generatedAt)
 	}
-	gz := &r.list.gz
-	p := r.n
-	for gz.ends[p] < 0 {
-		p--
-	}
+	p, end, crc := r.list.gz.flush(r.n)
 	dst = append(dst, gzipHeader...)
-	dst = append(dst, gz.stream[:gz.ends[p]]...)
+	dst = append(dst, r.list.gz.stream[:end]...)
 	// After a sync flush the stream is byte-aligned, so stored blocks can
 	// follow: a header byte, the length and its complement, then the bytes
 	// as they are. Compressing them would cost more time than it saves.
 	extra := r.list.data[r.list.end(p):r.list.end(r.n)]
-	crc := crc32.Update(gz.crcs[p], crc32.IEEETable, extra)
+	crc = crc32.Update(crc, crc32.IEEETable, extra)
 	for len(extra) > 0 {
 		chunk := extra[:min(len(extra), 0xffff)]
 		dst = appendStored(dst, chunk, false)
@@ -164,22 +188,38 @@ var pageCompressors = sync.Pool{New: func() any {
 
 var envelopeStartBytes = []byte(envelopeStart)
 
-// appendGzipPage appends the gzip encoding of a page past the first, or of
-// a page of readers' filters, whose list is not compressed at load.
+// appendGzipPage appends the gzip encoding of a page past the first, of
+// a page of readers' filters, whose list is not compressed at load, or of
+// an answer of picked records.
 func (r Result) appendGzipPage(dst []byte, generatedAt time.Time) []byte {
-	records := r.pageRecords()
 	c := pageCompressors.Get().(*pageCompressor)
 	c.out.b = append(dst, gzipHeader...)
 	c.fw.Reset(&c.out)
-	_, _ = c.fw.Write(envelopeStartBytes) // an appender does not fail
-	_, _ = c.fw.Write(records)
+	crc, size := uint32(0), 0
+	write := func(b []byte) {
+		_, _ = c.fw.Write(b) // an appender does not fail
+		crc = crc32.Update(crc, crc32.IEEETable, b)
+		size += len(b)
+	}
+	write(envelopeStartBytes)
+	if r.pick != nil {
+		for i := range r.pick.at {
+			if i > 0 {
+				write(comma)
+			}
+			write(r.Record(i))
+		}
+	} else {
+		write(r.pageRecords())
+	}
 	_ = c.fw.Flush() // byte-aligned, not final: the tail follows
 	dst = c.out.b
 	c.out.b = nil
 	pageCompressors.Put(c)
-	crc := crc32.Update(crc32.ChecksumIEEE(envelopeStartBytes), crc32.IEEETable, records)
-	return r.appendGzipTail(dst, crc, len(envelopeStart)+len(records), generatedAt)
+	return r.appendGzipTail(dst, crc, size, generatedAt)
 }
+
+var comma = []byte(",")
 
 // appendStored appends b as one stored DEFLATE block.
 func appendStored(dst, b []byte, final bool) []byte {

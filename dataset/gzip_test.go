@@ -3,6 +3,7 @@ package dataset_test
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -12,8 +13,8 @@ import (
 
 // TestAppendGzip checks that the gzip body, pieced together from the list
 // compressed at load and a tail compressed per request, or compressed on
-// request for a page past the first, is valid gzip of exactly the plain
-// body, for every count.
+// request for a page past the first and a one-record answer, is valid gzip
+// of exactly the plain body, for every count.
 func TestAppendGzip(t *testing.T) {
 	ds, err := dataset.Default()
 	if err != nil {
@@ -26,7 +27,7 @@ func TestAppendGzip(t *testing.T) {
 	}{
 		{dataset.Parties, nil},
 		{dataset.Districts, nil},
-		{dataset.Districts, dataset.Params{"locality": {"valletta"}}},               // one district's, shared with its record's
+		{dataset.Districts, dataset.Params{"locality": {"valletta"}}},               // one district's
 		{dataset.Districts, dataset.Params{"locality": {"fgura"}}},                  // two districts'
 		{dataset.Candidates, dataset.Params{"district": {"13"}, "party": {"volt"}}}, // empty
 	}
@@ -47,22 +48,42 @@ func TestAppendGzip(t *testing.T) {
 			p dataset.Params
 		}{dataset.Candidates, dataset.Params{"offset": {o[0]}, "limit": {o[1]}}})
 	}
+	type answer struct {
+		name string
+		res  dataset.Result
+	}
+	var answers []answer
 	for _, q := range queries {
 		res, err := ds.Query(q.c, q.p)
 		if err != nil {
 			t.Fatal(err)
 		}
+		answers = append(answers, answer{string(q.c) + " " + fmt.Sprint(q.p), res})
+	}
+	// One-record answers, compressed on request.
+	for _, r := range []struct {
+		c   dataset.Collection
+		key string
+	}{{dataset.Parties, "pn"}, {dataset.Districts, "1"}, {dataset.Districts, "13"}, {dataset.Candidates, "toni-bezzina"}} {
+		res, err := ds.Record(r.c, r.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answers = append(answers, answer{string(r.c) + "/" + r.key, res})
+	}
+	for _, a := range answers {
+		res := a.res
 		plain := res.AppendJSON(nil, at)
 		zr, err := gzip.NewReader(bytes.NewReader(res.AppendGzip(nil, at)))
 		if err != nil {
-			t.Fatalf("%s %v: %v", q.c, q.p, err)
+			t.Fatalf("%s: %v", a.name, err)
 		}
 		got, err := io.ReadAll(zr) // checks the CRC-32 and the length too
 		if err != nil {
-			t.Fatalf("%s %v: invalid gzip: %v", q.c, q.p, err)
+			t.Fatalf("%s: invalid gzip: %v", a.name, err)
 		}
 		if !bytes.Equal(got, plain) {
-			t.Errorf("%s %v: gzip holds %q, want %q", q.c, q.p, got, plain)
+			t.Errorf("%s: gzip holds %q, want %q", a.name, got, plain)
 		}
 	}
 }
@@ -79,8 +100,8 @@ func BenchmarkAppendGzip(b *testing.B) {
 	b.SetBytes(int64(len(res.AppendJSON(nil, now))))
 }
 
-// A locality answer of one district shares the bytes of that district's
-// record answer, and not its ETag: the two are different answers.
+// A locality answer of one district holds the same record as that
+// district's record answer, and not its ETag: the two are different answers.
 func TestLocalityAnswerOwnETag(t *testing.T) {
 	ds, err := dataset.Default()
 	if err != nil {

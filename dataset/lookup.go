@@ -1,10 +1,7 @@
 package dataset
 
 import (
-	"bytes"
-	"compress/flate"
 	"fmt"
-	"hash/crc32"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,21 +46,48 @@ func (e *NotFoundError) Error() string {
 	return msg
 }
 
-// recordAnswers are the one-record answers of a dataset, prepared at load,
-// and the indexes that find them.
+// recordAnswers are the indexes that find one record by its key. The
+// answer itself is built on request from the record's bytes in its
+// collection's list (see picked): preparing one for each record, with its
+// own bytes, gzip stream and ETags, made a dataset of many small records
+// weigh many times its files.
 type recordAnswers struct {
-	party, district, candidate []*list // in published order
-	candidateBySlug            map[string]int
-	candidateByID              map[string]int
-	candidateSlugs             []string
-	partySlugs                 []string
+	candidateBySlug keyIndex
+	candidateByID   keyIndex
 }
 
 // localityAnswers are the answers of the locality parameter, prepared at
-// load.
+// load: each key's districts, as records of the districts list.
 type localityAnswers struct {
-	byKey map[string]*list // LocalityKey of a name, English name or slug -> its districts
-	names []string         // every locality name and English name, for suggestions
+	// bySlug is every locality, sorted by slug: a locality's slug is its
+	// key, and the slug is held by the record already. A map of a
+	// million keys would weigh more than the localities in the file.
+	bySlug []localityRef
+	// byName holds the districts of the other keys, those of a name or
+	// English name that are not the locality's slug: bit n for district n.
+	byName map[string]uint32
+	sets   map[uint32]*picked // the answer of each set of districts a key has
+	names  []string           // every locality name and English name, for suggestions
+}
+
+// localityRef is a locality of a district: Districts()[district].Localities[i].
+type localityRef struct{ district, i int32 }
+
+// slug is the slug of the locality r.
+func (d *Dataset) localitySlug(r localityRef) string {
+	return d.districts[r.district].Localities[r.i].Slug
+}
+
+// localityDistricts is the set of districts holding the locality key k,
+// bit n for district n; 0 for none.
+func (d *Dataset) localityDistricts(k string) uint32 {
+	set := d.localities.byName[k]
+	refs := d.localities.bySlug
+	i, _ := slices.BinarySearchFunc(refs, k, func(r localityRef, k string) int { return strings.Compare(d.localitySlug(r), k) })
+	for ; i < len(refs) && d.localitySlug(refs[i]) == k; i++ {
+		set |= 1 << d.districts[refs[i].district].Number
+	}
+	return set
 }
 
 // Lookup finds one record of a collection by its key, as Record reads
@@ -72,11 +96,10 @@ func (d *Dataset) Lookup(c Collection, key string) (int, bool) {
 	lower := strings.ToLower(key)
 	switch c {
 	case Parties:
-		if i, ok := d.partyBySlug[lower]; ok {
+		if i, ok := d.partyBySlug.find(lower, d.partySlug); ok {
 			return i, true
 		}
-		i, ok := d.partyByID[lower]
-		return i, ok
+		return d.partyByID.find(lower, d.partyID)
 	case Districts:
 		n, isNumber := decimal(key)
 		if !isNumber {
@@ -88,11 +111,10 @@ func (d *Dataset) Lookup(c Collection, key string) (int, bool) {
 			return n - 1, true
 		}
 	case Candidates:
-		if i, ok := d.recs.candidateBySlug[lower]; ok {
+		if i, ok := d.recs.candidateBySlug.find(lower, d.candidateSlug); ok {
 			return i, true
 		}
-		i, ok := d.recs.candidateByID[lower]
-		return i, ok
+		return d.recs.candidateByID.find(lower, d.candidateID)
 	}
 	return 0, false
 }
@@ -107,25 +129,49 @@ func (d *Dataset) Record(c Collection, key string) (Result, error) {
 	switch c {
 	case Parties:
 		if found {
-			return one(d.recs.party[i]), nil
+			return d.one(d.partiesList, i, "rp", i), nil
 		}
-		suggestion = Nearest(strings.ToLower(key), d.recs.partySlugs)
+		suggestion = nearestSlug(strings.ToLower(key), len(d.parties), d.partySlug)
 	case Districts:
 		if found {
-			return one(d.recs.district[i]), nil
+			return d.one(d.districtsList, i, "rd", d.districts[i].Number), nil
 		}
 	case Candidates:
 		if found {
-			return one(d.recs.candidate[i]), nil
+			return d.one(d.allCandidates(), i, "rc", i), nil
 		}
-		suggestion = Nearest(strings.ToLower(key), d.recs.candidateSlugs)
+		suggestion = nearestSlug(strings.ToLower(key), len(d.candidates), d.candidateSlug)
 	default:
 		return Result{}, &CollectionError{Name: string(c)}
 	}
 	return Result{}, &NotFoundError{Collection: c, Key: key, Suggestion: suggestion}
 }
 
-func one(l *list) Result { return Result{list: l, n: 1} }
+// one is the answer of the i-th record of l alone, with the ETag of the
+// list named prefix and number: "rp3", the fourth party.
+func (d *Dataset) one(l *list, i int, prefix string, number int) Result {
+	tag := prefix + strconv.Itoa(number)
+	p := &picked{tag: tag, etag: d.etag(tag, 1, ""), one: [1]int32{int32(i)}}
+	p.at = p.one[:]
+	return Result{list: l, n: 1, pick: p}
+}
+
+// etag is the ETag of n records of the list tagged tag, as tagAll prepares
+// them, with suffix before the closing quote.
+func (d *Dataset) etag(tag string, n int, suffix string) string {
+	return `W/"` + d.Version[:16] + "-" + answerFormat + tag + "-" + strconv.Itoa(n) + suffix + `"`
+}
+
+// nearestSlug is Nearest over the n slugs slug(i) gives, without a slice of
+// them: a dataset of many records would hold one for nothing but this.
+func nearestSlug(s string, n int, slug func(i int) string) string {
+	for i := range n {
+		if c := slug(i); oneEdit(s, c) {
+			return c
+		}
+	}
+	return ""
+}
 
 // queryDistricts answers the districts collection: every district, or,
 // with the locality parameter, the districts holding that locality.
@@ -139,8 +185,9 @@ func (d *Dataset) queryDistricts(p Params) (Result, error) {
 	case !ok:
 		return Result{list: d.districtsList, n: len(d.districts)}, nil
 	}
-	if l := d.localities.byKey[LocalityKey(v)]; l != nil {
-		return Result{list: l, n: len(l.ends)}, nil
+	if set := d.localityDistricts(LocalityKey(v)); set != 0 {
+		p := d.localities.sets[set]
+		return Result{list: d.districtsList, n: len(p.at), pick: p}, nil
 	}
 	reason := "names no locality of this dataset; give a locality's name, English name or slug"
 	if near := closest(LocalityKey(v), d.localities.names, 3); len(near) > 0 {
@@ -156,119 +203,111 @@ func (d *Dataset) queryDistricts(p Params) (Result, error) {
 // "San Pawl il-Baħar" and "san pawl il bahar").
 func LocalityKey(name string) string { return Slugify(name) }
 
-// indexRecords prepares the one-record answers and the locality lookups,
+// indexRecords prepares the lookups of one record and of localities,
 // once the records are in their published order.
-func (d *Dataset) indexRecords(lc *listCompressor) {
-	// One writer, reset for each record: a new one per record would cost
-	// more than the record's compression.
-	fw := lc.fast
-	prepare := func(tag string, record []byte, pos int) *list {
-		// Sized to the record: a dataset of many small records holds
-		// one of these for each, and growing it would double it.
-		l := &list{tag: tag, data: make([]byte, 0, len(envelopeStart)+len(record))}
-		l.data = append(l.data, envelopeStart...)
-		l.add(record, pos)
-		l.compressOne(fw, &lc.buf)
-		l.tagAll(d.Version, false)
-		return l
-	}
-	// Each record is copied from its collection's list, where it was
-	// encoded already, in the same order.
-	encoded := func(l *list, i int) []byte { return Result{list: l, n: len(l.ends)}.Record(i) }
+func (d *Dataset) indexRecords() {
 	r := &d.recs
-	for i, p := range d.parties {
-		r.party = append(r.party, prepare("rp"+strconv.Itoa(i), encoded(d.partiesList, i), i))
-		r.partySlugs = append(r.partySlugs, p.Slug)
-	}
-	for i, dist := range d.districts {
-		r.district = append(r.district, prepare("rd"+strconv.Itoa(dist.Number), encoded(d.districtsList, i), i))
-	}
-	r.candidateBySlug = make(map[string]int, len(d.candidates))
-	r.candidateByID = make(map[string]int, len(d.candidates))
-	all := d.candidateLists[d.candidateKey(0, 0)]
-	for i, c := range d.candidates {
-		r.candidate = append(r.candidate, prepare("rc"+strconv.Itoa(i), encoded(all, i), i))
-		r.candidateBySlug[c.Slug] = i
-		r.candidateByID[c.ID] = i
-		r.candidateSlugs = append(r.candidateSlugs, c.Slug)
-	}
+	r.candidateBySlug = newKeyIndex(len(d.candidates), d.candidateSlug)
+	r.candidateByID = newKeyIndex(len(d.candidates), d.candidateID)
 
-	// Each key's districts, in number order; keys holding the same
-	// districts share one list.
-	numbers := map[string][]int{}
-	seen := map[string]bool{}
+	// Each key's districts, as bits; keys holding the same districts
+	// share one answer.
+	loc := &d.localities
+	loc.byName = map[string]uint32{}
+	count := 0
 	for _, dist := range d.districts {
-		for _, loc := range dist.Localities {
-			keys := []string{LocalityKey(loc.Name), loc.Slug}
-			names := []string{loc.Name}
-			if loc.NameEN != nil {
-				keys = append(keys, LocalityKey(*loc.NameEN))
-				names = append(names, *loc.NameEN)
+		count += len(dist.Localities)
+	}
+	loc.bySlug = make([]localityRef, 0, count)
+	for di, dist := range d.districts {
+		bit := uint32(1) << dist.Number // numbered 1 to DistrictCount, as the load checks
+		for li := range dist.Localities {
+			l := &dist.Localities[li]
+			if l.Slug != "" {
+				loc.bySlug = append(loc.bySlug, localityRef{int32(di), int32(li)})
 			}
-			for _, k := range keys {
-				if k != "" && !slices.Contains(numbers[k], dist.Number) {
-					numbers[k] = append(numbers[k], dist.Number)
+			if k := LocalityKey(l.Name); k != l.Slug && k != "" {
+				loc.byName[k] |= bit
+			}
+			if l.NameEN != nil {
+				if k := LocalityKey(*l.NameEN); k != l.Slug && k != "" {
+					loc.byName[k] |= bit
 				}
 			}
-			for _, n := range names {
-				if !seen[n] {
-					seen[n] = true
-					d.localities.names = append(d.localities.names, n)
-				}
+			loc.names = append(loc.names, l.Name)
+			if l.NameEN != nil {
+				loc.names = append(loc.names, *l.NameEN)
 			}
 		}
 	}
-	slices.SortFunc(d.localities.names, func(a, b string) int { return strings.Compare(Fold(a), Fold(b)) })
-	d.localities.byKey = make(map[string]*list, len(numbers))
-	lists := map[string]*list{}
-	for key, ns := range numbers {
-		slices.Sort(ns)
-		tag := "l"
-		for i, n := range ns {
-			if i > 0 {
-				tag += "."
-			}
-			tag += strconv.Itoa(n)
+	loc.names = sortNames(loc.names)
+	slices.SortFunc(loc.bySlug, func(a, b localityRef) int { return strings.Compare(d.localitySlug(a), d.localitySlug(b)) })
+	loc.sets = map[uint32]*picked{}
+	for i, r := range loc.bySlug {
+		if k := d.localitySlug(r); i == 0 || k != d.localitySlug(loc.bySlug[i-1]) {
+			d.prepareLocalitySet(d.localityDistricts(k))
 		}
-		l := lists[tag]
-		if l == nil && len(ns) == 1 {
-			// One district's answer: its bytes and gzip stream are those
-			// of the district's own, shared (neither changes once made);
-			// only the tag and the ETags are the list's own.
-			shared := *d.recs.district[ns[0]-1]
-			l = &shared
-			l.tag, l.etags, l.defaultETag = tag, nil, ""
-			l.tagAll(d.Version, false)
-			lists[tag] = l
-		}
-		if l == nil {
-			l = &list{tag: tag}
-			l.data = append(l.data, envelopeStart...)
-			for _, n := range ns {
-				l.add(d.recs.district[n-1].data[len(envelopeStart):], n-1)
-			}
-			l.compress(lc, false)
-			l.tagAll(d.Version, false)
-			lists[tag] = l
-		}
-		d.localities.byKey[key] = l
+	}
+	for k := range loc.byName {
+		d.prepareLocalitySet(d.localityDistricts(k))
 	}
 }
 
-// compressOne prepares a one-record list's gzip encoding as compress does,
-// with fw reset for it and buf as its scratch. Its one answer holds the record, so the stream has
-// one flush point, after it: a flush point costs a Huffman table, and the
-// tables were most of the time a dataset of many candidates took to load.
-func (l *list) compressOne(fw *flate.Writer, buf *bytes.Buffer) {
-	buf.Reset()
-	fw.Reset(buf)
-	_, _ = fw.Write(l.data) // a bytes.Buffer does not fail
-	_ = fw.Flush()
-	l.gz = compressed{
-		stream: bytes.Clone(buf.Bytes()), // no spare capacity, held for each record
-		ends:   []int{-1, buf.Len()},
-		crcs:   []uint32{0, crc32.ChecksumIEEE(l.data)},
+// sortNames sorts names by their folded form, names that fold alike in
+// the order given, and keeps the first of each name given more than once.
+// A name given twice folds as itself, so the two meet in the sorted order:
+// no map of every name is needed to find them, and a map of a million
+// names weighed more than the names.
+func sortNames(names []string) []string {
+	slices.SortStableFunc(names, func(a, b string) int { return strings.Compare(Fold(a), Fold(b)) })
+	out := names[:0]
+	group := 0               // where the names of out's last folded form begin
+	var many map[string]bool // the names of a group too large to search
+	for i, n := range names {
+		if i > 0 && Fold(n) != Fold(names[i-1]) {
+			group, many = len(out), nil
+		}
+		switch {
+		case many != nil:
+			if many[n] {
+				continue
+			}
+			many[n] = true
+		case slices.Contains(out[group:], n):
+			continue
+		case len(out)-group == 16: // the letter case of a name gives many
+			many = map[string]bool{n: true}
+			for _, m := range out[group:] {
+				many[m] = true
+			}
+		}
+		out = append(out, n)
 	}
+	clear(names[len(out):]) // no longer held
+	return out
+}
+
+// prepareLocalitySet prepares the answer of a set of districts, bit n for
+// district n, if not prepared yet.
+func (d *Dataset) prepareLocalitySet(set uint32) {
+	if d.localities.sets[set] != nil {
+		return
+	}
+	// Districts in number order, numbered from 1, as the load checks.
+	p := &picked{}
+	tag := "l"
+	for n := 1; n <= 31; n++ {
+		if set&(1<<n) == 0 {
+			continue
+		}
+		if len(p.at) > 0 {
+			tag += "."
+		}
+		tag += strconv.Itoa(n)
+		p.at = append(p.at, int32(n-1))
+	}
+	p.tag, p.etag = tag, d.etag(tag, len(p.at), "")
+	d.localities.sets[set] = p
 }
 
 // closest returns up to n of names whose keys are nearest key: within a

@@ -114,7 +114,7 @@ func (r Result) appendPageMeta(dst []byte) []byte {
 	dst = append(dst, `,"filters":{"district":`...)
 	dst = append(dst, r.d.districtFilters[r.district]...)
 	dst = append(dst, `,"party":`...)
-	dst = append(dst, r.d.partyFilters[r.party]...)
+	dst = r.d.appendPartyFilter(dst, r.party)
 	dst = r.appendReadersMeta(dst)
 	return append(dst, '}')
 }
@@ -146,8 +146,9 @@ func (r Result) pageETag() string {
 }
 
 // prepareFilters encodes, for meta.filters, each district as the district
-// filter echoes it ({"number":5,"id":"…"}) and each party as the party
-// filter does ({"slug":"pn","id":"…"}); index 0 of each, no filter, is null.
+// filter echoes it ({"number":5,"id":"…"}); index 0, no filter, is null.
+// A party is encoded on request (appendPartyFilter): there are 13
+// districts, but there may be many parties.
 func (d *Dataset) prepareFilters() {
 	d.districtFilters = make([]string, DistrictCount+1)
 	d.districtFilters[0] = "null"
@@ -157,14 +158,34 @@ func (d *Dataset) prepareFilters() {
 			ID     string `json:"id"`
 		}{dist.Number, dist.ID}))
 	}
-	d.partyFilters = make([]string, len(d.parties)+1)
-	d.partyFilters[0] = "null"
-	for i, p := range d.parties {
-		d.partyFilters[i+1] = string(encodeRecord(struct {
-			Slug string `json:"slug"`
-			ID   string `json:"id"`
-		}{p.Slug, p.ID}))
+}
+
+// appendPartyFilter appends the party filter p (as in candidateKey) as
+// meta.filters echoes it, {"slug":"pn","id":"…"}, or null for none.
+func (d *Dataset) appendPartyFilter(dst []byte, p int) []byte {
+	if p == 0 {
+		return append(dst, "null"...)
 	}
+	party := &d.parties[p-1]
+	dst = append(dst, `{"slug":`...)
+	dst = appendJSONString(dst, party.Slug)
+	dst = append(dst, `,"id":`...)
+	dst = appendJSONString(dst, party.ID)
+	return append(dst, '}')
+}
+
+// appendJSONString appends s as EncodeJSON encodes it: as it is, quoted,
+// when it holds only printable ASCII other than quote and backslash (every
+// slug and UUID), through the encoder otherwise.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return append(dst, encodeRecord(s)...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // checkOffset reads the offset parameter: decimal digits from 0 to total,

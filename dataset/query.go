@@ -179,9 +179,9 @@ func (d *Dataset) lookupParty(v string) (int, string) {
 	var found bool
 	switch {
 	case isUUID(key):
-		i, found = d.partyByID[key]
+		i, found = d.partyByID.find(key, d.partyID)
 	case slugPattern.MatchString(key):
-		i, found = d.partyBySlug[key]
+		i, found = d.partyBySlug.find(key, d.partySlug)
 	default:
 		return 0, d.partyReason
 	}
@@ -197,13 +197,18 @@ func isUUID(s string) bool {
 	return len(s) == 36 && uuidPattern.MatchString(strings.ToLower(s))
 }
 
-func partyReason(slugs []string) string {
+// partyReason names the first slugs in order, from the index of slugs.
+func partyReason(bySlug keyIndex, slug func(i int) string) string {
 	const shown = 20
-	if len(slugs) == 0 {
+	if len(bySlug) == 0 {
 		return "must be a party slug or a party UUID, and this dataset has no parties"
 	}
-	list := strings.Join(slugs[:min(len(slugs), shown)], ", ")
-	if len(slugs) > shown {
+	first := make([]string, min(len(bySlug), shown))
+	for i := range first {
+		first[i] = slug(int(bySlug[i]))
+	}
+	list := strings.Join(first, ", ")
+	if len(bySlug) > shown {
 		list += ", …"
 	}
 	return "must be a party slug (" + list + ") or a party UUID"
@@ -215,6 +220,20 @@ type Result struct {
 	list *list
 	n    int
 	page
+	// pick, when set, chooses the result's records of list by index: an
+	// answer built on request rather than prepared at load.
+	pick *picked
+}
+
+// picked is an answer of some records of a list, in the order given, not
+// prepared at load: one record by its key, or the districts of a locality.
+// Its body and gzip encoding are made on request from the records' bytes
+// in the list, so the record is held once, in its collection's list.
+type picked struct {
+	tag  string  // names the answer inside a dataset version, as a list's tag
+	etag string  // the ETag of the answer
+	at   []int32 // the records' indexes in the list
+	one  [1]int32
 }
 
 // Count is the number of records in the result.
@@ -225,8 +244,11 @@ func (r Result) Count() int { return r.n }
 // body echoes (implied by the list and the count where they can be). It is
 // weak: the body also carries generatedAt.
 func (r Result) ETag() string {
+	if r.pick != nil {
+		return r.pick.etag
+	}
 	if r.d == nil {
-		return r.list.etags[r.n]
+		return r.list.etag(r.n)
 	}
 	if r.filtered {
 		return r.filteredETag()
@@ -236,7 +258,7 @@ func (r Result) ETag() string {
 	if r.offset == 0 && r.list != r.d.emptyList {
 		switch r.limit {
 		case r.n: // a full page: n is the limit
-			return r.list.etags[r.n]
+			return r.list.etag(r.n)
 		case DefaultLimit: // the whole list, shorter than the default limit
 			return r.list.defaultETag
 		}
@@ -244,11 +266,29 @@ func (r Result) ETag() string {
 	return r.pageETag()
 }
 
+// etag is the ETag of the first n records of the list.
+func (l *list) etag(n int) string {
+	if n == len(l.ends) {
+		return l.whole
+	}
+	return l.etags[n]
+}
+
 // AppendJSON appends the response body, the envelope
 // {"data":[...],"meta":{"count":N,"generatedAt":"..."}} and a newline, to
 // dst. The HTTP server and the command line both write bodies through it, so
 // their bytes are the same.
 func (r Result) AppendJSON(dst []byte, generatedAt time.Time) []byte {
+	if r.pick != nil {
+		dst = append(dst, envelopeStart...)
+		for i := range r.pick.at {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, r.Record(i)...)
+		}
+		return r.appendTail(dst, generatedAt)
+	}
 	if r.start() > 0 {
 		dst = append(dst, envelopeStart...)
 		dst = append(dst, r.pageRecords()...)
@@ -298,15 +338,24 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 // Districts()[Index(i)] or Candidates()[Index(i)]. The pages and query's
 // columns read records as values through it, rather than decoding the JSON
 // the result holds.
-func (r Result) Index(i int) int { return int(r.list.pos[r.start()+i]) }
+func (r Result) Index(i int) int { return int(r.list.pos[r.at(i)]) }
+
+// tag names the result's list inside a dataset version.
+func (r Result) tag() string {
+	if r.pick != nil {
+		return r.pick.tag
+	}
+	return r.list.tag
+}
+
+// at is the index in the result's list of its i-th record.
+func (r Result) at(i int) int {
+	if r.pick != nil {
+		return int(r.pick.at[i])
+	}
+	return r.start() + i
+}
 
 // Record returns the encoded JSON of the i-th record of the result, exactly
 // as it appears in the body.
-func (r Result) Record(i int) []byte {
-	i += r.start()
-	start := len(envelopeStart)
-	if i > 0 {
-		start = r.list.ends[i-1] + 1 // past the comma
-	}
-	return r.list.data[start:r.list.ends[i]]
-}
+func (r Result) Record(i int) []byte { return r.list.record(r.at(i)) }
