@@ -181,8 +181,10 @@ func ResolvesInside(dir, name string) bool {
 // LoadDirContext loads the dataset in directory dir within opts' limits.
 // dir is resolved once (see ResolveDir) and only regular files inside the
 // directory it resolves to are read; it stops with ctx's error when
-// ctx ends between files or while a file is read or scanned.
+// ctx ends between files or while a file is read or scanned. The garbage
+// collector runs at LoadGCPercent meanwhile.
 func LoadDirContext(ctx context.Context, dir string, opts Options) (*Dataset, error) {
+	defer paceGC()()
 	var ds *Dataset
 	err := withDir(dir, func(fsys fs.FS) (err error) {
 		ds, err = LoadContext(ctx, fsys, opts)
@@ -195,8 +197,10 @@ func LoadDirContext(ctx context.Context, dir string, opts Options) (*Dataset, er
 // LoadDirContext applies, and stops there: it does not prepare the answers
 // a server gives, which are most of a load's time and memory and check
 // nothing. It returns the warnings of a valid dataset, or a *Report of
-// every problem of an invalid one.
+// every problem of an invalid one. The garbage collector runs at
+// LoadGCPercent meanwhile.
 func CheckDirContext(ctx context.Context, dir string, opts Options) ([]Problem, error) {
+	defer paceGC()()
 	var warnings []Problem
 	err := withDir(dir, func(fsys fs.FS) error {
 		d, r, err := check(ctx, fsys, opts)
