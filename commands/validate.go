@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -132,16 +133,22 @@ func writeReport(w, summary io.Writer, format string, r *dataset.Report, valid b
 		enc.SetIndent("", "  ")
 		return enc.Encode(validationReport{Valid: valid, Errors: toReportProblems(r.Errors), Warnings: toReportProblems(r.Warnings)})
 	}
+	// Buffered: a dataset may have a problem for each of a million
+	// records, and a write each took most of the run.
+	bw := bufio.NewWriterSize(w, 64<<10)
 	for _, p := range r.Errors {
-		if _, err := fmt.Fprintln(w, p); err != nil {
+		if _, err := fmt.Fprintln(bw, p); err != nil {
 			return err
 		}
 	}
 	for _, p := range r.Warnings {
 		p.Message = "warning: " + p.Message
-		if _, err := fmt.Fprintln(w, p); err != nil {
+		if _, err := fmt.Fprintln(bw, p); err != nil {
 			return err
 		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
 	}
 	verdict := "valid"
 	if !valid {
