@@ -136,14 +136,16 @@ func writeReport(w, summary io.Writer, format string, r *dataset.Report, valid b
 	// Buffered: a dataset may have a problem for each of a million
 	// records, and a write each took most of the run.
 	bw := bufio.NewWriterSize(w, 64<<10)
+	var line []byte
 	for _, p := range r.Errors {
-		if _, err := fmt.Fprintln(bw, p); err != nil {
+		line = append(p.AppendLine(line[:0], ""), '\n')
+		if _, err := bw.Write(line); err != nil {
 			return err
 		}
 	}
 	for _, p := range r.Warnings {
-		p.Message = "warning: " + p.Message
-		if _, err := fmt.Fprintln(bw, p); err != nil {
+		line = append(p.AppendLine(line[:0], "warning: "), '\n')
+		if _, err := bw.Write(line); err != nil {
 			return err
 		}
 	}

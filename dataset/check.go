@@ -339,6 +339,15 @@ func (d *records) warn(r *Report) {
 			r.warnf(CandidatesFile, pointer(i, "district_ids"), "districts-over-two", "contests %d districts; Maltese law allows %d", len(c.DistrictIDs), MaxDistrictsPerCandidate)
 		}
 	}
+	// Counted first, so the warnings grow once: there may be a
+	// warning for each of a million parties.
+	unused := 0
+	for _, p := range d.parties.each {
+		if !partyUsed[p.ID] {
+			unused++
+		}
+	}
+	r.Warnings = slices.Grow(r.Warnings, unused)
 	for i, p := range d.parties.each {
 		if !partyUsed[p.ID] {
 			r.warnf(PartiesFile, pointer(i), "party-unused", "party %q has no candidates", p.Slug)
