@@ -123,7 +123,8 @@ func TestReloadRefusedPastTheMemoryLimit(t *testing.T) {
 
 // TestLoadMemoryPerByte holds the peak memory of a load to the figure the
 // README states: for files of each shape the rules accept, near 16 MiB,
-// `ballot validate DIR` and a load as serve does it (bench/loadmem) each
+// `ballot validate DIR` (and, for the shape with a warning for each
+// record, `--format json`) and a load as serve does it (bench/loadmem) each
 // peak at most dataset.PeakMemoryPerByte times the files' size. The shapes
 // are bench/shapes' (the embedded dataset with one file replaced) and
 // bench/synth's many candidates.
@@ -163,13 +164,20 @@ func TestLoadMemoryPerByte(t *testing.T) {
 			if files < size*7/8 {
 				t.Fatalf("%s wrote %d bytes, want near %d", sh.name, files, size)
 			}
-			for _, run := range []struct {
+			runs := []struct {
 				what string
 				cmd  *exec.Cmd
 			}{
 				{"ballot validate", exec.Command(ballot, "validate", dir)},
 				{"a load (bench/loadmem)", exec.Command(filepath.Join(tools, "loadmem"), dir)},
-			} {
+			}
+			if sh.name == "parties" { // a warning for each party: the longest report
+				runs = append(runs, struct {
+					what string
+					cmd  *exec.Cmd
+				}{"ballot validate --format json", exec.Command(ballot, "validate", "--format", "json", dir)})
+			}
+			for _, run := range runs {
 				var stderr bytes.Buffer
 				run.cmd.Stderr = &stderr
 				if err := run.cmd.Run(); err != nil {

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,13 +39,9 @@ func validateCommand() *cli.Command {
 	}
 }
 
-// validationReport is the JSON form of a report, for CI pipelines.
-type validationReport struct {
-	Valid    bool            `json:"valid"`
-	Errors   []reportProblem `json:"errors"`
-	Warnings []reportProblem `json:"warnings"`
-}
-
+// reportProblem is the JSON form of a problem, for CI pipelines; the
+// report is {"valid": BOOL, "errors": [...], "warnings": [...]}
+// (writeJSONReport).
 type reportProblem struct {
 	File    string `json:"file"`
 	Pointer string `json:"pointer"`
@@ -54,15 +51,12 @@ type reportProblem struct {
 	Message string `json:"message"`
 }
 
-func toReportProblems(ps []dataset.Problem) []reportProblem {
-	out := make([]reportProblem, len(ps))
-	for i, p := range ps {
-		out[i] = reportProblem{File: p.File, Pointer: p.Pointer, Rule: p.Rule, Message: p.Message}
-		if p.Line > 0 {
-			out[i].Line, out[i].Column = &p.Line, &p.Column
-		}
+func toReportProblem(p dataset.Problem) reportProblem {
+	rp := reportProblem{File: p.File, Pointer: p.Pointer, Rule: p.Rule, Message: p.Message}
+	if p.Line > 0 {
+		rp.Line, rp.Column = &p.Line, &p.Column
 	}
-	return out
+	return rp
 }
 
 func validate(c *cli.Context) error {
@@ -128,10 +122,7 @@ func maxDatasetBytesFrom(c *cli.Context) (int, error) {
 // on summary.
 func writeReport(w, summary io.Writer, format string, r *dataset.Report, valid bool) error {
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(validationReport{Valid: valid, Errors: toReportProblems(r.Errors), Warnings: toReportProblems(r.Warnings)})
+		return writeJSONReport(w, r, valid)
 	}
 	// Buffered: a dataset may have a problem for each of a million
 	// records, and a write each took most of the run.
@@ -158,6 +149,51 @@ func writeReport(w, summary io.Writer, format string, r *dataset.Report, valid b
 	}
 	_, err := fmt.Fprintf(summary, "ballot: dataset %s: %s, %s\n", verdict, count(len(r.Errors), "error"), count(len(r.Warnings), "warning"))
 	return err
+}
+
+// writeJSONReport writes the report, indented as encoding/json indents
+// it, problem by problem: the whole document at once, with a copy of every
+// problem, took more memory than the check of a dataset with a warning for
+// each of its records.
+func writeJSONReport(w io.Writer, r *dataset.Report, valid bool) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var item bytes.Buffer
+	enc := json.NewEncoder(&item)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("    ", "  ")
+	list := func(ps []dataset.Problem) error {
+		if len(ps) == 0 {
+			_, err := bw.WriteString("[]")
+			return err
+		}
+		bw.WriteString("[\n")
+		for i, p := range ps {
+			item.Reset()
+			if err := enc.Encode(toReportProblem(p)); err != nil {
+				return err
+			}
+			bw.WriteString("    ")
+			bw.Write(bytes.TrimSuffix(item.Bytes(), []byte("\n")))
+			if i < len(ps)-1 {
+				bw.WriteByte(',')
+			}
+			if err := bw.WriteByte('\n'); err != nil {
+				return err
+			}
+		}
+		_, err := bw.WriteString("  ]")
+		return err
+	}
+	fmt.Fprintf(bw, "{\n  \"valid\": %t,\n  \"errors\": ", valid)
+	if err := list(r.Errors); err != nil {
+		return err
+	}
+	bw.WriteString(",\n  \"warnings\": ")
+	if err := list(r.Warnings); err != nil {
+		return err
+	}
+	bw.WriteString("\n}\n")
+	return bw.Flush()
 }
 
 func count(n int, noun string) string {
