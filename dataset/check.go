@@ -195,8 +195,8 @@ func (d *records) check(r *Report) {
 		if has("source_url") {
 			checkURL(DistrictsFile, i, "source_url", dist.SourceURL)
 		}
-		localitySlugs := map[string]int{}
-		localityNames := map[string]int{} // folded name -> the locality's index
+		localitySlugs := make(map[string]int, len(dist.Localities))
+		localityNames := make(map[string]int, len(dist.Localities)) // folded name -> the locality's index
 		hasIn := func(j int, field string) bool { return d.districts.hasIn(i, "localities", j, field) }
 		for j, loc := range dist.Localities {
 			if hasIn(j, "name") && strings.TrimSpace(loc.Name) == "" {
@@ -294,7 +294,11 @@ func (d *records) warn(r *Report) {
 		i, j  int32
 		split bool
 	}
-	var places []place
+	n := 0
+	for _, dist := range d.districts.each {
+		n += len(dist.Localities)
+	}
+	places := make([]place, 0, n)
 	for i, dist := range d.districts.each {
 		for j, loc := range dist.Localities {
 			places = append(places, place{loc.Slug, int32(i), int32(j), loc.Split})
@@ -383,16 +387,22 @@ func (d *records) warnFormulas(r *Report) {
 			r.warnf(file, ptr, "formula-prefix", "%q begins with %q, which a spreadsheet may run as a formula", *t.s, (*t.s)[:1])
 		}
 	}
-	for i, p := range d.parties.each {
+	// The records are taken by their index, not copied: the address of
+	// a copy would put each on the heap.
+	for i := range d.parties.each {
+		p := &d.parties.recs[i]
 		check(PartiesFile, i, -1, []text{{"name", &p.Name}, {"short_name", &p.ShortName}, {"name_en", p.NameEN}, {"leader_name", p.LeaderName}})
 	}
-	for i, dist := range d.districts.each {
+	for i := range d.districts.each {
+		dist := &d.districts.recs[i]
 		check(DistrictsFile, i, -1, []text{{"name", &dist.Name}})
-		for j, loc := range dist.Localities {
+		for j := range dist.Localities {
+			loc := &dist.Localities[j]
 			check(DistrictsFile, i, j, []text{{"name", &loc.Name}, {"name_en", loc.NameEN}, {"note", loc.Note}})
 		}
 	}
-	for i, c := range d.candidates.each {
+	for i := range d.candidates.each {
+		c := &d.candidates.recs[i]
 		check(CandidatesFile, i, -1, []text{{"name", &c.Name}, {"given_name", &c.GivenName}, {"family_name", &c.FamilyName}})
 	}
 }

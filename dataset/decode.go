@@ -153,6 +153,9 @@ func decodeArray[T any](name string, b []byte, r *Report) file[T] {
 		ok := c.fields(raw, typ)
 		// A value of the wrong type is skipped and the rest decoded, so
 		// the fields that are right can still be checked.
+		if p, ok := any(&f.recs[i]).(presizer); ok {
+			p.presize(raw)
+		}
 		err := json.Unmarshal(raw, &f.recs[i])
 		f.object[i] = raw[0] == '{'
 		if ok && err == nil {
@@ -167,6 +170,43 @@ func decodeArray[T any](name string, b []byte, r *Report) file[T] {
 		}
 	}
 	return f
+}
+
+// presizer is a record with a list that may be long, made at its length
+// before the record is decoded: decoding appends to the list as it finds,
+// and a list grown by doubling held up to twice its size, and as much
+// again in the copies left behind.
+type presizer interface{ presize(raw []byte) }
+
+// presize makes a district's localities at their number in the object raw.
+func (d *District) presize(raw []byte) {
+	if raw[0] != '{' {
+		return
+	}
+	var buf [8]member
+	members := objectMembers(raw, buf[:0])
+	for j := len(members) - 1; j >= 0; j-- { // the last, as decoding takes
+		if m := members[j]; m.key == "localities" {
+			if m.value[0] == '[' {
+				d.Localities = make([]Locality, 0, countItems(m.value))
+			}
+			return
+		}
+	}
+}
+
+// countItems counts the items of the valid JSON array v.
+func countItems(v []byte) int {
+	n := 0
+	i := skipSpace(v, 1)
+	for v[i] != ']' {
+		n++
+		i = skipSpace(v, valueEnd(v, i))
+		if v[i] == ',' {
+			i = skipSpace(v, i+1)
+		}
+	}
+	return n
 }
 
 // fieldCheck compares JSON values with the record types, reporting every
