@@ -125,7 +125,8 @@ func TestReloadRefusedPastTheMemoryLimit(t *testing.T) {
 // README states: for files of each shape the rules accept, near 16 MiB,
 // `ballot validate DIR` (and, for the shape with a warning for each
 // record, `--format json`) and a load as serve does it (bench/loadmem) each
-// peak at most dataset.PeakMemoryPerByte times the files' size. The shapes
+// peak at most dataset.PeakMemoryPerByte times the files' size, and
+// validate, which prepares no answer, at most 12 times. The shapes
 // are bench/shapes' (the embedded dataset with one file replaced) and
 // bench/synth's many candidates.
 func TestLoadMemoryPerByte(t *testing.T) {
@@ -139,6 +140,9 @@ func TestLoadMemoryPerByte(t *testing.T) {
 		t.Fatalf("go build of bench/shapes, bench/loadmem and bench/synth: %v\n%s", err, out)
 	}
 	const size = 16 << 20
+	// validate prepares no answer: it is held to the 12 times issue 19
+	// asks of every load, or to PeakMemoryPerByte when that is lower.
+	checkMost := int64(min(dataset.PeakMemoryPerByte, 12))
 	shapes := []struct {
 		name string
 		args []string // the command that writes the dataset, without -out
@@ -164,18 +168,17 @@ func TestLoadMemoryPerByte(t *testing.T) {
 			if files < size*7/8 {
 				t.Fatalf("%s wrote %d bytes, want near %d", sh.name, files, size)
 			}
-			runs := []struct {
+			type run struct {
 				what string
 				cmd  *exec.Cmd
-			}{
-				{"ballot validate", exec.Command(ballot, "validate", dir)},
-				{"a load (bench/loadmem)", exec.Command(filepath.Join(tools, "loadmem"), dir)},
+				most int64 // times the files' size
+			}
+			runs := []run{
+				{"ballot validate", exec.Command(ballot, "validate", dir), checkMost},
+				{"a load (bench/loadmem)", exec.Command(filepath.Join(tools, "loadmem"), dir), dataset.PeakMemoryPerByte},
 			}
 			if sh.name == "parties" { // a warning for each party: the longest report
-				runs = append(runs, struct {
-					what string
-					cmd  *exec.Cmd
-				}{"ballot validate --format json", exec.Command(ballot, "validate", "--format", "json", dir)})
+				runs = append(runs, run{"ballot validate --format json", exec.Command(ballot, "validate", "--format", "json", dir), checkMost})
 			}
 			for _, run := range runs {
 				var stderr bytes.Buffer
@@ -186,8 +189,8 @@ func TestLoadMemoryPerByte(t *testing.T) {
 				peak := run.cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
 				ratio := float64(peak) / float64(files)
 				t.Logf("%s of %s: peak %d bytes (%.1f MiB), %.1f times the files' %d bytes", run.what, sh.name, peak, float64(peak)/(1<<20), ratio, files)
-				if peak > dataset.PeakMemoryPerByte*files {
-					t.Errorf("%s of %s: peak %d bytes, %.1f times the files' %d bytes; want at most dataset.PeakMemoryPerByte = %d times", run.what, sh.name, peak, ratio, files, dataset.PeakMemoryPerByte)
+				if peak > run.most*files {
+					t.Errorf("%s of %s: peak %d bytes, %.1f times the files' %d bytes; want at most %d times", run.what, sh.name, peak, ratio, files, run.most)
 				}
 			}
 		})
