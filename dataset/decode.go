@@ -151,11 +151,11 @@ func decodeArray[T any](name string, b []byte, r *Report) file[T] {
 		c.r, c.good = r, nil
 		c.at = append(c.at[:0], token{index: i})
 		ok := c.fields(raw, typ)
-		// A value of the wrong type is skipped and the rest decoded, so
-		// the fields that are right can still be checked.
 		if p, ok := any(&f.recs[i]).(presizer); ok {
 			p.presize(raw)
 		}
+		// A value of the wrong type is skipped and the rest decoded, so
+		// the fields that are right can still be checked.
 		err := json.Unmarshal(raw, &f.recs[i])
 		f.object[i] = raw[0] == '{'
 		if ok && err == nil {
