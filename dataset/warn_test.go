@@ -36,3 +36,38 @@ func TestSplitUnmarkedOrder(t *testing.T) {
 		t.Errorf("split-unmarked warnings:\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRepeatsNameTheFirst: a value repeated where it must be unique is
+// reported with the pointer of its first use.
+func TestRepeatsNameTheFirst(t *testing.T) {
+	const id1, id2 = "00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"
+	d := records{
+		parties: file[Party]{
+			recs:   []Party{{ID: id1, Slug: "labour", Name: "L", ShortName: "L"}, {ID: id2, Slug: "labour", Name: "M", ShortName: "M"}},
+			valid:  []bool{true, true},
+			object: []bool{true, true},
+		},
+		districts: file[District]{
+			recs: []District{{ID: id1, Number: 1, Name: "First", Localities: []Locality{
+				{Name: "Mosta", Slug: "mosta"}, {Name: "MOSTA", Slug: "mosta-2"}, {Name: "Naxxar", Slug: "mosta"},
+			}}},
+			valid:  []bool{true},
+			object: []bool{true},
+		},
+	}
+	r := &Report{}
+	d.check(r)
+	var got []string
+	for _, p := range r.Errors {
+		got = append(got, p.String())
+	}
+	want := []string{
+		`parties.json: /1/slug: slug "labour" is already used at parties.json#/0/slug`,
+		`districts.json: /0/id: id ` + id1 + ` is already used at parties.json#/0/id`,
+		`districts.json: /0/localities/1/name: locality "MOSTA" is already listed in this district at districts.json#/0/localities/0/name`,
+		`districts.json: /0/localities/2/slug: slug "mosta" is already used at districts.json#/0/localities/0/slug`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("errors:\n%q\nwant\n%q", got, want)
+	}
+}
