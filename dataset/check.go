@@ -351,7 +351,9 @@ func (d *records) warn(r *Report) {
 			unused++
 		}
 	}
-	r.Warnings = slices.Grow(r.Warnings, unused)
+	if r.warn == nil {
+		r.Warnings = slices.Grow(r.Warnings, unused)
+	}
 	for i, p := range d.parties.each {
 		if !partyUsed[p.ID] {
 			r.warnf(PartiesFile, pointer(i), "party-unused", "party %q has no candidates", p.Slug)

@@ -26,6 +26,11 @@ type Options struct {
 	// Manifest, Version, Parties, Districts, Candidates and Compare only,
 	// in a fraction of a full load's memory. ballot diff loads so.
 	RecordsOnly bool
+	// Warn, when set, is given each warning of a valid dataset as it is
+	// found, in the order a report lists them, and the warnings are not
+	// kept: validate writes them so, rather than hold one for each of a
+	// million records.
+	Warn func(Problem)
 }
 
 func (o Options) maxFileBytes() int64 {

@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	"runtime/debug"
+	"slices"
 	"testing"
 )
 
@@ -48,5 +49,31 @@ func TestLoadPacesGC(t *testing.T) {
 	}
 	if got := gcPercent(); got != 100 {
 		t.Errorf("GOGC %d after LoadDirContext and CheckDirContext, want 100 restored", got)
+	}
+}
+
+// TestOptionsWarn: with Options.Warn, a check and a load give each warning
+// to it, in the order a report lists them, and keep none.
+func TestOptionsWarn(t *testing.T) {
+	const dir = "../commands/testdata/datasets/warnings"
+	want, err := CheckDirContext(context.Background(), dir, Options{})
+	if err != nil || len(want) < 5 {
+		t.Fatalf("CheckDirContext: %d warnings, %v; want 5 or more", len(want), err)
+	}
+	var got []Problem
+	kept, err := CheckDirContext(context.Background(), dir, Options{Warn: func(p Problem) { got = append(got, p) }})
+	if err != nil || kept != nil {
+		t.Fatalf("CheckDirContext with Warn: %d kept, %v; want none", len(kept), err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings given to Warn:\n%v\nwant\n%v", got, want)
+	}
+	got = nil
+	ds, err := LoadDirContext(context.Background(), dir, Options{Warn: func(p Problem) { got = append(got, p) }})
+	if err != nil || ds.Warnings != nil {
+		t.Fatalf("LoadDirContext with Warn: %v, %v; want no warnings kept", err, ds.Warnings)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings of a load given to Warn:\n%v\nwant\n%v", got, want)
 	}
 }

@@ -47,6 +47,7 @@ func (p Problem) AppendLine(b []byte, prefix string) []byte {
 type Report struct {
 	Errors   []Problem `json:"errors"`
 	Warnings []Problem `json:"warnings"`
+	warn     func(Problem) // Options.Warn: given each warning instead
 }
 
 // Valid reports whether the dataset has no errors; warnings do not make it
@@ -84,7 +85,12 @@ func (r *Report) errorf(file, pointer, rule, format string, args ...any) {
 }
 
 func (r *Report) warnf(file, pointer, rule, format string, args ...any) {
-	r.Warnings = append(r.Warnings, Problem{File: file, Pointer: pointer, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	p := Problem{File: file, Pointer: pointer, Rule: rule, Message: fmt.Sprintf(format, args...)}
+	if r.warn != nil {
+		r.warn(p)
+		return
+	}
+	r.Warnings = append(r.Warnings, p)
 }
 
 // pointer builds an RFC 6901 JSON pointer from reference tokens, escaping
