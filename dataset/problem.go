@@ -45,8 +45,8 @@ func (p Problem) AppendLine(b []byte, prefix string) []byte {
 // Report is the outcome of checking a dataset: every error and warning
 // found in one pass, never just the first.
 type Report struct {
-	Errors   []Problem `json:"errors"`
-	Warnings []Problem `json:"warnings"`
+	Errors   []Problem     `json:"errors"`
+	Warnings []Problem     `json:"warnings"`
 	warn     func(Problem) // Options.Warn: given each warning instead
 }
 
