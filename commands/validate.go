@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -37,13 +39,9 @@ func validateCommand() *cli.Command {
 	}
 }
 
-// validationReport is the JSON form of a report, for CI pipelines.
-type validationReport struct {
-	Valid    bool            `json:"valid"`
-	Errors   []reportProblem `json:"errors"`
-	Warnings []reportProblem `json:"warnings"`
-}
-
+// reportProblem is the JSON form of a problem, for CI pipelines; the
+// report is {"valid": BOOL, "errors": [...], "warnings": [...]}
+// (writeJSONReport).
 type reportProblem struct {
 	File    string `json:"file"`
 	Pointer string `json:"pointer"`
@@ -53,15 +51,12 @@ type reportProblem struct {
 	Message string `json:"message"`
 }
 
-func toReportProblems(ps []dataset.Problem) []reportProblem {
-	out := make([]reportProblem, len(ps))
-	for i, p := range ps {
-		out[i] = reportProblem{File: p.File, Pointer: p.Pointer, Rule: p.Rule, Message: p.Message}
-		if p.Line > 0 {
-			out[i].Line, out[i].Column = &p.Line, &p.Column
-		}
+func toReportProblem(p dataset.Problem) reportProblem {
+	rp := reportProblem{File: p.File, Pointer: p.Pointer, Rule: p.Rule, Message: p.Message}
+	if p.Line > 0 {
+		rp.Line, rp.Column = &p.Line, &p.Column
 	}
-	return out
+	return rp
 }
 
 func validate(c *cli.Context) error {
@@ -82,8 +77,17 @@ func validate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// In text, each warning is written as it is found rather than held:
+	// a dataset may have one for each of a million records. A dataset
+	// with errors has no warnings, so the errors still come first.
+	var text *textReport
+	var warn func(dataset.Problem)
+	if format == "text" {
+		text = newTextReport(c.App.Writer)
+		warn = text.warn
+	}
 	report := &dataset.Report{}
-	warnings, err := checkDataset(c.Context, dir, maxBytes)
+	warnings, err := checkDataset(c.Context, dir, maxBytes, warn)
 	switch {
 	case err == nil:
 		report.Warnings = warnings
@@ -91,8 +95,21 @@ func validate(c *cli.Context) error {
 	default:
 		return err
 	}
-	valid := report.Valid() && !(c.Bool("strict") && len(report.Warnings) > 0)
-	if err := writeReport(c.App.Writer, c.App.ErrWriter, format, report, valid); err != nil {
+	if text == nil {
+		valid := report.Valid() && !(c.Bool("strict") && len(report.Warnings) > 0)
+		if err := writeJSONReport(c.App.Writer, report, valid); err != nil {
+			return err
+		}
+		if !valid {
+			return quietError{ExitFailure}
+		}
+		return nil
+	}
+	valid := report.Valid() && !(c.Bool("strict") && text.warnings > 0)
+	for _, p := range report.Errors {
+		text.problem(p, "")
+	}
+	if err := text.finish(c.App.ErrWriter, len(report.Errors), valid); err != nil {
 		return err
 	}
 	if !valid {
@@ -127,28 +144,105 @@ func maxDatasetBytesFrom(c *cli.Context) (int, error) {
 // on summary.
 func writeReport(w, summary io.Writer, format string, r *dataset.Report, valid bool) error {
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(validationReport{Valid: valid, Errors: toReportProblems(r.Errors), Warnings: toReportProblems(r.Warnings)})
+		return writeJSONReport(w, r, valid)
 	}
+	t := newTextReport(w)
 	for _, p := range r.Errors {
-		if _, err := fmt.Fprintln(w, p); err != nil {
-			return err
-		}
+		t.problem(p, "")
 	}
 	for _, p := range r.Warnings {
-		p.Message = "warning: " + p.Message
-		if _, err := fmt.Fprintln(w, p); err != nil {
-			return err
-		}
+		t.warn(p)
+	}
+	return t.finish(summary, len(r.Errors), valid)
+}
+
+// textReport writes a report in text, problem by problem, each line
+// appended into one buffer (a dataset may have a problem for each of a
+// million records, and a write and a string each took most of the run).
+type textReport struct {
+	w        *bufio.Writer
+	line     []byte
+	warnings int   // how many were written
+	err      error // the first write that failed; nothing is written after it
+}
+
+func newTextReport(w io.Writer) *textReport {
+	return &textReport{w: bufio.NewWriterSize(w, 64<<10)}
+}
+
+// problem writes the line of p, with prefix before its message.
+func (t *textReport) problem(p dataset.Problem, prefix string) {
+	if t.err == nil {
+		t.line = append(p.AppendLine(t.line[:0], prefix), '\n')
+		_, t.err = t.w.Write(t.line)
+	}
+}
+
+// warn writes the line of the warning p.
+func (t *textReport) warn(p dataset.Problem) {
+	t.warnings++
+	t.problem(p, "warning: ")
+}
+
+// finish writes what is buffered, then the summary line on summary.
+func (t *textReport) finish(summary io.Writer, errors int, valid bool) error {
+	if t.err != nil {
+		return t.err
+	}
+	if err := t.w.Flush(); err != nil {
+		return err
 	}
 	verdict := "valid"
 	if !valid {
 		verdict = "invalid"
 	}
-	_, err := fmt.Fprintf(summary, "ballot: dataset %s: %s, %s\n", verdict, count(len(r.Errors), "error"), count(len(r.Warnings), "warning"))
+	_, err := fmt.Fprintf(summary, "ballot: dataset %s: %s, %s\n", verdict, count(errors, "error"), count(t.warnings, "warning"))
 	return err
+}
+
+// writeJSONReport writes the report, indented as encoding/json indents
+// it, problem by problem: the whole document at once, with a copy of every
+// problem, took more memory than the check of a dataset with a warning for
+// each of its records.
+func writeJSONReport(w io.Writer, r *dataset.Report, valid bool) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var item bytes.Buffer
+	enc := json.NewEncoder(&item)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("    ", "  ")
+	list := func(ps []dataset.Problem) error {
+		if len(ps) == 0 {
+			_, err := bw.WriteString("[]")
+			return err
+		}
+		bw.WriteString("[\n")
+		for i, p := range ps {
+			item.Reset()
+			if err := enc.Encode(toReportProblem(p)); err != nil {
+				return err
+			}
+			bw.WriteString("    ")
+			bw.Write(bytes.TrimSuffix(item.Bytes(), []byte("\n")))
+			if i < len(ps)-1 {
+				bw.WriteByte(',')
+			}
+			if err := bw.WriteByte('\n'); err != nil {
+				return err
+			}
+		}
+		_, err := bw.WriteString("  ]")
+		return err
+	}
+	fmt.Fprintf(bw, "{\n  \"valid\": %t,\n  \"errors\": ", valid)
+	if err := list(r.Errors); err != nil {
+		return err
+	}
+	bw.WriteString(",\n  \"warnings\": ")
+	if err := list(r.Warnings); err != nil {
+		return err
+	}
+	bw.WriteString("\n}\n")
+	return bw.Flush()
 }
 
 func count(n int, noun string) string {
@@ -160,14 +254,21 @@ func count(n int, noun string) string {
 
 // checkDataset applies the rules of a load to the dataset in dir (the
 // embedded one when dir is ""), without preparing the answers a server
-// gives, and returns its warnings or a *dataset.Report.
-func checkDataset(ctx context.Context, dir string, maxBytes int) ([]dataset.Problem, error) {
+// gives, and returns its warnings or a *dataset.Report. With warn set, each
+// warning is given to it instead, in order, and none is returned.
+func checkDataset(ctx context.Context, dir string, maxBytes int, warn func(dataset.Problem)) ([]dataset.Problem, error) {
 	if dir == "" {
 		ds, err := dataset.Default()
 		if err != nil {
 			return nil, err
 		}
-		return ds.Warnings, nil
+		if warn == nil {
+			return ds.Warnings, nil
+		}
+		for _, p := range ds.Warnings {
+			warn(p)
+		}
+		return nil, nil
 	}
-	return dataset.CheckDirContext(ctx, dir, dataset.Options{MaxFileBytes: int64(maxBytes)})
+	return dataset.CheckDirContext(ctx, dir, dataset.Options{MaxFileBytes: int64(maxBytes), Warn: warn})
 }

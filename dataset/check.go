@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -37,59 +38,85 @@ func (d *records) release() {
 // of districts) runs only when that file decoded completely, so a defect is
 // not reported again as the many problems it causes.
 func (d *records) check(r *Report) {
-	ids := map[string]string{} // id -> pointer of its first use, across files
-	// claimID checks an id's form and, for a record that decoded whole
-	// (compare), that no other record has it.
-	claimID := func(file, ptr, id string, compare bool) {
+	// The rules comparing records keep, for each value, where it was
+	// first seen as the index of its record (and of its locality), and
+	// write out that pointer only for a repeat: a pointer string for each
+	// record was most of what the checks held.
+	type seenAt struct {
+		file string
+		i    int
+	}
+	ids := map[string]seenAt{} // id -> where it was first used, across files
+	// claimID checks the id of record i of file and, for a record that
+	// decoded whole (compare), that no other record has it.
+	claimID := func(file string, i int, id string, compare bool) {
 		if !uuidPattern.MatchString(id) {
-			r.errorf(file, ptr, "uuid", "%q is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)", id)
+			r.errorf(file, pointer(i, "id"), "uuid", "%q is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)", id)
 			return
 		}
 		if !compare {
 			return
 		}
 		if first, dup := ids[id]; dup {
-			r.errorf(file, ptr, "uuid-unique", "id %s is already used at %s", id, first)
+			r.errorf(file, pointer(i, "id"), "uuid-unique", "id %s is already used at %s", id, first.file+"#"+pointer(first.i, "id"))
 			return
 		}
-		ids[id] = file + "#" + ptr
+		ids[id] = seenAt{file, i}
 	}
-	checkSlug := func(file, ptr, slug string, seen map[string]string) {
-		ref := file + "#" + ptr
+	// slugAt is the pointer of the slug of record i, or of its locality
+	// j when j >= 0.
+	slugAt := func(i, j int) string {
+		if j < 0 {
+			return pointer(i, "slug")
+		}
+		return pointer(i, "localities", j, "slug")
+	}
+	// checkSlug checks the slug at slugAt(i, j) and, unless seen is nil,
+	// that it is not in seen, which maps a slug to the record (or, for a
+	// locality, the locality of record i) it was first seen in.
+	checkSlug := func(file string, i, j int, slug string, seen map[string]int) {
 		if !slugPattern.MatchString(slug) {
-			r.errorf(file, ptr, "slug", "%q is not a slug (lower-case ASCII letters and digits joined by single hyphens)", slug)
+			r.errorf(file, slugAt(i, j), "slug", "%q is not a slug (lower-case ASCII letters and digits joined by single hyphens)", slug)
 			return
 		}
 		if seen == nil {
 			return
 		}
 		if first, dup := seen[slug]; dup {
-			r.errorf(file, ptr, "slug-unique", "slug %q is already used at %s", slug, first)
+			firstAt := slugAt(first, -1)
+			if j >= 0 {
+				firstAt = slugAt(i, first)
+			}
+			r.errorf(file, slugAt(i, j), "slug-unique", "slug %q is already used at %s", slug, file+"#"+firstAt)
 			return
 		}
-		seen[slug] = ref
+		if j >= 0 {
+			seen[slug] = j
+		} else {
+			seen[slug] = i
+		}
 	}
-	checkURL := func(file, ptr string, u *string) {
+	checkURL := func(file string, i int, field string, u *string) {
 		if u == nil {
 			return
 		}
 		if why := URLProblem(*u); why != "" {
-			r.errorf(file, ptr, "url", "%q is not an absolute http or https URL: %s", *u, why)
+			r.errorf(file, pointer(i, field), "url", "%q is not an absolute http or https URL: %s", *u, why)
 		}
 	}
-	checkText := func(file, ptr, s string) {
+	checkText := func(file string, i int, field, s string) {
 		if strings.TrimSpace(s) == "" {
-			r.errorf(file, ptr, "required", "must not be empty")
+			r.errorf(file, pointer(i, field), "required", "must not be empty")
 		}
 	}
-	checkOptionalText := func(file, ptr string, s *string) {
+	checkOptionalText := func(file string, i int, field string, s *string) {
 		if s != nil && strings.TrimSpace(*s) == "" {
-			r.errorf(file, ptr, "required", "must not be empty (use null, or leave the field out, when it is unknown)")
+			r.errorf(file, pointer(i, field), "required", "must not be empty (use null, or leave the field out, when it is unknown)")
 		}
 	}
 	// unless returns seen for a record that decoded whole and nil for a
 	// defective one, which the rules comparing records leave out.
-	unless := func(defective bool, seen map[string]string) map[string]string {
+	unless := func(defective bool, seen map[string]int) map[string]int {
 		if defective {
 			return nil
 		}
@@ -101,41 +128,40 @@ func (d *records) check(r *Report) {
 	}
 
 	partyIDs := map[string]bool{}
-	partySlugs := map[string]string{}
+	partySlugs := map[string]int{}
 	for i, p := range d.parties.objects {
 		whole := d.parties.valid[i]
-		has := func(ptr string) bool { return d.parties.has(i, ptr) }
-		ptr := func(field string) string { return pointer(i, field) }
-		if has(ptr("id")) {
-			claimID(PartiesFile, ptr("id"), p.ID, whole)
+		has := func(field string) bool { return d.parties.has(i, field) }
+		if has("id") {
+			claimID(PartiesFile, i, p.ID, whole)
 			partyIDs[p.ID] = true
 		}
-		if has(ptr("slug")) {
-			checkSlug(PartiesFile, ptr("slug"), p.Slug, unless(!whole, partySlugs))
+		if has("slug") {
+			checkSlug(PartiesFile, i, -1, p.Slug, unless(!whole, partySlugs))
 		}
-		if has(ptr("name")) {
-			checkText(PartiesFile, ptr("name"), p.Name)
+		if has("name") {
+			checkText(PartiesFile, i, "name", p.Name)
 		}
-		if has(ptr("short_name")) {
-			checkText(PartiesFile, ptr("short_name"), p.ShortName)
+		if has("short_name") {
+			checkText(PartiesFile, i, "short_name", p.ShortName)
 		}
-		if p.Color != nil && has(ptr("color")) && !colorPattern.MatchString(*p.Color) {
-			r.errorf(PartiesFile, ptr("color"), "color", "%q is not a colour of the form #rrggbb (lower-case hex)", *p.Color)
+		if p.Color != nil && has("color") && !colorPattern.MatchString(*p.Color) {
+			r.errorf(PartiesFile, pointer(i, "color"), "color", "%q is not a colour of the form #rrggbb (lower-case hex)", *p.Color)
 		}
 		for _, f := range []struct {
 			name string
 			text *string
 		}{{"name_en", p.NameEN}, {"leader_name", p.LeaderName}} {
-			if has(ptr(f.name)) {
-				checkOptionalText(PartiesFile, ptr(f.name), f.text)
+			if has(f.name) {
+				checkOptionalText(PartiesFile, i, f.name, f.text)
 			}
 		}
 		for _, f := range []struct {
 			name string
 			url  *string
 		}{{"website", p.Website}, {"logo_url", p.LogoURL}, {"wikipedia_url", p.WikipediaURL}} {
-			if has(ptr(f.name)) {
-				checkURL(PartiesFile, ptr(f.name), f.url)
+			if has(f.name) {
+				checkURL(PartiesFile, i, f.name, f.url)
 			}
 		}
 	}
@@ -144,51 +170,53 @@ func (d *records) check(r *Report) {
 		r.errorf(DistrictsFile, "", "district-count", "must hold exactly %d districts, found %d", DistrictCount, len(d.districts.recs))
 	}
 	districtIDs := map[string]bool{}
-	numbers := map[int]string{}
+	numbers := map[int]int{} // district number -> the district's index
 	for i, dist := range d.districts.objects {
 		whole := d.districts.valid[i]
-		has := func(ptr string) bool { return d.districts.has(i, ptr) }
-		if has(pointer(i, "id")) {
-			claimID(DistrictsFile, pointer(i, "id"), dist.ID, whole)
+		has := func(field string) bool { return d.districts.has(i, field) }
+		if has("id") {
+			claimID(DistrictsFile, i, dist.ID, whole)
 			districtIDs[dist.ID] = true
 		}
-		if has(pointer(i, "number")) {
+		if has("number") {
 			switch first, dup := numbers[dist.Number]; {
 			case dist.Number < 1 || dist.Number > DistrictCount:
 				r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is outside 1 to %d", dist.Number, DistrictCount)
 			case !whole:
 			case dup:
-				r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is already used at %s", dist.Number, first)
+				r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is already used at %s", dist.Number, DistrictsFile+"#"+pointer(first, "number"))
 			default:
-				numbers[dist.Number] = DistrictsFile + "#" + pointer(i, "number")
+				numbers[dist.Number] = i
 			}
 		}
-		if has(pointer(i, "name")) {
-			checkText(DistrictsFile, pointer(i, "name"), dist.Name)
+		if has("name") {
+			checkText(DistrictsFile, i, "name", dist.Name)
 		}
-		if has(pointer(i, "source_url")) {
-			checkURL(DistrictsFile, pointer(i, "source_url"), dist.SourceURL)
+		if has("source_url") {
+			checkURL(DistrictsFile, i, "source_url", dist.SourceURL)
 		}
-		localitySlugs := map[string]string{}
-		localityNames := map[string]string{}
+		localitySlugs := make(map[string]int, len(dist.Localities))
+		localityNames := make(map[string]int, len(dist.Localities)) // folded name -> the locality's index
+		hasIn := func(j int, field string) bool { return d.districts.hasIn(i, "localities", j, field) }
 		for j, loc := range dist.Localities {
-			ptr := pointer(i, "localities", j)
-			if has(ptr + "/name") {
-				checkText(DistrictsFile, ptr+"/name", loc.Name)
+			if hasIn(j, "name") && strings.TrimSpace(loc.Name) == "" {
+				r.errorf(DistrictsFile, pointer(i, "localities", j, "name"), "required", "must not be empty")
 			}
-			switch first, dup := localityNames[Fold(loc.Name)]; {
-			case !whole:
-				if has(ptr + "/slug") {
-					checkSlug(DistrictsFile, ptr+"/slug", loc.Slug, nil)
+			if !whole {
+				if hasIn(j, "slug") {
+					checkSlug(DistrictsFile, i, j, loc.Slug, nil)
 				}
-			case dup:
-				r.errorf(DistrictsFile, ptr+"/name", "locality-repeated", "locality %q is already listed in this district at %s", loc.Name, first)
-			default:
-				localityNames[Fold(loc.Name)] = DistrictsFile + "#" + ptr + "/name"
-				checkSlug(DistrictsFile, ptr+"/slug", loc.Slug, localitySlugs)
+			} else {
+				name := Fold(loc.Name)
+				if first, dup := localityNames[name]; dup {
+					r.errorf(DistrictsFile, pointer(i, "localities", j, "name"), "locality-repeated", "locality %q is already listed in this district at %s", loc.Name, DistrictsFile+"#"+pointer(i, "localities", first, "name"))
+				} else {
+					localityNames[name] = j
+					checkSlug(DistrictsFile, i, j, loc.Slug, localitySlugs)
+				}
 			}
-			if loc.NameEN != nil && has(ptr+"/name_en") && strings.TrimSpace(*loc.NameEN) == "" {
-				r.errorf(DistrictsFile, ptr+"/name_en", "required", "must not be empty (use null, or leave the field out, when there is no English name)")
+			if loc.NameEN != nil && hasIn(j, "name_en") && strings.TrimSpace(*loc.NameEN) == "" {
+				r.errorf(DistrictsFile, pointer(i, "localities", j, "name_en"), "required", "must not be empty (use null, or leave the field out, when there is no English name)")
 			}
 		}
 	}
@@ -200,33 +228,32 @@ func (d *records) check(r *Report) {
 		}
 	}
 
-	candidateSlugs := map[string]string{}
+	candidateSlugs := map[string]int{}
 	for i, c := range d.candidates.objects {
 		whole := d.candidates.valid[i]
-		has := func(ptr string) bool { return d.candidates.has(i, ptr) }
-		ptr := func(field string) string { return pointer(i, field) }
-		if has(ptr("id")) {
-			claimID(CandidatesFile, ptr("id"), c.ID, whole)
+		has := func(field string) bool { return d.candidates.has(i, field) }
+		if has("id") {
+			claimID(CandidatesFile, i, c.ID, whole)
 		}
-		if has(ptr("slug")) {
-			checkSlug(CandidatesFile, ptr("slug"), c.Slug, unless(!whole, candidateSlugs))
+		if has("slug") {
+			checkSlug(CandidatesFile, i, -1, c.Slug, unless(!whole, candidateSlugs))
 		}
 		for _, f := range []struct{ name, text string }{{"name", c.Name}, {"given_name", c.GivenName}, {"family_name", c.FamilyName}} {
-			if has(ptr(f.name)) {
-				checkText(CandidatesFile, ptr(f.name), f.text)
+			if has(f.name) {
+				checkText(CandidatesFile, i, f.name, f.text)
 			}
 		}
 		for _, f := range []struct {
 			name string
 			url  *string
 		}{{"website", c.Website}, {"photo_url", c.PhotoURL}} {
-			if has(ptr(f.name)) {
-				checkURL(CandidatesFile, ptr(f.name), f.url)
+			if has(f.name) {
+				checkURL(CandidatesFile, i, f.name, f.url)
 			}
 		}
-		if has(ptr("primary_district_id")) && has(ptr("district_ids")) {
+		if has("primary_district_id") && has("district_ids") {
 			if len(c.DistrictIDs) == 0 {
-				r.errorf(CandidatesFile, ptr("district_ids"), "primary-first", "must list at least the primary district")
+				r.errorf(CandidatesFile, pointer(i, "district_ids"), "primary-first", "must list at least the primary district")
 			} else if c.DistrictIDs[0] != c.PrimaryDistrictID {
 				r.errorf(CandidatesFile, pointer(i, "district_ids", 0), "primary-first", "must be the primary district %s", c.PrimaryDistrictID)
 			}
@@ -235,20 +262,18 @@ func (d *records) check(r *Report) {
 			continue // references and repeats are checked on whole records
 		}
 		if c.PartyID != nil && d.parties.complete && !partyIDs[*c.PartyID] {
-			r.errorf(CandidatesFile, ptr("party_id"), "reference", "no party has id %s", *c.PartyID)
+			r.errorf(CandidatesFile, pointer(i, "party_id"), "reference", "no party has id %s", *c.PartyID)
 		}
 		if d.districts.complete && !districtIDs[c.PrimaryDistrictID] {
-			r.errorf(CandidatesFile, ptr("primary_district_id"), "reference", "no district has id %s", c.PrimaryDistrictID)
+			r.errorf(CandidatesFile, pointer(i, "primary_district_id"), "reference", "no district has id %s", c.PrimaryDistrictID)
 		}
-		seen := map[string]bool{}
 		for j, id := range c.DistrictIDs {
 			switch {
 			case d.districts.complete && !districtIDs[id]:
 				r.errorf(CandidatesFile, pointer(i, "district_ids", j), "reference", "no district has id %s", id)
-			case seen[id]:
+			case slices.Contains(c.DistrictIDs[:j], id):
 				r.errorf(CandidatesFile, pointer(i, "district_ids", j), "district-repeated", "district %s is listed twice", id)
 			}
-			seen[id] = true
 		}
 	}
 }
@@ -261,32 +286,44 @@ const MaxDistrictsPerCandidate = 2
 // dataset without errors, so every record decoded and every reference
 // resolves.
 func (d *records) warn(r *Report) {
-	// A locality listed under two districts must say it is split.
+	// A locality listed under two districts must say it is split. The
+	// localities sorted by slug, in the order of the file within a slug,
+	// put those of one slug side by side.
 	type place struct {
-		ptr   string
+		slug  string
+		i, j  int32
 		split bool
 	}
-	byName := map[string][]place{}
+	n := 0
+	for _, dist := range d.districts.each {
+		n += len(dist.Localities)
+	}
+	places := make([]place, 0, n)
 	for i, dist := range d.districts.each {
 		for j, loc := range dist.Localities {
-			byName[loc.Slug] = append(byName[loc.Slug], place{pointer(i, "localities", j), loc.Split})
+			places = append(places, place{loc.Slug, int32(i), int32(j), loc.Split})
 		}
 	}
-	for slug := range sortedKeys(byName) {
-		places := byName[slug]
-		if len(places) < 2 {
-			continue
+	slices.SortStableFunc(places, func(a, b place) int { return strings.Compare(a.slug, b.slug) })
+	for len(places) > 0 {
+		n := 1
+		for n < len(places) && places[n].slug == places[0].slug {
+			n++
 		}
-		for _, p := range places {
-			if !p.split {
-				r.warnf(DistrictsFile, p.ptr+"/split", "split-unmarked", "locality %q appears in %d districts but is not marked as split (a different place of the same name needs a different slug)", slug, len(places))
+		if n >= 2 {
+			for _, p := range places[:n] {
+				if !p.split {
+					r.warnf(DistrictsFile, pointer(int(p.i), "localities", int(p.j), "split"), "split-unmarked", "locality %q appears in %d districts but is not marked as split (a different place of the same name needs a different slug)", p.slug, n)
+				}
 			}
 		}
+		places = places[n:]
 	}
 
 	partyUsed := map[string]bool{}
 	districtUsed := map[string]bool{}
-	seen := map[string]int{}
+	type person struct{ name, party string }
+	seen := map[person]int{}
 	for i, c := range d.candidates.each {
 		party := ""
 		if c.PartyID != nil {
@@ -296,7 +333,7 @@ func (d *records) warn(r *Report) {
 		for _, id := range c.DistrictIDs {
 			districtUsed[id] = true
 		}
-		key := Fold(c.Name) + "\x00" + party
+		key := person{Fold(c.Name), party}
 		if first, dup := seen[key]; dup {
 			r.warnf(CandidatesFile, pointer(i, "name"), "candidate-duplicate", "%q of the same party is also at %s: the same person twice?", c.Name, CandidatesFile+"#"+pointer(first))
 		} else {
@@ -305,6 +342,17 @@ func (d *records) warn(r *Report) {
 		if len(c.DistrictIDs) > MaxDistrictsPerCandidate {
 			r.warnf(CandidatesFile, pointer(i, "district_ids"), "districts-over-two", "contests %d districts; Maltese law allows %d", len(c.DistrictIDs), MaxDistrictsPerCandidate)
 		}
+	}
+	// Counted first, so the warnings grow once: there may be a
+	// warning for each of a million parties.
+	unused := 0
+	for _, p := range d.parties.each {
+		if !partyUsed[p.ID] {
+			unused++
+		}
+	}
+	if r.warn == nil {
+		r.Warnings = slices.Grow(r.Warnings, unused)
 	}
 	for i, p := range d.parties.each {
 		if !partyUsed[p.ID] {
@@ -323,29 +371,41 @@ func (d *records) warn(r *Report) {
 // spreadsheet reads as a formula: allowed, since query's CSV neutralises
 // it, but more likely a slip or a planted =HYPERLINK(...) than a real name.
 func (d *records) warnFormulas(r *Report) {
-	check := func(file, ptr string, s *string) {
-		if s != nil && FormulaPrefixed(*s) {
-			r.warnf(file, ptr, "formula-prefix", "%q begins with %q, which a spreadsheet may run as a formula", *s, (*s)[:1])
+	type text struct {
+		field string
+		s     *string
+	}
+	// check warns of each text of record i (of its locality j, when j
+	// >= 0) that begins so; the pointer is written only for a warning.
+	check := func(file string, i, j int, texts []text) {
+		for _, t := range texts {
+			if t.s == nil || !FormulaPrefixed(*t.s) {
+				continue
+			}
+			ptr := pointer(i, t.field)
+			if j >= 0 {
+				ptr = pointer(i, "localities", j, t.field)
+			}
+			r.warnf(file, ptr, "formula-prefix", "%q begins with %q, which a spreadsheet may run as a formula", *t.s, (*t.s)[:1])
 		}
 	}
-	for i, p := range d.parties.each {
-		check(PartiesFile, pointer(i, "name"), &p.Name)
-		check(PartiesFile, pointer(i, "short_name"), &p.ShortName)
-		check(PartiesFile, pointer(i, "name_en"), p.NameEN)
-		check(PartiesFile, pointer(i, "leader_name"), p.LeaderName)
+	// The records are taken by their index, not copied: the address of
+	// a copy would put each on the heap.
+	for i := range d.parties.each {
+		p := &d.parties.recs[i]
+		check(PartiesFile, i, -1, []text{{"name", &p.Name}, {"short_name", &p.ShortName}, {"name_en", p.NameEN}, {"leader_name", p.LeaderName}})
 	}
-	for i, dist := range d.districts.each {
-		check(DistrictsFile, pointer(i, "name"), &dist.Name)
-		for j, loc := range dist.Localities {
-			check(DistrictsFile, pointer(i, "localities", j, "name"), &loc.Name)
-			check(DistrictsFile, pointer(i, "localities", j, "name_en"), loc.NameEN)
-			check(DistrictsFile, pointer(i, "localities", j, "note"), loc.Note)
+	for i := range d.districts.each {
+		dist := &d.districts.recs[i]
+		check(DistrictsFile, i, -1, []text{{"name", &dist.Name}})
+		for j := range dist.Localities {
+			loc := &dist.Localities[j]
+			check(DistrictsFile, i, j, []text{{"name", &loc.Name}, {"name_en", loc.NameEN}, {"note", loc.Note}})
 		}
 	}
-	for i, c := range d.candidates.each {
-		check(CandidatesFile, pointer(i, "name"), &c.Name)
-		check(CandidatesFile, pointer(i, "given_name"), &c.GivenName)
-		check(CandidatesFile, pointer(i, "family_name"), &c.FamilyName)
+	for i := range d.candidates.each {
+		c := &d.candidates.recs[i]
+		check(CandidatesFile, i, -1, []text{{"name", &c.Name}, {"given_name", &c.GivenName}, {"family_name", &c.FamilyName}})
 	}
 }
 

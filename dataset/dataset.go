@@ -142,7 +142,7 @@ type checked struct {
 // check reads, decodes and checks the dataset held in fsys: a *Report
 // error when it has errors, ctx's error when ctx ends first.
 func check(ctx context.Context, fsys fs.FS, opts Options) (*records, checked, error) {
-	r := &Report{}
+	r := &Report{warn: opts.Warn}
 	d := &records{}
 	files := [...]string{ManifestFile, PartiesFile, DistrictsFile, CandidatesFile}
 	// The version hashes the files as they are read, so that no file's

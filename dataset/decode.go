@@ -112,8 +112,16 @@ func (f *file[T]) objects(yield func(int, T) bool) {
 	}
 }
 
-// has reports whether the field at ptr of record i decoded.
-func (f *file[T]) has(i int, ptr string) bool { return f.valid[i] || f.good[ptr] }
+// has reports whether field of record i decoded.
+func (f *file[T]) has(i int, field string) bool {
+	return f.valid[i] || f.good[pointer(i, field)]
+}
+
+// hasIn reports whether field of item j of the array list of record i
+// decoded.
+func (f *file[T]) hasIn(i int, list string, j int, field string) bool {
+	return f.valid[i] || f.good[pointer(i, list, j, field)]
+}
 
 // decodeArray decodes a JSON file that must hold an array of records of
 // type T. Each record is checked for unknown, missing and null fields and
@@ -141,7 +149,11 @@ func decodeArray[T any](name string, b []byte, r *Report) file[T] {
 		// only for a record found defective, in a second pass that
 		// reports nothing again.
 		c.r, c.good = r, nil
-		ok := c.fields(pointer(i), raw, typ)
+		c.at = append(c.at[:0], token{index: i})
+		ok := c.fields(raw, typ)
+		if p, ok := any(&f.recs[i]).(presizer); ok {
+			p.presize(raw)
+		}
 		// A value of the wrong type is skipped and the rest decoded, so
 		// the fields that are right can still be checked.
 		err := json.Unmarshal(raw, &f.recs[i])
@@ -152,12 +164,49 @@ func decodeArray[T any](name string, b []byte, r *Report) file[T] {
 		}
 		f.complete = false
 		c.r, c.good = &Report{}, map[string]bool{}
-		c.fields(pointer(i), raw, typ)
+		c.fields(raw, typ)
 		for ptr := range c.good {
 			f.good[ptr] = true
 		}
 	}
 	return f
+}
+
+// presizer is a record with a list that may be long, made at its length
+// before the record is decoded: decoding appends to the list as it finds,
+// and a list grown by doubling held up to twice its size, and as much
+// again in the copies left behind.
+type presizer interface{ presize(raw []byte) }
+
+// presize makes a district's localities at their number in the object raw.
+func (d *District) presize(raw []byte) {
+	if raw[0] != '{' {
+		return
+	}
+	var buf [8]member
+	members := objectMembers(raw, buf[:0])
+	for j := len(members) - 1; j >= 0; j-- { // the last, as decoding takes
+		if m := members[j]; m.key == "localities" {
+			if m.value[0] == '[' {
+				d.Localities = make([]Locality, 0, countItems(m.value))
+			}
+			return
+		}
+	}
+}
+
+// countItems counts the items of the valid JSON array v.
+func countItems(v []byte) int {
+	n := 0
+	i := skipSpace(v, 1)
+	for v[i] != ']' {
+		n++
+		i = skipSpace(v, valueEnd(v, i))
+		if v[i] == ',' {
+			i = skipSpace(v, i+1)
+		}
+	}
+	return n
 }
 
 // fieldCheck compares JSON values with the record types, reporting every
@@ -166,15 +215,43 @@ type fieldCheck struct {
 	file string
 	r    *Report
 	good map[string]bool
+	at   []token // the pointer of the value being checked
 }
+
+// token is a reference token of the pointer of the value being checked:
+// a member's key, or an item's (or a record's) index when key is "".
+type token struct {
+	key   string
+	index int
+}
+
+// ptr is the JSON pointer of the value being checked, written out only
+// for a problem or a mark: a record has tens of values.
+func (c *fieldCheck) ptr() string {
+	var b strings.Builder
+	for _, t := range c.at {
+		if t.key != "" {
+			b.WriteString(pointer(t.key))
+		} else {
+			b.WriteByte('/')
+			b.WriteString(strconv.Itoa(t.index))
+		}
+	}
+	return b.String()
+}
+
+// enter makes the value at t, in the value being checked, the one checked;
+// leave goes back up.
+func (c *fieldCheck) enter(t token) { c.at = append(c.at, t) }
+func (c *fieldCheck) leave()        { c.at = c.at[:len(c.at)-1] }
 
 // fields compares a JSON object with the fields of a record type: unknown
 // keys, missing required keys, null where null is not allowed, and values of
 // the wrong type, each at the pointer of the field, down into arrays and
 // nested records. It returns whether the object decodes into the type.
-func (c *fieldCheck) fields(ptr string, raw json.RawMessage, typ reflect.Type) bool {
+func (c *fieldCheck) fields(raw json.RawMessage, typ reflect.Type) bool {
 	if raw[0] != '{' {
-		c.r.errorf(c.file, ptr, "type", "must be an object, not %s", jsonKind(raw))
+		c.r.errorf(c.file, c.ptr(), "type", "must be an object, not %s", jsonKind(raw))
 		return false
 	}
 	var buf [16]member
@@ -206,20 +283,21 @@ func (c *fieldCheck) fields(ptr string, raw json.RawMessage, typ reflect.Type) b
 			msg += fmt.Sprintf(" (did you mean %q?)", near)
 			misspelt[near] = true
 		}
-		c.r.errorf(c.file, ptr+pointer(key), "unknown-field", "%s", msg)
+		c.r.errorf(c.file, c.ptr()+pointer(key), "unknown-field", "%s", msg)
 	}
 	for i, name := range known {
 		field := typ.Field(i)
 		v, present := get(name)
+		c.enter(token{key: name})
 		switch {
 		case present:
-			if c.value(ptr+pointer(name), v, field.Type) {
-				c.mark(ptr + pointer(name))
+			if c.value(v, field.Type) {
+				c.mark()
 			} else {
 				ok = false
 			}
 		case field.Tag.Get("dataset") == "optional":
-			c.mark(ptr + pointer(name)) // absent means null, or false
+			c.mark() // absent means null, or false
 		case misspelt[name]: // a misspelling is reported once, as such
 			ok = false
 		default:
@@ -227,17 +305,19 @@ func (c *fieldCheck) fields(ptr string, raw json.RawMessage, typ reflect.Type) b
 			if meaning := field.Tag.Get("null"); meaning != "" {
 				msg += fmt.Sprintf(" (use null %s)", meaning)
 			}
-			c.r.errorf(c.file, ptr+pointer(name), "required", "%s", msg)
+			c.r.errorf(c.file, c.ptr(), "required", "%s", msg)
 			ok = false
 		}
+		c.leave()
 	}
 	return ok
 }
 
-// mark notes that the field at ptr is right, when the check notes them.
-func (c *fieldCheck) mark(ptr string) {
+// mark notes that the field being checked is right, when the check notes
+// them.
+func (c *fieldCheck) mark() {
 	if c.good != nil {
-		c.good[ptr] = true
+		c.good[c.ptr()] = true
 	}
 }
 
@@ -259,33 +339,41 @@ func fieldNamesOf(typ reflect.Type) []string {
 }
 
 // checkValue checks that one JSON value decodes into typ.
-func (c *fieldCheck) value(ptr string, v json.RawMessage, typ reflect.Type) bool {
+func (c *fieldCheck) value(v json.RawMessage, typ reflect.Type) bool {
 	isNull := bytes.Equal(bytes.TrimSpace(v), []byte("null"))
 	switch {
 	case isNull && typ.Kind() == reflect.Pointer:
 		return true
 	case isNull:
-		c.r.errorf(c.file, ptr, "type", "must be %s, not null", describeType(typ))
+		c.r.errorf(c.file, c.ptr(), "type", "must be %s, not null", describeType(typ))
 		return false
 	case typ.Kind() == reflect.Pointer:
-		return c.value(ptr, v, typ.Elem())
+		return c.value(v, typ.Elem())
 	case typ.Kind() == reflect.Struct:
-		return c.fields(ptr, v, typ)
+		return c.fields(v, typ)
 	case typ.Kind() == reflect.Slice:
 		if v[0] != '[' {
-			c.r.errorf(c.file, ptr, "type", "must be an array, not %s", jsonKind(v))
+			c.r.errorf(c.file, c.ptr(), "type", "must be an array, not %s", jsonKind(v))
 			return false
 		}
-		var buf [4][]byte
-		items := arrayItems(v, buf[:0])
+		// Item by item, not split first: a district's localities may
+		// be a million.
 		ok := true
-		for i, item := range items {
-			ok = c.value(ptr+pointer(i), item, typ.Elem()) && ok
+		i := skipSpace(v, 1)
+		for n := 0; v[i] != ']'; n++ {
+			end := valueEnd(v, i)
+			c.enter(token{index: n})
+			ok = c.value(v[i:end], typ.Elem()) && ok
+			c.leave()
+			i = skipSpace(v, end)
+			if v[i] == ',' {
+				i = skipSpace(v, i+1)
+			}
 		}
 		return ok
 	}
 	if !scalarFits(bytes.TrimSpace(v), typ.Kind()) {
-		c.r.errorf(c.file, ptr, "type", "must be %s, not %s", describeType(typ), jsonKind(v))
+		c.r.errorf(c.file, c.ptr(), "type", "must be %s, not %s", describeType(typ), jsonKind(v))
 		return false
 	}
 	return true

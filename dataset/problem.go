@@ -20,22 +20,34 @@ type Problem struct {
 
 // String formats the problem as one line: "FILE: POINTER: message", or
 // "FILE:LINE:COLUMN: message" when the position is a line and column.
-func (p Problem) String() string {
+func (p Problem) String() string { return string(p.AppendLine(nil, "")) }
+
+// AppendLine appends the problem's line, as String formats it, to b, with
+// prefix before the message (validate's "warning: "): a report of a
+// million problems is written without a string for each.
+func (p Problem) AppendLine(b []byte, prefix string) []byte {
+	b = append(b, p.File...)
 	switch {
 	case p.Line > 0:
-		return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Column, p.Message)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(p.Line), 10)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(p.Column), 10)
 	case p.Pointer != "":
-		return fmt.Sprintf("%s: %s: %s", p.File, p.Pointer, p.Message)
-	default:
-		return fmt.Sprintf("%s: %s", p.File, p.Message)
+		b = append(b, ": "...)
+		b = append(b, p.Pointer...)
 	}
+	b = append(b, ": "...)
+	b = append(b, prefix...)
+	return append(b, p.Message...)
 }
 
 // Report is the outcome of checking a dataset: every error and warning
 // found in one pass, never just the first.
 type Report struct {
-	Errors   []Problem `json:"errors"`
-	Warnings []Problem `json:"warnings"`
+	Errors   []Problem     `json:"errors"`
+	Warnings []Problem     `json:"warnings"`
+	warn     func(Problem) // Options.Warn: given each warning instead
 }
 
 // Valid reports whether the dataset has no errors; warnings do not make it
@@ -73,7 +85,12 @@ func (r *Report) errorf(file, pointer, rule, format string, args ...any) {
 }
 
 func (r *Report) warnf(file, pointer, rule, format string, args ...any) {
-	r.Warnings = append(r.Warnings, Problem{File: file, Pointer: pointer, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	p := Problem{File: file, Pointer: pointer, Rule: rule, Message: fmt.Sprintf(format, args...)}
+	if r.warn != nil {
+		r.warn(p)
+		return
+	}
+	r.Warnings = append(r.Warnings, p)
 }
 
 // pointer builds an RFC 6901 JSON pointer from reference tokens, escaping

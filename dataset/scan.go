@@ -400,7 +400,14 @@ func walkJSON(ctx context.Context, name string, b []byte, r *Report) bool {
 				r.Errors = append(r.Errors, Problem{File: name, Line: line, Column: col, Rule: "json-syntax", Message: fmt.Sprintf("arrays and objects nested deeper than %d levels", maxDepth)})
 				return false
 			}
-			stack = append(stack, walkFrame{object: c == '{'})
+			// A frame's keys are kept for the next object at its
+			// depth: a file has an object for each record.
+			if d := len(stack); d < cap(stack) {
+				stack = stack[:d+1]
+				stack[d] = walkFrame{object: c == '{', keysSeen: keysSeen{keys: stack[d].keys[:0]}}
+			} else {
+				stack = append(stack, walkFrame{object: c == '{'})
+			}
 			prevEnd = i + 1
 			i = skipSpace(b, i+1)
 			if b[i] == '}' || b[i] == ']' {

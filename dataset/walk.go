@@ -3,6 +3,8 @@ package dataset
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"strings"
 )
 
 // The load reads each JSON file once with encoding/json's validator, then
@@ -79,16 +81,43 @@ func valueEnd(b []byte, i int) int {
 }
 
 // keyString returns the text of the key literal lit (quotes included):
-// without escapes, its bytes as they are.
+// without escapes, its bytes as they are. The few keys records have are
+// made strings once, not once for each record (see keyNames).
 func keyString(lit []byte) string {
 	body := lit[1 : len(lit)-1]
 	if bytes.IndexByte(body, '\\') < 0 {
+		if k, ok := keyNames[string(body)]; ok {
+			return k
+		}
 		return string(body)
 	}
 	var s string
 	_ = json.Unmarshal(lit, &s) // valid: the file was checked
 	return s
 }
+
+// keyNames holds the keys of the record types' fields, each once.
+var keyNames = func() map[string]string {
+	m := map[string]string{}
+	var add func(t reflect.Type)
+	add = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return
+		}
+		for i := range t.NumField() {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			m[name] = name
+			add(t.Field(i).Type)
+		}
+	}
+	for _, t := range []reflect.Type{reflect.TypeFor[Party](), reflect.TypeFor[District](), reflect.TypeFor[Candidate]()} {
+		add(t)
+	}
+	return m
+}()
 
 // member is one key and value of a JSON object, as found in the file.
 type member struct {

@@ -1,0 +1,73 @@
+package dataset
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestSplitUnmarkedOrder: the localities listed in more than one district
+// and not marked split are warned of by slug, in order, and within a slug
+// in the order of the file.
+func TestSplitUnmarkedOrder(t *testing.T) {
+	loc := func(slug string, split bool) Locality { return Locality{Name: slug, Slug: slug, Split: split} }
+	districts := []District{
+		{ID: "d1", Number: 1, Localities: []Locality{loc("zebbug", false), loc("attard", false), loc("mosta", false)}},
+		{ID: "d2", Number: 2, Localities: []Locality{loc("mosta", true), loc("zebbug", false)}},
+		{ID: "d3", Number: 3, Localities: []Locality{loc("zebbug", false), loc("attard", true), loc("qormi", false)}},
+	}
+	d := records{districts: file[District]{recs: districts, valid: []bool{true, true, true}}}
+	r := &Report{}
+	d.warn(r)
+	var got []string
+	for _, p := range r.Warnings {
+		if p.Rule == "split-unmarked" {
+			got = append(got, p.Pointer+" "+p.Message)
+		}
+	}
+	const tail = " districts but is not marked as split (a different place of the same name needs a different slug)"
+	want := []string{
+		`/0/localities/1/split locality "attard" appears in 2` + tail,
+		`/0/localities/2/split locality "mosta" appears in 2` + tail,
+		`/0/localities/0/split locality "zebbug" appears in 3` + tail,
+		`/1/localities/1/split locality "zebbug" appears in 3` + tail,
+		`/2/localities/0/split locality "zebbug" appears in 3` + tail,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("split-unmarked warnings:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestRepeatsNameTheFirst: a value repeated where it must be unique is
+// reported with the pointer of its first use.
+func TestRepeatsNameTheFirst(t *testing.T) {
+	const id1, id2 = "00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"
+	d := records{
+		parties: file[Party]{
+			recs:   []Party{{ID: id1, Slug: "labour", Name: "L", ShortName: "L"}, {ID: id2, Slug: "labour", Name: "M", ShortName: "M"}},
+			valid:  []bool{true, true},
+			object: []bool{true, true},
+		},
+		districts: file[District]{
+			recs: []District{{ID: id1, Number: 1, Name: "First", Localities: []Locality{
+				{Name: "Mosta", Slug: "mosta"}, {Name: "MOSTA", Slug: "mosta-2"}, {Name: "Naxxar", Slug: "mosta"},
+			}}},
+			valid:  []bool{true},
+			object: []bool{true},
+		},
+	}
+	r := &Report{}
+	d.check(r)
+	var got []string
+	for _, p := range r.Errors {
+		got = append(got, p.String())
+	}
+	want := []string{
+		`parties.json: /1/slug: slug "labour" is already used at parties.json#/0/slug`,
+		`districts.json: /0/id: id ` + id1 + ` is already used at parties.json#/0/id`,
+		`districts.json: /0/localities/1/name: locality "MOSTA" is already listed in this district at districts.json#/0/localities/0/name`,
+		`districts.json: /0/localities/2/slug: slug "mosta" is already used at districts.json#/0/localities/0/slug`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("errors:\n%q\nwant\n%q", got, want)
+	}
+}
