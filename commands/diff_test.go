@@ -9,10 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"ballot/dataset"
 )
@@ -220,27 +218,7 @@ func TestDiffMemory(t *testing.T) {
 		cmd.Env = filesEnv()
 		var stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// The peak is read from the process's own high-water mark while it
-		// runs: its rusage would count this test's memory too, which the
-		// child shares until it runs ballot.
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		var peak int64
-		var err error
-	watch:
-		for {
-			if hwm := diffHWM(cmd.Process.Pid); hwm > 0 {
-				peak = hwm
-			}
-			select {
-			case err = <-done:
-				break watch
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
+		peak, err := runPeak(cmd)
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
 			t.Fatalf("diff --format %s: %v, want exit status 1; stderr:\n%.2000s", format, err, stderr.String())
@@ -250,22 +228,6 @@ func TestDiffMemory(t *testing.T) {
 			t.Errorf("diff --format %s of two editions of %d bytes peaked at %d bytes, %.1f times; want at most 12", format, size, peak, float64(peak)/float64(size))
 		}
 	}
-}
-
-// diffHWM is a running process's peak resident memory (VmHWM) in bytes,
-// or 0.
-func diffHWM(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 // diffWriteEdition writes a candidates.json of 30,000 candidates (about 10

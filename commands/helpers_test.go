@@ -1032,3 +1032,42 @@ func golden(t *testing.T, path string, got []byte) {
 		t.Errorf("output differs from %s (run go test ./commands -update if the change is intended)\n got:\n%s\nwant:\n%s", path, got, want)
 	}
 }
+
+// runPeak runs cmd and returns its peak resident memory in bytes, read
+// from the process's own high-water mark (VmHWM) while it runs, with
+// Wait's error. Its rusage would not do: it counts the memory of this
+// test too, which the child shares until it runs its program.
+func runPeak(cmd *exec.Cmd) (int64, error) {
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var peak int64
+	for {
+		if hwm := vmHWM(cmd.Process.Pid); hwm > 0 {
+			peak = hwm
+		}
+		select {
+		case err := <-done:
+			return peak, err
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// vmHWM is a running process's peak resident memory (VmHWM) in bytes, or
+// 0 once it has ended.
+func vmHWM(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}

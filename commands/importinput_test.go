@@ -292,26 +292,7 @@ func TestImportMemory(t *testing.T) {
 	cmd.Env = filesEnv()
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// The peak is read from the process's own high-water mark while it
-	// runs: its rusage would count this test's memory too, which the
-	// child shares until it runs ballot.
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var peak int64
-watch:
-	for {
-		if hwm := diffHWM(cmd.Process.Pid); hwm > 0 {
-			peak = hwm
-		}
-		select {
-		case err = <-done:
-			break watch
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+	peak, err := runPeak(cmd)
 	if err != nil {
 		t.Fatalf("import: %v; stderr:\n%.2000s", err, stderr.String())
 	}

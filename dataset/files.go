@@ -327,10 +327,11 @@ func fileKind(m fs.FileMode) string {
 // reload's alike, as a multiple of the dataset files' total size: measured
 // on the shapes of file the rules accept up to the size limit (see
 // docs/PERFORMANCE.md), the worst plus a margin (a reload of many tiny
-// parties, 20.4 to 20.8 times; validate at most 6.7 times). A reload that
-// would take the process past its memory limit is refused before it reads
-// a byte. TestLoadMemoryPerByte in commands holds every shape to it.
-const PeakMemoryPerByte = 23
+// parties or of many minimal candidates, 8.2 to 8.5 times; validate at
+// most 6.8 times). A reload that would take the process past its memory
+// limit is refused before it reads a byte. TestLoadMemoryPerByte in
+// commands holds every shape to it.
+const PeakMemoryPerByte = 12
 
 // FilesSize returns the total size of the dataset files in dir, as a load
 // would read them now (dir resolved as ResolveDir does); a file that is

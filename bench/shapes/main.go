@@ -11,6 +11,8 @@
 //	longparty   one party whose name fills the file
 //	longnote    one locality whose note fills the file
 //	longcand    one candidate whose name fills the file
+//	candidates  many minimal candidates, each of a party, in one district
+//	everywhere  many minimal candidates, each of a party, in all 13
 //
 // Many candidates, the other shape, is bench/synth's (-n 135000 is near
 // 64 MiB).
@@ -35,7 +37,7 @@ import (
 var namespace = uuid.MustParse("6b616c6c-6f74-2d62-656e-63682d73796e")
 
 func main() {
-	shape := flag.String("shape", "parties", "parties, localities, longparty, longnote or longcand")
+	shape := flag.String("shape", "parties", "parties, localities, longparty, longnote, longcand, candidates or everywhere")
 	size := flag.Int("bytes", 64<<20, "the largest the shape's file may be, in bytes")
 	out := flag.String("out", "", "directory to write (created if missing)")
 	flag.Parse()
@@ -113,6 +115,42 @@ func write(shape string, size int, out string) error {
 			d["localities"] = locs
 		}
 		return writeJSON(filepath.Join(out, dataset.DistrictsFile), districts, size)
+	case "candidates", "everywhere":
+		var parties []dataset.Party
+		var districts []dataset.District
+		if err := read(dataset.PartiesFile, &parties); err != nil {
+			return err
+		}
+		if err := read(dataset.DistrictsFile, &districts); err != nil {
+			return err
+		}
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := 0; ; i++ {
+			slug := "c" + strconv.Itoa(i)
+			primary := districts[i%len(districts)].ID
+			stood := strconv.Quote(primary)
+			if shape == "everywhere" {
+				ids := []string{stood} // the primary first, as the rules ask
+				for _, d := range districts {
+					if d.ID != primary {
+						ids = append(ids, strconv.Quote(d.ID))
+					}
+				}
+				stood = strings.Join(ids, ",")
+			}
+			rec := fmt.Sprintf(`{"id":%q,"slug":%q,"name":"C %d","given_name":"C","family_name":"%d","party_id":%q,"primary_district_id":%q,"district_ids":[%s]}`,
+				uuid.NewSHA1(namespace, []byte(slug)).String(), slug, i, i, parties[i%len(parties)].ID, primary, stood)
+			if i > 0 {
+				rec = "," + rec
+			}
+			if b.Len()+len(rec)+1 > size {
+				break
+			}
+			b.WriteString(rec)
+		}
+		b.WriteByte(']')
+		return os.WriteFile(filepath.Join(out, dataset.CandidatesFile), []byte(b.String()), 0o644)
 	case "longparty":
 		var parties []map[string]any
 		if err := read(dataset.PartiesFile, &parties); err != nil {
@@ -135,7 +173,7 @@ func write(shape string, size int, out string) error {
 		candidates[0]["name"] = "N " + strings.Repeat("y", size-256<<10)
 		return writeJSON(filepath.Join(out, dataset.CandidatesFile), candidates, size)
 	}
-	return fmt.Errorf("no shape %q: parties, localities, longparty, longnote or longcand", shape)
+	return fmt.Errorf("no shape %q: parties, localities, longparty, longnote, longcand, candidates or everywhere", shape)
 }
 
 // writeJSON writes v compactly, refusing to pass size.
