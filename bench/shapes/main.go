@@ -84,16 +84,11 @@ func write(shape string, size int, out string) error {
 			}
 			b.Write(r)
 		}
-		for i := 0; ; i++ {
+		fill(&b, size, func(i int) string {
 			slug := "p" + strconv.Itoa(i)
-			rec := fmt.Sprintf(`,{"id":%q,"slug":%q,"name":"P","short_name":"P"}`,
+			return fmt.Sprintf(`,{"id":%q,"slug":%q,"name":"P","short_name":"P"}`,
 				uuid.NewSHA1(namespace, []byte(slug)).String(), slug)
-			if b.Len()+len(rec)+1 > size {
-				break
-			}
-			b.WriteString(rec)
-		}
-		b.WriteByte(']')
+		})
 		return os.WriteFile(filepath.Join(out, dataset.PartiesFile), []byte(b.String()), 0o644)
 	case "localities":
 		var districts []map[string]any
@@ -126,7 +121,7 @@ func write(shape string, size int, out string) error {
 		}
 		var b strings.Builder
 		b.WriteByte('[')
-		for i := 0; ; i++ {
+		fill(&b, size, func(i int) string {
 			slug := "c" + strconv.Itoa(i)
 			primary := districts[i%len(districts)].ID
 			stood := strconv.Quote(primary)
@@ -144,12 +139,8 @@ func write(shape string, size int, out string) error {
 			if i > 0 {
 				rec = "," + rec
 			}
-			if b.Len()+len(rec)+1 > size {
-				break
-			}
-			b.WriteString(rec)
-		}
-		b.WriteByte(']')
+			return rec
+		})
 		return os.WriteFile(filepath.Join(out, dataset.CandidatesFile), []byte(b.String()), 0o644)
 	case "longparty":
 		var parties []map[string]any
@@ -174,6 +165,20 @@ func write(shape string, size int, out string) error {
 		return writeJSON(filepath.Join(out, dataset.CandidatesFile), candidates, size)
 	}
 	return fmt.Errorf("no shape %q: parties, localities, longparty, longnote, longcand, candidates or everywhere", shape)
+}
+
+// fill appends the records rec makes, each with its leading comma, until
+// the next would take b past size with the array's closing bracket; then
+// the bracket.
+func fill(b *strings.Builder, size int, rec func(i int) string) {
+	for i := 0; ; i++ {
+		r := rec(i)
+		if b.Len()+len(r)+1 > size {
+			break
+		}
+		b.WriteString(r)
+	}
+	b.WriteByte(']')
 }
 
 // writeJSON writes v compactly, refusing to pass size.
