@@ -63,7 +63,9 @@ func TestReloadFits(t *testing.T) {
 		limit             int64
 		refused           bool
 	}{
-		{"past the limit", dir, source, 64 << 20, true},
+		// The files alone at their peak fill the limit: with what the
+		// process holds, they would pass it.
+		{"past the limit", dir, source, dataset.PeakMemoryPerByte * size, true},
 		{"within it", dir, source, 1 << 40, false},
 		{"no limit", dir, "", 1, false},
 		{"the embedded dataset", "", source, 1, false},
@@ -77,7 +79,7 @@ func TestReloadFits(t *testing.T) {
 				}
 				return
 			}
-			want := regexp.MustCompile(`^the dataset files are ` + strconv.Itoa(size) + ` bytes, and loading them takes up to ` + strconv.Itoa(dataset.PeakMemoryPerByte) + ` times that beside the \d+ bytes in use: \d+ bytes, past the memory limit of 67108864 bytes \(the cgroup's memory\.max\); raise the limit or make the files smaller$`)
+			want := regexp.MustCompile(`^the dataset files are ` + strconv.Itoa(size) + ` bytes, and loading them takes up to ` + strconv.Itoa(dataset.PeakMemoryPerByte) + ` times that beside the \d+ bytes in use: \d+ bytes, past the memory limit of ` + strconv.Itoa(dataset.PeakMemoryPerByte*size) + ` bytes \(the cgroup's memory\.max\); raise the limit or make the files smaller$`)
 			if err == nil || !want.MatchString(err.Error()) {
 				t.Errorf("reloadFits: %v\nwant it to match %s", err, want)
 			}
