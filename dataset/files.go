@@ -189,7 +189,7 @@ func ResolvesInside(dir, name string) bool {
 // ctx ends between files or while a file is read or scanned. The garbage
 // collector runs at LoadGCPercent meanwhile.
 func LoadDirContext(ctx context.Context, dir string, opts Options) (*Dataset, error) {
-	defer paceGC()()
+	defer PaceGC()()
 	var ds *Dataset
 	err := withDir(dir, func(fsys fs.FS) (err error) {
 		ds, err = LoadContext(ctx, fsys, opts)
@@ -205,7 +205,7 @@ func LoadDirContext(ctx context.Context, dir string, opts Options) (*Dataset, er
 // every problem of an invalid one. The garbage collector runs at
 // LoadGCPercent meanwhile.
 func CheckDirContext(ctx context.Context, dir string, opts Options) ([]Problem, error) {
-	defer paceGC()()
+	defer PaceGC()()
 	var warnings []Problem
 	err := withDir(dir, func(fsys fs.FS) error {
 		d, r, err := check(ctx, fsys, opts)

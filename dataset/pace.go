@@ -23,10 +23,12 @@ var gcPace struct {
 	previous int
 }
 
-// paceGC lowers GOGC to LoadGCPercent for a load or a check, unless it is
+// PaceGC lowers GOGC to LoadGCPercent for a load or a check, unless it is
 // lower already or off (GOGC=off), and returns the function that restores
-// it once every load and check running has ended.
-func paceGC() (restore func()) {
+// it once every load and check running has ended. A server calls it too
+// while it prepares what it serves of a dataset just loaded (its pages),
+// which allocates as a load does.
+func PaceGC() (restore func()) {
 	gcPace.Lock()
 	defer gcPace.Unlock()
 	if gcPace.running == 0 {

@@ -26,11 +26,11 @@ func TestLoadPacesGC(t *testing.T) {
 	}
 	for _, tt := range tests {
 		debug.SetGCPercent(tt.before)
-		first := paceGC()
+		first := PaceGC()
 		if got := gcPercent(); got != tt.during {
 			t.Errorf("GOGC %d: %d during a load, want %d", tt.before, got, tt.during)
 		}
-		second := paceGC()
+		second := PaceGC()
 		first()
 		if got := gcPercent(); got != tt.during {
 			t.Errorf("GOGC %d: %d while a second load runs, want %d", tt.before, got, tt.during)

@@ -265,6 +265,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // setDataset prepares the snapshot of ds and serves it from the next
 // request on.
 func (s *Server) setDataset(ds *dataset.Dataset) {
+	defer dataset.PaceGC()()            // the documents and pages allocate as a load does
 	idx := newIndex(ds, s.endpointList) // the index document and the home page show it
 	snap := &snapshot{ds: ds, docs: buildDocuments(ds, idx, s.publicURL), loadedAt: s.opts.Now()}
 	if s.opts.Pages {

@@ -52,7 +52,6 @@ type sitePages struct {
 type langPages struct {
 	site                                            *pages.Site
 	home, parties, districts, candidates, reference answer
-	party, district                                 []answer // by index in Parties, Districts
 }
 
 // buildPages renders the pages of ds that depend on it alone, the home
@@ -79,12 +78,6 @@ func buildPages(ds *dataset.Dataset, idx index) *sitePages {
 			districts:  prepare(htmlValue, site.Districts),
 			candidates: prepare(htmlValue, site.Candidates),
 			reference:  prepare(htmlValue, site.Reference),
-		}
-		for _, b := range site.PartyPages {
-			p.party = append(p.party, prepare(htmlValue, b))
-		}
-		for _, b := range site.DistrictPages {
-			p.district = append(p.district, prepare(htmlValue, b))
 		}
 		sp.lang = append(sp.lang, p)
 	}
@@ -162,7 +155,7 @@ func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, p pages.R
 	s.writeAnswer(w, r, a)
 }
 
-// partyPage answers /parties/{slug_or_id}, prepared at load.
+// partyPage answers /parties/{slug_or_id}, rendered from the record.
 func (s *Server) partyPage(w http.ResponseWriter, r *http.Request) {
 	w.Header()["Content-Security-Policy"] = cspValue
 	p := s.snap.Load().pages.lang[langOf(r.URL.Path)]
@@ -171,10 +164,10 @@ func (s *Server) partyPage(w http.ResponseWriter, r *http.Request) {
 		writePageError(w, r, http.StatusNotFound, p.site.PartyNotFound())
 		return
 	}
-	s.writeAnswer(w, r, &p.party[i])
+	s.writeRendered(w, r, p.site.Party(i))
 }
 
-// districtPage answers /districts/{number}, prepared at load.
+// districtPage answers /districts/{number}, rendered from the records.
 func (s *Server) districtPage(w http.ResponseWriter, r *http.Request) {
 	w.Header()["Content-Security-Policy"] = cspValue
 	p := s.snap.Load().pages.lang[langOf(r.URL.Path)]
@@ -183,7 +176,7 @@ func (s *Server) districtPage(w http.ResponseWriter, r *http.Request) {
 		writePageError(w, r, http.StatusNotFound, p.site.NotFound)
 		return
 	}
-	s.writeAnswer(w, r, &p.district[i])
+	s.writeRendered(w, r, p.site.District(i))
 }
 
 // candidatePage answers /candidates/{slug_or_id}, rendered from the record.

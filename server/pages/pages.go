@@ -179,11 +179,9 @@ type Site struct {
 	tag    string // the dataset version, this build's pages and the language, in tags
 
 	// Home, Parties, Districts, Candidates (the first page, unfiltered),
-	// Reference and NotFound are rendered; PartyPages[i] is the page of
-	// the i-th party of ds.Parties(), and DistrictPages[i] that of the
-	// i-th district.
+	// Reference and NotFound are rendered; a party's page and a
+	// district's are rendered on request (Party, District).
 	Home, Parties, Districts, Candidates, Reference, NotFound []byte
-	PartyPages, DistrictPages                                 [][]byte
 
 	partyCandidates [][]int // each party's candidates, by index
 	districtNumber  map[string]int
@@ -235,17 +233,6 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lan
 	s.Candidates = s.renderCandidates(all, candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}, nil)
 	s.Reference = s.render("reference", t("nav_reference"), "reference", api+"/openapi.json", ReferencePath, ref)
 	s.NotFound = s.Error(t("not_found"), t("not_found_detail"))
-	for i, party := range ds.Parties() {
-		v := partyView{partyRow: s.partyRow(i)}
-		v.WikipediaURL = deref(party.WikipediaURL)
-		for _, ci := range s.partyCandidates[i] {
-			v.Rows = append(v.Rows, s.candidateRow(ci))
-		}
-		s.PartyPages = append(s.PartyPages, s.render("party", v.Display, "", api+"/parties/"+party.Slug, "/parties/"+party.Slug, v))
-	}
-	for i := range ds.Districts() {
-		s.DistrictPages = append(s.DistrictPages, s.renderDistrict(i))
-	}
 	return s, nil
 }
 
@@ -349,6 +336,32 @@ func (s *Site) TooManyRequests(wait int64, at time.Time) []byte {
 type Rendered struct {
 	Tag    string
 	Render func() []byte
+}
+
+// Party is the page of the i-th party of the dataset, rendered on
+// request as a candidate's is: a dataset may hold many parties, and a page
+// for each, in each language, made at load would weigh many times the
+// dataset.
+func (s *Site) Party(i int) Rendered {
+	party := s.ds.Parties()[i]
+	return Rendered{"party-" + s.tag + "-" + party.Slug, func() []byte {
+		v := partyView{partyRow: s.partyRow(i)}
+		v.WikipediaURL = deref(party.WikipediaURL)
+		for _, ci := range s.partyCandidates[i] {
+			v.Rows = append(v.Rows, s.candidateRow(ci))
+		}
+		return s.render("party", v.Display, "", s.api+"/parties/"+party.Slug, "/parties/"+party.Slug, v)
+	}}
+}
+
+// District is the page of the i-th district, rendered on request: it
+// lists every candidate who stood in the district, and a dataset whose
+// candidates stand in many districts would make the 13 pages, in each
+// language, many times the dataset at load.
+func (s *Site) District(i int) Rendered {
+	return Rendered{"district-" + s.tag + "-" + strconv.Itoa(s.ds.Districts()[i].Number), func() []byte {
+		return s.renderDistrict(i)
+	}}
 }
 
 // Candidate is the page of the i-th candidate of the dataset.
