@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"ballot/dataset"
+	"ballot/server"
 )
 
 // memoryLimitLine is serve's start-up line about the limit it set.
@@ -111,7 +112,7 @@ func TestReloadRefusedPastTheMemoryLimit(t *testing.T) {
 				return
 			}
 			line := prodWaitLog(t, p, regexp.MustCompile(`level=ERROR msg="reload refused: still serving the previous dataset" version=`+before.Version+` error=".*"`), "the refused reload's log line")
-			want := regexp.MustCompile(`error="the dataset files are ` + strconv.FormatInt(size, 10) + ` bytes, and loading them takes up to ` + strconv.Itoa(dataset.PeakMemoryPerByte) + ` times that beside the \d+ bytes in use: \d+ bytes, past the memory limit of 67108864 bytes \(GOMEMLIMIT=64MiB\); raise the limit or make the files smaller"`)
+			want := regexp.MustCompile(`error="the dataset files are ` + strconv.FormatInt(size, 10) + ` bytes, and loading them takes up to ` + strconv.Itoa(dataset.PeakMemoryPerByte+server.PagesMemoryPerByte) + ` times that beside the \d+ bytes in use: \d+ bytes, past the memory limit of 67108864 bytes \(GOMEMLIMIT=64MiB\); raise the limit or make the files smaller"`)
 			if !want.MatchString(line) {
 				t.Errorf("log line %s\nwant it to match %s", line, want)
 			}
