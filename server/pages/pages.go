@@ -226,7 +226,7 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lan
 	t := lang.T
 	s.Home = s.render("home", t("nav_home"), "home", api+"/", HomePath, s.newHomeView(about, api))
 	s.Parties = s.renderPage("parties", t("nav_parties"), "parties", api+"/parties", s.csvLink(PartiesCSV), PartiesPath, "",
-		partiesView{Rows: s.partyRows(), Seats: s.seatsView()})
+		s.partiesView())
 	s.Districts = s.renderPage("districts", t("nav_districts"), "districts", api+"/districts", s.csvLink(DistrictsCSV), DistrictsPath, "",
 		districtsView{Districts: s.districtViews(ds.Districts())})
 	all, _ := ds.Query(dataset.Candidates, nil) // no parameter is ever refused
@@ -336,6 +336,16 @@ func (s *Site) TooManyRequests(wait int64, at time.Time) []byte {
 type Rendered struct {
 	Tag    string
 	Render func() []byte
+}
+
+// partiesView is the parties page's: the first Listed parties, and where
+// the others are when there are more.
+func (s *Site) partiesView() partiesView {
+	v := partiesView{Rows: s.partyRows(), Total: len(s.ds.Parties()), Seats: s.seatsView()}
+	if v.Total > Listed {
+		v.More = s.lang.T("parties_more", Listed, v.Total)
+	}
+	return v
 }
 
 // Party is the page of the i-th party of the dataset, rendered on
@@ -538,14 +548,21 @@ func (s *Site) candidatesForm(f candidateFilter) candidatesView {
 		v.Elected = append(v.Elected, option{f.elected, f.elected, "", true})
 	}
 	v.StoodIn, v.Districts = s.districtOptions(f.stoodIn), s.districtOptions(f.district)
+	// The first Listed parties; the one chosen is added when it is not
+	// among them, by its name when the dataset has it.
 	found := false
-	for i, party := range s.ds.Parties() {
+	for i, party := range s.ds.Parties()[:min(len(s.ds.Parties()), Listed)] {
 		r := s.partyRow(i)
 		v.Parties = append(v.Parties, option{party.Slug, r.Display, r.DisplayLang, party.Slug == f.party})
 		found = found || party.Slug == f.party
 	}
 	if !found && f.party != "" {
-		v.Parties = append(v.Parties, option{f.party, f.party, "", true})
+		chosen := option{f.party, f.party, "", true}
+		if i, ok := s.ds.Lookup(dataset.Parties, f.party); ok {
+			r := s.partyRow(i)
+			chosen.Label, chosen.Lang = r.Display, r.DisplayLang
+		}
+		v.Parties = append(v.Parties, chosen)
 	}
 	return v
 }

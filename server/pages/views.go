@@ -65,8 +65,15 @@ func (s *Site) partyRef(i int) partyRef {
 	return r
 }
 
+// Listed is the most rows a listing made at load shows of one list (the
+// parties, the seats, the party choice of the candidates form, a
+// district's localities): every row of a real election's data, and a
+// page of bounded size for a dataset of very many records, whose every
+// record is still in the CSV downloads and the API.
+const Listed = 500
+
 func (s *Site) partyRows() []partyRow {
-	rows := make([]partyRow, len(s.ds.Parties()))
+	rows := make([]partyRow, min(len(s.ds.Parties()), Listed))
 	for i := range rows {
 		rows[i] = s.partyRow(i)
 	}
@@ -84,6 +91,8 @@ func (s *Site) partyRow(i int) partyRow {
 
 type partiesView struct {
 	Rows  []partyRow
+	Total int    // every party, Rows the first Listed of them
+	More  string // the sentence saying where the rest are, or ""
 	Seats *seatsView
 }
 
@@ -136,8 +145,10 @@ func (s *Site) seatsView() *seatsView {
 		}
 		v.Rows = append(v.Rows, seatsRow{s.partyRef(i), n})
 	}
-	// The most seats first; the parties' order among equals.
+	// The most seats first; the parties' order among equals; the first
+	// Listed.
 	slices.SortStableFunc(v.Rows, func(a, b seatsRow) int { return b.Seats - a.Seats })
+	v.Rows = v.Rows[:min(len(v.Rows), Listed)]
 	return v
 }
 
@@ -159,7 +170,9 @@ type districtView struct {
 	Number     int
 	Name       string
 	SourceURL  string
-	Localities []localityView
+	Localities []localityView // the first Listed
+	Total      int            // every locality of the district
+	More       string         // the sentence saying where the rest are, or ""
 }
 
 type localityView struct {
@@ -170,9 +183,12 @@ type localityView struct {
 func (s *Site) districtViews(ds []dataset.District) []districtView {
 	views := make([]districtView, len(ds))
 	for i, d := range ds {
-		v := districtView{Number: d.Number, Name: s.lang.T("district_n", d.Number), SourceURL: deref(d.SourceURL)}
-		for _, l := range d.Localities {
+		v := districtView{Number: d.Number, Name: s.lang.T("district_n", d.Number), SourceURL: deref(d.SourceURL), Total: len(d.Localities)}
+		for _, l := range d.Localities[:min(len(d.Localities), Listed)] {
 			v.Localities = append(v.Localities, localityView{l.Name, deref(l.NameEN), deref(l.Note), l.Split})
+		}
+		if v.Total > Listed {
+			v.More = s.lang.T("localities_more", Listed, v.Total)
 		}
 		views[i] = v
 	}
