@@ -103,3 +103,26 @@ func TestListedAtMost(t *testing.T) {
 		t.Errorf("with party=%s, the form lacks %s: %.200s", last, want, page[max(i-20, 0):])
 	}
 }
+
+// TestClip: a page shows at most Clipped characters of a dataset's text,
+// counted in characters, not bytes, and marks what it left out.
+func TestClip(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+	}{
+		{"empty", "", ""},
+		{"a real name", "Partit Nazzjonalista", "Partit Nazzjonalista"},
+		{"exactly Clipped", strings.Repeat("a", Clipped), strings.Repeat("a", Clipped)},
+		{"one more", strings.Repeat("a", Clipped+1), strings.Repeat("a", Clipped) + "…"},
+		{"Maltese letters, Clipped of them in twice the bytes", strings.Repeat("ħ", Clipped), strings.Repeat("ħ", Clipped)},
+		{"Maltese letters, one more", strings.Repeat("ħ", Clipped+1), strings.Repeat("ħ", Clipped) + "…"},
+		{"megabytes", strings.Repeat("Ż", 1<<20), strings.Repeat("Ż", Clipped) + "…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := clip(tt.text); got != tt.want {
+				t.Errorf("clip of %d bytes: %d bytes, want %d", len(tt.text), len(got), len(tt.want))
+			}
+		})
+	}
+}

@@ -379,10 +379,10 @@ func (s *Site) Candidate(i int) Rendered {
 	c := s.ds.Candidates()[i]
 	return Rendered{"candidate-" + s.tag + "-" + c.Slug, func() []byte {
 		v := candidateView{candidateRow: s.candidateRow(i)}
-		v.GivenName, v.FamilyName = c.GivenName, c.FamilyName
+		v.GivenName, v.FamilyName = clip(c.GivenName), clip(c.FamilyName)
 		v.Incumbent = s.yesNo(c.IsIncumbent)
 		v.Website, v.PhotoURL = deref(c.Website), deref(c.PhotoURL)
-		return s.render("candidate", c.Name, "", s.api+"/candidates/"+c.Slug, "/candidates/"+c.Slug, v)
+		return s.render("candidate", clip(c.Name), "", s.api+"/candidates/"+c.Slug, "/candidates/"+c.Slug, v)
 	}}
 }
 

@@ -55,14 +55,37 @@ var colorPattern = regexp.MustCompile(`^#[0-9a-f]{6}$`)
 
 func (s *Site) partyRef(i int) partyRef {
 	party := s.ds.Parties()[i]
-	r := partyRef{Display: party.Name, DisplayLang: "mt", Slug: party.Slug}
+	r := partyRef{Display: clip(party.Name), DisplayLang: "mt", Slug: party.Slug}
 	if s.lang == English && party.NameEN != nil && *party.NameEN != "" {
-		r.Display, r.DisplayLang = *party.NameEN, "en"
+		r.Display, r.DisplayLang = clip(*party.NameEN), "en"
 	}
 	if c := deref(party.Color); colorPattern.MatchString(c) {
 		r.Color = c
 	}
 	return r
+}
+
+// Clipped is the most characters of a dataset's text (a name, a note) a
+// page shows: more than any real name or note, and few enough that a
+// dataset holding a name of megabytes, which the rules accept, does not
+// make every page that names it, in each language, as large. The API and
+// the downloads give the whole text.
+const Clipped = 300
+
+// clip is text as a page shows it: its first Clipped characters, and "…"
+// when there were more.
+func clip(text string) string {
+	if len(text) <= Clipped { // fewer bytes than characters allowed
+		return text
+	}
+	n := 0
+	for i := range text {
+		if n == Clipped {
+			return text[:i] + "…"
+		}
+		n++
+	}
+	return text
 }
 
 // Listed is the most rows a listing made at load shows of one list (the
@@ -84,8 +107,8 @@ func (s *Site) partyRow(i int) partyRow {
 	party := s.ds.Parties()[i]
 	return partyRow{
 		partyRef: s.partyRef(i),
-		Name:     party.Name, ShortName: party.ShortName, NameEN: deref(party.NameEN),
-		LeaderName: deref(party.LeaderName), Website: deref(party.Website), Candidates: len(s.partyCandidates[i]),
+		Name:     clip(party.Name), ShortName: clip(party.ShortName), NameEN: clip(deref(party.NameEN)),
+		LeaderName: clip(deref(party.LeaderName)), Website: deref(party.Website), Candidates: len(s.partyCandidates[i]),
 	}
 }
 
@@ -185,7 +208,7 @@ func (s *Site) districtViews(ds []dataset.District) []districtView {
 	for i, d := range ds {
 		v := districtView{Number: d.Number, Name: s.lang.T("district_n", d.Number), SourceURL: deref(d.SourceURL), Total: len(d.Localities)}
 		for _, l := range d.Localities[:min(len(d.Localities), Listed)] {
-			v.Localities = append(v.Localities, localityView{l.Name, deref(l.NameEN), deref(l.Note), l.Split})
+			v.Localities = append(v.Localities, localityView{clip(l.Name), clip(deref(l.NameEN)), clip(deref(l.Note)), l.Split})
 		}
 		if v.Total > Listed {
 			v.More = s.lang.T("localities_more", Listed, v.Total)
@@ -271,7 +294,7 @@ type candidateRow struct {
 func (s *Site) candidateRow(i int) candidateRow {
 	c := s.ds.Candidates()[i]
 	n := s.districtNumber[c.PrimaryDistrictID]
-	row := candidateRow{Slug: c.Slug, Name: c.Name, Party: partyRef{Display: s.lang.T("independent")},
+	row := candidateRow{Slug: c.Slug, Name: clip(c.Name), Party: partyRef{Display: s.lang.T("independent")},
 		District: districtRef{n, s.lang.T("district_n", n)}, Elected: s.yesNo(c.Elected), IsElected: c.Elected != nil && *c.Elected}
 	if c.PartyID != nil {
 		pi, _ := s.ds.Lookup(dataset.Parties, *c.PartyID)
