@@ -746,6 +746,13 @@ func prodAdmin(t *testing.T, p *e2eProc) string {
 // log, and its cleanup stops the process with SIGTERM and expects exit 0.
 func prodStart(t *testing.T, dir string, env []string, args ...string) *e2eProc {
 	t.Helper()
+	return prodStartWithin(t, dir, env, e2eStartWait, args...)
+}
+
+// prodStartWithin is prodStart waiting up to wait for the address: for a
+// serve that loads a large dataset first.
+func prodStartWithin(t *testing.T, dir string, env []string, wait time.Duration, args ...string) *e2eProc {
+	t.Helper()
 	p := launchServe(t, dir, env, args...)
 	t.Cleanup(func() {
 		if strings.Contains(p.stderr.String(), "ballot: serving") {
@@ -757,7 +764,7 @@ func prodStart(t *testing.T, dir string, env []string, args ...string) *e2eProc 
 			t.Logf("stderr of ballot serve (pid %d):\n%s", p.cmd.Process.Pid, p.stderr.shortened())
 		}
 	})
-	deadline := time.Now().Add(e2eStartWait)
+	deadline := time.Now().Add(wait)
 	for p.addr == "" {
 		log := p.stderr.String()
 		if m := e2eListening.FindStringSubmatch(log); m != nil {
@@ -765,7 +772,7 @@ func prodStart(t *testing.T, dir string, env []string, args ...string) *e2eProc 
 		} else if m := prodAPIJSON.FindStringSubmatch(log); m != nil {
 			p.addr = m[1]
 		} else if time.Now().After(deadline) {
-			t.Fatalf("ballot serve did not log its address within %v\nstderr:\n%s", e2eStartWait, log)
+			t.Fatalf("ballot serve did not log its address within %v\nstderr:\n%s", wait, log)
 		} else {
 			select {
 			case <-p.done:

@@ -145,11 +145,7 @@ func (s *service) run(ctx context.Context) error {
 			s.cert.reload(s.logger)
 		}
 		limit, source := processMemoryLimit()
-		perByte := int64(dataset.PeakMemoryPerByte)
-		if s.cfg.Pages {
-			perByte += server.PagesMemoryPerByte
-		}
-		if err := reloadFits(s.cfg.Data, limit, source, perByte); err != nil {
+		if err := reloadFits(s.cfg.Data, limit, source); err != nil {
 			return nil, err
 		}
 		return loadDataset(loadCtx, s.cfg.Data, s.cfg.MaxDatasetBytes)

@@ -128,13 +128,12 @@ func memoryInUse() int64 {
 }
 
 // reloadFits refuses a reload of the dataset in dir that would take the
-// process past its memory limit: a load's peak is at most perByte times
-// the files' size (dataset.PeakMemoryPerByte, and server.PagesMemoryPerByte
-// more when serve makes the pages), on top of what the process holds now,
-// the dataset served included, which stays until the new one replaces it.
-// Refused, the reload reads nothing, and the process is not killed half
-// way through it.
-func reloadFits(dir string, limit int64, source string, perByte int64) error {
+// process past its memory limit: a load's peak, the pages it makes
+// included, is at most dataset.PeakMemoryPerByte times the files' size,
+// on top of what the process holds now, the dataset served included,
+// which stays until the new one replaces it. Refused, the reload reads
+// nothing, and the process is not killed half way through it.
+func reloadFits(dir string, limit int64, source string) error {
 	if dir == "" || source == "" { // the embedded dataset, or no limit
 		return nil
 	}
@@ -143,10 +142,10 @@ func reloadFits(dir string, limit int64, source string, perByte int64) error {
 		return nil // the load reports the directory itself
 	}
 	inUse := memoryInUse()
-	need := inUse + perByte*size
+	need := inUse + dataset.PeakMemoryPerByte*size
 	if need <= limit {
 		return nil
 	}
 	return fmt.Errorf("the dataset files are %d bytes, and loading them takes up to %d times that beside the %d bytes in use: %d bytes, past the memory limit of %d bytes (%s); raise the limit or make the files smaller",
-		size, perByte, inUse, need, limit, source)
+		size, dataset.PeakMemoryPerByte, inUse, need, limit, source)
 }

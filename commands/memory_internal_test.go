@@ -72,7 +72,7 @@ func TestReloadFits(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := reloadFits(tc.dir, tc.limit, tc.source, dataset.PeakMemoryPerByte)
+			err := reloadFits(tc.dir, tc.limit, tc.source)
 			if !tc.refused {
 				if err != nil {
 					t.Errorf("reloadFits: %v, want nil", err)

@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"ballot/dataset"
-	"ballot/server"
 )
 
 // memoryLimitLine is serve's start-up line about the limit it set.
@@ -112,7 +112,7 @@ func TestReloadRefusedPastTheMemoryLimit(t *testing.T) {
 				return
 			}
 			line := prodWaitLog(t, p, regexp.MustCompile(`level=ERROR msg="reload refused: still serving the previous dataset" version=`+before.Version+` error=".*"`), "the refused reload's log line")
-			want := regexp.MustCompile(`error="the dataset files are ` + strconv.FormatInt(size, 10) + ` bytes, and loading them takes up to ` + strconv.Itoa(dataset.PeakMemoryPerByte+server.PagesMemoryPerByte) + ` times that beside the \d+ bytes in use: \d+ bytes, past the memory limit of 67108864 bytes \(GOMEMLIMIT=64MiB\); raise the limit or make the files smaller"`)
+			want := regexp.MustCompile(`error="the dataset files are ` + strconv.FormatInt(size, 10) + ` bytes, and loading them takes up to ` + strconv.Itoa(dataset.PeakMemoryPerByte) + ` times that beside the \d+ bytes in use: \d+ bytes, past the memory limit of 67108864 bytes \(GOMEMLIMIT=64MiB\); raise the limit or make the files smaller"`)
 			if !want.MatchString(line) {
 				t.Errorf("log line %s\nwant it to match %s", line, want)
 			}
@@ -127,7 +127,9 @@ func TestReloadRefusedPastTheMemoryLimit(t *testing.T) {
 // README states: for files of each shape the rules accept, near 16 MiB,
 // `ballot validate DIR` (and, for the shape with a warning for each
 // record, `--format json`) and a load as serve does it (bench/loadmem) each
-// peak at most dataset.PeakMemoryPerByte times the files' size. The shapes
+// peak at most dataset.PeakMemoryPerByte times the files' size, and so does
+// serve with its pages, once ready, beyond its peak with the embedded
+// dataset. The shapes
 // are bench/shapes' (the embedded dataset with one file replaced) and
 // bench/synth's many candidates.
 func TestLoadMemoryPerByte(t *testing.T) {
@@ -153,6 +155,18 @@ func TestLoadMemoryPerByte(t *testing.T) {
 		{"candidates", []string{"synth", "-n", "35000"}}, // 16.7 MB
 		{"minimal candidates", []string{"shapes", "-shape", "candidates", "-bytes", strconv.Itoa(size)}},
 	}
+	// serve with its pages (the default) holds, once ready, its dataset
+	// and what it made of it at load; measured beyond what it holds
+	// serving the embedded dataset of a few kilobytes.
+	servePeak := func(t *testing.T, args ...string) int64 {
+		t.Helper()
+		// 16 MiB to load first, on a machine that may be busy.
+		p := prodStartWithin(t, t.TempDir(), nil, 2*time.Minute, append([]string{"--admin-listen", "127.0.0.1:0"}, args...)...)
+		prodReadyz(t, prodHTTP(t), prodAdmin(t, p))
+		return vmHWM(p.cmd.Process.Pid)
+	}
+	base := servePeak(t)
+	t.Logf("serve of the embedded dataset: peak %d bytes (%.1f MiB)", base, float64(base)/(1<<20))
 	for _, sh := range shapes {
 		t.Run(sh.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), sh.name)
@@ -191,6 +205,12 @@ func TestLoadMemoryPerByte(t *testing.T) {
 				if peak > run.most*files {
 					t.Errorf("%s of %s: peak %d bytes, %.1f times the files' %d bytes; want at most %d times", run.what, sh.name, peak, ratio, files, run.most)
 				}
+			}
+			peak := servePeak(t, "--data", dir)
+			added := float64(peak-base) / float64(files)
+			t.Logf("serve with its pages of %s: peak %d bytes (%.1f MiB), %.1f times the files' %d bytes beyond serve's with the embedded dataset", sh.name, peak, float64(peak)/(1<<20), added, files)
+			if peak-base > dataset.PeakMemoryPerByte*files {
+				t.Errorf("serve with its pages of %s: peak %d bytes, %.1f times the files' %d bytes beyond the %d of the embedded dataset's; want at most %d times", sh.name, peak, added, files, base, dataset.PeakMemoryPerByte)
 			}
 		})
 	}

@@ -54,15 +54,6 @@ type langPages struct {
 	home, parties, districts, candidates, reference answer
 }
 
-// PagesMemoryPerByte bounds what making the pages of a dataset at load
-// adds to the load's peak memory (dataset.PeakMemoryPerByte), as a
-// multiple of the dataset files' size: the listings of every party and
-// of every district's localities, and the first page of candidates with
-// every party in its form, each in every language, with their gzip. The
-// worst shape measured, near 16 MiB of many tiny parties, added 24 times
-// (docs/PERFORMANCE.md); a reload is held to both figures together.
-const PagesMemoryPerByte = 28
-
 // buildPages renders the pages of ds that depend on it alone, the home
 // page showing idx, its index, and prepares their answers.
 func buildPages(ds *dataset.Dataset, idx index) *sitePages {

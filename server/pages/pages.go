@@ -183,7 +183,7 @@ type Site struct {
 	// district's are rendered on request (Party, District).
 	Home, Parties, Districts, Candidates, Reference, NotFound []byte
 
-	partyCandidates [][]int // each party's candidates, by index
+	partyCandidates map[int][]int // each party's candidates, by index; none for a party of none
 	districtNumber  map[string]int
 	seats           []int // each party's elected candidates; -1 when elected is not known of every one
 }
@@ -210,7 +210,7 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lan
 		credit:          about.HowToCredit,
 		csv:             about.CSV,
 		tag:             lang.Code + "-" + ds.Version[:16] + "-" + hex.EncodeToString(h.Sum(nil)[:6]),
-		partyCandidates: make([][]int, len(ds.Parties())),
+		partyCandidates: map[int][]int{},
 		districtNumber:  make(map[string]int, len(ds.Districts())),
 	}
 	for _, d := range ds.Districts() {

@@ -157,20 +157,31 @@ func (s *Site) seatsView() *seatsView {
 	if s.seats == nil {
 		return nil
 	}
+	// The most seats first, the parties' order among equals (the
+	// independents after the parties), then the parties of no seat in
+	// their order, up to Listed rows: the rows with seats are made and
+	// sorted first, so that a dataset of many parties makes no row for
+	// each.
 	v := &seatsView{}
 	for i, n := range s.seats {
 		v.Total += n
-		if i == len(s.ds.Parties()) {
-			if n > 0 {
-				v.Rows = append(v.Rows, seatsRow{partyRef{Display: s.lang.T("independent")}, n})
-			}
-			continue
+		switch {
+		case n == 0:
+		case i == len(s.ds.Parties()):
+			v.Rows = append(v.Rows, seatsRow{partyRef{Display: s.lang.T("independent")}, n})
+		default:
+			v.Rows = append(v.Rows, seatsRow{s.partyRef(i), n})
 		}
-		v.Rows = append(v.Rows, seatsRow{s.partyRef(i), n})
 	}
-	// The most seats first; the parties' order among equals; the first
-	// Listed.
 	slices.SortStableFunc(v.Rows, func(a, b seatsRow) int { return b.Seats - a.Seats })
+	for i, n := range s.seats[:len(s.ds.Parties())] {
+		if len(v.Rows) >= Listed {
+			break
+		}
+		if n == 0 {
+			v.Rows = append(v.Rows, seatsRow{s.partyRef(i), 0})
+		}
+	}
 	v.Rows = v.Rows[:min(len(v.Rows), Listed)]
 	return v
 }
