@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -163,46 +162,10 @@ func TestServeStopsWhileLoading(t *testing.T) {
 	cmd := exec.Command(e2eBuild(t), "serve", "--listen", "127.0.0.1:0", "--admin-listen", "", "--data", data)
 	cmd.Dir = t.TempDir()
 	cmd.Env = filesEnv()
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	var waitErr error
-	go func() {
-		waitErr = cmd.Wait()
-		close(done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-done:
-		default:
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-
 	// The event: the process has read the file into memory, so it is
 	// loading (scanning and decoding 40 MB take seconds more).
-	pid := cmd.Process.Pid
-	prodEventually(t, time.Minute, "serve holds the dataset file in memory", func() (bool, string) {
-		rss := filesRSS(pid)
-		return rss > size, fmt.Sprintf("RSS %d bytes, file %d bytes", rss, size)
-	})
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-done:
-		var exit *exec.ExitError
-		if !errors.As(waitErr, &exit) || exit.ExitCode() != 1 {
-			t.Errorf("exit %v, want status 1", waitErr)
-		}
-	case <-time.After(time.Minute):
-		t.Fatalf("serve did not end within a minute of SIGTERM; stderr:\n%.2000s", stderr.String())
-	}
-	if got, want := stderr.String(), "ballot: stopped while loading the dataset: terminated signal received\n"; got != want {
+	stderr := stopWhileHolding(t, cmd, size, "serve holds the dataset file in memory")
+	if got, want := stderr, "ballot: stopped while loading the dataset: terminated signal received\n"; got != want {
 		t.Errorf("stderr:\n%.2000s\nwant %q (and no \"serving\" line)", got, want)
 	}
 }
@@ -238,7 +201,7 @@ func TestServeSIGHUPWhileLoading(t *testing.T) {
 	pid := p.cmd.Process.Pid
 	prodEventually(t, time.Minute, "serve holds the dataset file in memory", func() (bool, string) {
 		alive("holding the dataset file in memory")
-		rss := filesRSS(pid)
+		rss := procMemory(pid, "VmRSS")
 		return rss > size, fmt.Sprintf("RSS %d bytes, file %d bytes", rss, size)
 	})
 	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
@@ -327,19 +290,4 @@ func filesWriteLarge(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	return fi.Size()
-}
-
-// filesRSS is a process's resident memory in bytes, or 0.
-func filesRSS(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }

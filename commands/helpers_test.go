@@ -1065,16 +1065,65 @@ func runPeak(cmd *exec.Cmd) (int64, error) {
 
 // vmHWM is a running process's peak resident memory (VmHWM) in bytes, or
 // 0 once it has ended.
-func vmHWM(pid int) int64 {
+func vmHWM(pid int) int64 { return procMemory(pid, "VmHWM") }
+
+// procMemory reads one memory figure of a running process (VmRSS, VmHWM)
+// from /proc/PID/status, in bytes; 0 once it has ended.
+func procMemory(pid int, key string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, key+":"); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			return kb << 10
 		}
 	}
 	return 0
+}
+
+// stopWhileHolding starts cmd, waits until it holds more than size bytes
+// of resident memory (it is reading or checking a large file, which takes
+// seconds more), sends it SIGTERM, and checks that it exits with status 1
+// within a minute. It returns what cmd wrote on stderr.
+func stopWhileHolding(t *testing.T, cmd *exec.Cmd, size int64, what string) string {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	pid := cmd.Process.Pid
+	prodEventually(t, time.Minute, what, func() (bool, string) {
+		rss := procMemory(pid, "VmRSS")
+		return rss > size, fmt.Sprintf("RSS %d bytes, file %d bytes", rss, size)
+	})
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+		var exit *exec.ExitError
+		if !errors.As(waitErr, &exit) || exit.ExitCode() != 1 {
+			t.Errorf("exit %v, want status 1", waitErr)
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("%s did not end within a minute of SIGTERM; stderr:\n%.2000s", cmd.Args[1], stderr.String())
+	}
+	return stderr.String()
 }

@@ -186,46 +186,10 @@ func TestImportStopsOnSIGTERM(t *testing.T) {
 	cmd := exec.Command(e2eBuild(t), "import", src, out)
 	cmd.Dir = dir
 	cmd.Env = filesEnv()
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	var waitErr error
-	go func() {
-		waitErr = cmd.Wait()
-		close(done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-done:
-		default:
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-
 	// The event: the process holds the sheet in memory, so it is reading
 	// or checking it (which takes seconds more).
-	pid := cmd.Process.Pid
-	prodEventually(t, time.Minute, "import holds the sheet in memory", func() (bool, string) {
-		rss := filesRSS(pid)
-		return rss > size, fmt.Sprintf("RSS %d bytes, file %d bytes", rss, size)
-	})
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-done:
-		var exit *exec.ExitError
-		if !errors.As(waitErr, &exit) || exit.ExitCode() != 1 {
-			t.Errorf("exit %v, want status 1", waitErr)
-		}
-	case <-time.After(time.Minute):
-		t.Fatalf("import did not end within a minute of SIGTERM; stderr:\n%.2000s", stderr.String())
-	}
-	if got, want := stderr.String(), "ballot: import stopped: terminated signal received; nothing written\n"; got != want {
+	stderr := stopWhileHolding(t, cmd, size, "import holds the sheet in memory")
+	if got, want := stderr, "ballot: import stopped: terminated signal received; nothing written\n"; got != want {
 		t.Errorf("stderr:\n%.2000s\nwant %q", got, want)
 	}
 	entries, _ := os.ReadDir(dir)
