@@ -52,9 +52,33 @@ type worker struct {
 	bytes    int64
 }
 
+// options are the command's flags, checked.
+type options struct {
+	target  string // host:port
+	request string // the request line and header fields, without the final CRLF
+	clients int
+	conc    int
+	dur     time.Duration
+	total   int64
+	perConn int
+	xff     bool
+	quiet   bool
+}
+
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("loadgen: ")
+	o := parseFlags()
+	start := time.Now()
+	workers, sessions := run(o, start.Add(o.dur))
+	all := merge(workers)
+	if !report(o, all, time.Since(start), sessions) {
+		os.Exit(1)
+	}
+}
+
+// parseFlags reads and checks the flags; a bad one ends the program.
+func parseFlags() options {
 	rawURL := flag.String("url", "", "URL to GET (http only)")
 	clients := flag.Int("clients", 10000, "distinct client addresses")
 	conc := flag.Int("c", 32, "concurrent connections (workers)")
@@ -71,78 +95,104 @@ func main() {
 	if *clients < 1 || *clients > 254*256*254 || *conc < 1 || *perConn < 1 {
 		log.Fatal("-clients must be 1 to 16516096; -c and -per-conn at least 1")
 	}
-	target := u.Host
-	request := "GET " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: ballot-loadgen\r\n"
+	return options{
+		target:  u.Host,
+		request: "GET " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: ballot-loadgen\r\n",
+		clients: *clients, conc: *conc, dur: *dur, total: *total,
+		perConn: *perConn, xff: *xff, quiet: *quiet,
+	}
+}
 
+// run starts o.conc workers and waits for them to end at deadline or when
+// the request budget is spent; it returns each worker's figures and how
+// many client sessions were begun.
+func run(o options, deadline time.Time) ([]*worker, int64) {
 	var (
 		next    atomic.Int64 // next client session
 		budget  atomic.Int64 // requests left when -n is set
-		workers = make([]*worker, *conc)
+		workers = make([]*worker, o.conc)
 		wg      sync.WaitGroup
 	)
-	budget.Store(*total)
-	take := func() bool { return *total == 0 || budget.Add(-1) >= 0 }
-	start := time.Now()
-	deadline := start.Add(*dur)
-	for w := range *conc {
+	budget.Store(o.total)
+	take := func() bool { return o.total == 0 || budget.Add(-1) >= 0 }
+	for w := range o.conc {
 		wk := &worker{lat: make([]time.Duration, 0, 1<<16)}
 		workers[w] = wk
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var c *conn
-			defer func() {
-				if c != nil {
-					c.close()
-				}
-			}()
-			for time.Now().Before(deadline) {
-				client := int(next.Add(1)-1) % *clients
-				req := request + "\r\n"
-				if *xff {
-					req = request + "X-Forwarded-For: " + clientAddr(client).String() + "\r\n\r\n"
-				} else if c != nil {
-					c.close()
-					c = nil
-				}
-				for range *perConn {
-					if !time.Now().Before(deadline) || !take() {
-						return
-					}
-					if c == nil {
-						var local net.IP
-						if !*xff {
-							local = clientAddr(client)
-						}
-						if c, err = dial(target, local); err != nil {
-							wk.dialErrs++
-							time.Sleep(time.Millisecond)
-							break
-						}
-						wk.conns++
-					}
-					t0 := time.Now()
-					status, n, keep, err := c.do(req)
-					if err != nil {
-						wk.ioErrs++
-						c.close()
-						c = nil
-						break
-					}
-					wk.lat = append(wk.lat, time.Since(t0))
-					wk.status[status]++
-					wk.bytes += n
-					if !keep { // the server closes: a new connection
-						c.close()
-						c = nil
-					}
-				}
-			}
+			wk.loop(o, deadline, func() int { return int(next.Add(1)-1) % o.clients }, take)
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	return workers, next.Load()
+}
 
+// loop is one worker: it takes the next client, makes o.perConn requests
+// for it, and moves on, until deadline or until take refuses.
+func (wk *worker) loop(o options, deadline time.Time, nextClient func() int, take func() bool) {
+	var c *conn
+	defer func() {
+		if c != nil {
+			c.close()
+		}
+	}()
+	for time.Now().Before(deadline) {
+		client := nextClient()
+		req := o.request + "\r\n"
+		if o.xff {
+			req = o.request + "X-Forwarded-For: " + clientAddr(client).String() + "\r\n\r\n"
+		} else if c != nil {
+			c.close()
+			c = nil
+		}
+		for range o.perConn {
+			if !time.Now().Before(deadline) || !take() {
+				return
+			}
+			if c == nil {
+				var local net.IP
+				if !o.xff {
+					local = clientAddr(client)
+				}
+				var err error
+				if c, err = dial(o.target, local); err != nil {
+					wk.dialErrs++
+					time.Sleep(time.Millisecond)
+					break
+				}
+				wk.conns++
+			}
+			keep, ok := wk.request(c, req)
+			if !keep { // an error, or the server closes: a new connection
+				c.close()
+				c = nil
+			}
+			if !ok {
+				break
+			}
+		}
+	}
+}
+
+// request makes one request on c and counts it; it reports whether c may
+// be used again, and whether the request was answered (after an error,
+// the worker moves on to the next client).
+func (wk *worker) request(c *conn, req string) (keep, ok bool) {
+	t0 := time.Now()
+	status, n, keep, err := c.do(req)
+	if err != nil {
+		wk.ioErrs++
+		return false, false
+	}
+	wk.lat = append(wk.lat, time.Since(t0))
+	wk.status[status]++
+	wk.bytes += n
+	return keep, true
+}
+
+// merge adds up the workers' figures, latencies sorted.
+func merge(workers []*worker) worker {
 	var all worker
 	for _, w := range workers {
 		all.lat = append(all.lat, w.lat...)
@@ -155,6 +205,12 @@ func main() {
 		all.bytes += w.bytes
 	}
 	slices.Sort(all.lat)
+	return all
+}
+
+// report prints the figures and the RESULT line; it reports whether any
+// request was answered.
+func report(o options, all worker, elapsed time.Duration, sessions int64) bool {
 	pct := func(p float64) time.Duration {
 		if len(all.lat) == 0 {
 			return 0
@@ -174,21 +230,19 @@ func main() {
 		}
 	}
 	mode := "bound source addresses"
-	if *xff {
+	if o.xff {
 		mode = "X-Forwarded-For"
 	}
-	if !*quiet {
+	if !o.quiet {
 		fmt.Printf("%d requests in %.2fs: %.0f req/s, %.1f KB/request\n", n, elapsed.Seconds(), rps, float64(all.bytes)/float64(max(n, 1))/1024)
 		fmt.Printf("latency p50 %v  p90 %v  p99 %v  max %v\n", pct(0.50), pct(0.90), pct(0.99), pct(1))
 		fmt.Printf("status %s\n", strings.Join(statuses, " "))
 		fmt.Printf("clients %d (%s), %d connections, %d concurrent; errors: dial %d, i/o %d\n",
-			min(*clients, int(next.Load())), mode, all.conns, *conc, all.dialErrs, all.ioErrs)
+			min(o.clients, int(sessions)), mode, all.conns, o.conc, all.dialErrs, all.ioErrs)
 	}
 	fmt.Printf("RESULT rps=%.1f p50_us=%.1f p99_us=%.1f requests=%d ok=%d other=%d conns=%d dial_errors=%d io_errors=%d\n",
 		rps, us(pct(0.50)), us(pct(0.99)), n, ok, n-ok, all.conns, all.dialErrs, all.ioErrs)
-	if n == 0 {
-		os.Exit(1)
-	}
+	return n > 0
 }
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
