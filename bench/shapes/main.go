@@ -50,12 +50,40 @@ func main() {
 }
 
 func write(shape string, size int, out string) error {
+	if err := copyBase(out); err != nil {
+		return err
+	}
+	switch shape {
+	case "parties":
+		return manyParties(size, out)
+	case "localities":
+		return manyLocalities(size, out)
+	case "candidates", "everywhere":
+		return manyCandidates(size, out, shape == "everywhere")
+	case "longparty":
+		return longField(dataset.PartiesFile, size, out, func(parties []map[string]any) {
+			parties[0]["name"] = "Partit " + strings.Repeat("x", size-16<<10)
+		})
+	case "longnote":
+		return longField(dataset.DistrictsFile, size, out, func(districts []map[string]any) {
+			districts[0]["localities"].([]any)[0].(map[string]any)["note"] = strings.Repeat("n", size-128<<10)
+		})
+	case "longcand":
+		return longField(dataset.CandidatesFile, size, out, func(candidates []map[string]any) {
+			candidates[0]["name"] = "N " + strings.Repeat("y", size-256<<10)
+		})
+	}
+	return fmt.Errorf("no shape %q: parties, localities, longparty, longnote, longcand, candidates or everywhere", shape)
+}
+
+// copyBase writes the embedded dataset's files into out, for a shape to
+// replace one of them.
+func copyBase(out string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	base := dataset.DefaultFS()
 	for _, name := range []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile} {
-		b, err := fs.ReadFile(base, name)
+		b, err := fs.ReadFile(dataset.DefaultFS(), name)
 		if err != nil {
 			return err
 		}
@@ -63,108 +91,107 @@ func write(shape string, size int, out string) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// readBase decodes one of the embedded dataset's files into v.
+func readBase(name string, v any) error {
+	b, err := fs.ReadFile(dataset.DefaultFS(), name)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+// manyParties is the embedded parties followed by minimal parties up to size.
+func manyParties(size int, out string) error {
 	var raws []json.RawMessage
-	read := func(name string, v any) error {
-		b, err := fs.ReadFile(base, name)
-		if err != nil {
-			return err
-		}
-		return json.Unmarshal(b, v)
+	if err := readBase(dataset.PartiesFile, &raws); err != nil {
+		return err
 	}
-	switch shape {
-	case "parties":
-		if err := read(dataset.PartiesFile, &raws); err != nil {
-			return err
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, r := range raws {
+		if i > 0 {
+			b.WriteByte(',')
 		}
-		var b strings.Builder
-		b.WriteByte('[')
-		for i, r := range raws {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.Write(r)
+		b.Write(r)
+	}
+	fill(&b, size, func(i int) string {
+		slug := "p" + strconv.Itoa(i)
+		return fmt.Sprintf(`,{"id":%q,"slug":%q,"name":"P","short_name":"P"}`,
+			uuid.NewSHA1(namespace, []byte(slug)).String(), slug)
+	})
+	return os.WriteFile(filepath.Join(out, dataset.PartiesFile), []byte(b.String()), 0o644)
+}
+
+// manyLocalities spreads minimal localities evenly over the 13 districts.
+func manyLocalities(size int, out string) error {
+	var districts []map[string]any
+	if err := readBase(dataset.DistrictsFile, &districts); err != nil {
+		return err
+	}
+	base, err := json.Marshal(districts)
+	if err != nil {
+		return err
+	}
+	// {"name":"l123456","slug":"l123456"}, and a comma: under 40 bytes.
+	per := (size - len(base)) / 40 / len(districts)
+	for k, d := range districts {
+		locs := d["localities"].([]any)
+		for i := range per {
+			name := "l" + strconv.Itoa(k*per+i)
+			locs = append(locs, map[string]any{"name": name, "slug": name})
 		}
-		fill(&b, size, func(i int) string {
-			slug := "p" + strconv.Itoa(i)
-			return fmt.Sprintf(`,{"id":%q,"slug":%q,"name":"P","short_name":"P"}`,
-				uuid.NewSHA1(namespace, []byte(slug)).String(), slug)
-		})
-		return os.WriteFile(filepath.Join(out, dataset.PartiesFile), []byte(b.String()), 0o644)
-	case "localities":
-		var districts []map[string]any
-		if err := read(dataset.DistrictsFile, &districts); err != nil {
-			return err
-		}
-		base, err := json.Marshal(districts)
-		if err != nil {
-			return err
-		}
-		// {"name":"l123456","slug":"l123456"}, and a comma: under 40 bytes.
-		per := (size - len(base)) / 40 / len(districts)
-		for k, d := range districts {
-			locs := d["localities"].([]any)
-			for i := range per {
-				name := "l" + strconv.Itoa(k*per+i)
-				locs = append(locs, map[string]any{"name": name, "slug": name})
-			}
-			d["localities"] = locs
-		}
-		return writeJSON(filepath.Join(out, dataset.DistrictsFile), districts, size)
-	case "candidates", "everywhere":
-		var parties []dataset.Party
-		var districts []dataset.District
-		if err := read(dataset.PartiesFile, &parties); err != nil {
-			return err
-		}
-		if err := read(dataset.DistrictsFile, &districts); err != nil {
-			return err
-		}
-		var b strings.Builder
-		b.WriteByte('[')
-		fill(&b, size, func(i int) string {
-			slug := "c" + strconv.Itoa(i)
-			primary := districts[i%len(districts)].ID
-			stood := strconv.Quote(primary)
-			if shape == "everywhere" {
-				ids := []string{stood} // the primary first, as the rules ask
-				for _, d := range districts {
-					if d.ID != primary {
-						ids = append(ids, strconv.Quote(d.ID))
-					}
+		d["localities"] = locs
+	}
+	return writeJSON(filepath.Join(out, dataset.DistrictsFile), districts, size)
+}
+
+// manyCandidates is minimal candidates up to size, each of a party, in one
+// district, or, everywhere, standing in all 13.
+func manyCandidates(size int, out string, everywhere bool) error {
+	var parties []dataset.Party
+	var districts []dataset.District
+	if err := readBase(dataset.PartiesFile, &parties); err != nil {
+		return err
+	}
+	if err := readBase(dataset.DistrictsFile, &districts); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteByte('[')
+	fill(&b, size, func(i int) string {
+		slug := "c" + strconv.Itoa(i)
+		primary := districts[i%len(districts)].ID
+		stood := strconv.Quote(primary)
+		if everywhere {
+			ids := []string{stood} // the primary first, as the rules ask
+			for _, d := range districts {
+				if d.ID != primary {
+					ids = append(ids, strconv.Quote(d.ID))
 				}
-				stood = strings.Join(ids, ",")
 			}
-			rec := fmt.Sprintf(`{"id":%q,"slug":%q,"name":"C %d","given_name":"C","family_name":"%d","party_id":%q,"primary_district_id":%q,"district_ids":[%s]}`,
-				uuid.NewSHA1(namespace, []byte(slug)).String(), slug, i, i, parties[i%len(parties)].ID, primary, stood)
-			if i > 0 {
-				rec = "," + rec
-			}
-			return rec
-		})
-		return os.WriteFile(filepath.Join(out, dataset.CandidatesFile), []byte(b.String()), 0o644)
-	case "longparty":
-		var parties []map[string]any
-		if err := read(dataset.PartiesFile, &parties); err != nil {
-			return err
+			stood = strings.Join(ids, ",")
 		}
-		parties[0]["name"] = "Partit " + strings.Repeat("x", size-16<<10)
-		return writeJSON(filepath.Join(out, dataset.PartiesFile), parties, size)
-	case "longnote":
-		var districts []map[string]any
-		if err := read(dataset.DistrictsFile, &districts); err != nil {
-			return err
+		rec := fmt.Sprintf(`{"id":%q,"slug":%q,"name":"C %d","given_name":"C","family_name":"%d","party_id":%q,"primary_district_id":%q,"district_ids":[%s]}`,
+			uuid.NewSHA1(namespace, []byte(slug)).String(), slug, i, i, parties[i%len(parties)].ID, primary, stood)
+		if i > 0 {
+			rec = "," + rec
 		}
-		districts[0]["localities"].([]any)[0].(map[string]any)["note"] = strings.Repeat("n", size-128<<10)
-		return writeJSON(filepath.Join(out, dataset.DistrictsFile), districts, size)
-	case "longcand":
-		var candidates []map[string]any
-		if err := read(dataset.CandidatesFile, &candidates); err != nil {
-			return err
-		}
-		candidates[0]["name"] = "N " + strings.Repeat("y", size-256<<10)
-		return writeJSON(filepath.Join(out, dataset.CandidatesFile), candidates, size)
+		return rec
+	})
+	return os.WriteFile(filepath.Join(out, dataset.CandidatesFile), []byte(b.String()), 0o644)
+}
+
+// longField rewrites one embedded file with one field made long by set.
+func longField(name string, size int, out string, set func([]map[string]any)) error {
+	var records []map[string]any
+	if err := readBase(name, &records); err != nil {
+		return err
 	}
-	return fmt.Errorf("no shape %q: parties, localities, longparty, longnote, longcand, candidates or everywhere", shape)
+	set(records)
+	return writeJSON(filepath.Join(out, name), records, size)
 }
 
 // fill appends the records rec makes, each with its leading comma, until
