@@ -228,41 +228,10 @@ func (c *checker) check(req *http.Request, status int, header http.Header, body 
 	if c.model == nil {
 		return []string{"the document has no model"}
 	}
-	path, item := c.pathItem(serverPath(req))
-	var op *v3.Operation
-	if item != nil && req.Method == strings.ToUpper(req.Method) { // methods are case-sensitive
-		op = item.GetOperations().GetOrZero(strings.ToLower(req.Method))
+	code, want, problem := c.response(req, status)
+	if problem != "" {
+		return []string{problem}
 	}
-
-	var want *v3.Response
-	var code string
-	if op != nil {
-		code = strconv.Itoa(status)
-		want = op.Responses.Codes.GetOrZero(code)
-		if want == nil {
-			return []string{fmt.Sprintf("status %d is not documented for %s %s (documented: %s)",
-				status, req.Method, path, strings.Join(slices.Collect(op.Responses.Codes.KeysFromOldest()), ", "))}
-		}
-		code = req.Method + " " + path + " " + code
-	} else {
-		name, wantStatus := notFound, http.StatusNotFound
-		switch {
-		case req.Method == http.MethodOptions && item != nil:
-			name, wantStatus = preflight, http.StatusNoContent
-		case item != nil, req.Method == http.MethodConnect:
-			name, wantStatus = methodNotAllowed, http.StatusMethodNotAllowed
-		}
-		if status != wantStatus {
-			return []string{fmt.Sprintf("the document has no operation %s %s, so the answer must be its %s response, %d",
-				req.Method, path, name, wantStatus)}
-		}
-		code = "components.responses." + name
-		want = c.model.Components.Responses.GetOrZero(name)
-		if want == nil {
-			return []string{"the document has no " + code}
-		}
-	}
-
 	problems := c.checkHeaders(code, want, header)
 	if req.Method == http.MethodHead {
 		return problems
@@ -282,13 +251,55 @@ func (c *checker) check(req *http.Request, status int, header http.Header, body 
 		}
 		return problems
 	}
+	return append(problems, c.checkBody(req, status, header, body, code, want)...)
+}
 
-	// The body, against the schema of its media type, by the library.
+// response finds the document's response for a request's answer: the
+// operation's response for the status, or, where the document has no such
+// operation, the shared response (404, 405 or the preflight's 204) that the
+// status must then be. It returns where in the document the response is
+// written (for messages), or one problem.
+func (c *checker) response(req *http.Request, status int) (code string, want *v3.Response, problem string) {
+	path, item := c.pathItem(serverPath(req))
+	var op *v3.Operation
+	if item != nil && req.Method == strings.ToUpper(req.Method) { // methods are case-sensitive
+		op = item.GetOperations().GetOrZero(strings.ToLower(req.Method))
+	}
+	if op != nil {
+		code = strconv.Itoa(status)
+		want = op.Responses.Codes.GetOrZero(code)
+		if want == nil {
+			return "", nil, fmt.Sprintf("status %d is not documented for %s %s (documented: %s)",
+				status, req.Method, path, strings.Join(slices.Collect(op.Responses.Codes.KeysFromOldest()), ", "))
+		}
+		return req.Method + " " + path + " " + code, want, ""
+	}
+	name, wantStatus := notFound, http.StatusNotFound
+	switch {
+	case req.Method == http.MethodOptions && item != nil:
+		name, wantStatus = preflight, http.StatusNoContent
+	case item != nil, req.Method == http.MethodConnect:
+		name, wantStatus = methodNotAllowed, http.StatusMethodNotAllowed
+	}
+	if status != wantStatus {
+		return "", nil, fmt.Sprintf("the document has no operation %s %s, so the answer must be its %s response, %d",
+			req.Method, path, name, wantStatus)
+	}
+	code = "components.responses." + name
+	want = c.model.Components.Responses.GetOrZero(name)
+	if want == nil {
+		return "", nil, "the document has no " + code
+	}
+	return code, want, ""
+}
+
+// checkBody holds a body to the schema of its media type, by the library.
+func (c *checker) checkBody(req *http.Request, status int, header http.Header, body []byte, code string, want *v3.Response) []string {
 	mediaType, _, _ := strings.Cut(header.Get("Content-Type"), ";")
 	mt := want.Content.GetOrZero(strings.ToLower(strings.TrimSpace(mediaType)))
 	if mt == nil || mt.Schema == nil {
-		return append(problems, fmt.Sprintf("Content-Type %q is not documented for %s (documented: %s)",
-			header.Get("Content-Type"), code, strings.Join(slices.Collect(want.Content.KeysFromOldest()), ", ")))
+		return []string{fmt.Sprintf("Content-Type %q is not documented for %s (documented: %s)",
+			header.Get("Content-Type"), code, strings.Join(slices.Collect(want.Content.KeysFromOldest()), ", "))}
 	}
 	_, verrs := responses.ValidateResponseSchema(&responses.ValidateResponseSchemaInput{
 		Request: req,
@@ -303,6 +314,7 @@ func (c *checker) check(req *http.Request, status int, header http.Header, body 
 		Version: 3.1,
 		Options: []config.Option{config.WithExistingOpts(c.options)},
 	})
+	var problems []string
 	for _, e := range verrs {
 		problems = append(problems, code+": body: "+describe(e))
 	}
