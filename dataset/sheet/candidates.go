@@ -1,0 +1,149 @@
+package sheet
+
+import (
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"ballot/dataset"
+)
+
+func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.Candidate {
+	out := []dataset.Candidate{}
+	// Records are built as the rows are read. Slugs written in the sheet
+	// are reserved as they come; a slug derived from a name waits for the
+	// end of the file, so that it never takes one a later row gives.
+	used := map[string]int{}
+	type pending struct {
+		record int    // in out
+		slug   string // the one the name makes
+		line   int
+		at     int  // where, among the rows' problems, one about it goes
+		id     bool // the row gives its id, which is not derived
+	}
+	var derived []pending
+	rowsSeen := map[string]int{} // name, party and districts -> line
+	t, problems := im.readCSV(src, CandidatesFile, candidateColumns, func(t *table, r row) {
+		if s := t.get(r, "slug"); s != "" {
+			if first, dup := used[s]; dup {
+				im.add(t.file, r.line, "slug", "%q is already used on line %d", s, first)
+			} else {
+				used[s] = r.line
+			}
+		}
+		c := dataset.Candidate{
+			GivenName:   im.required(t, r, "given_name"),
+			FamilyName:  im.required(t, r, "family_name"),
+			Name:        t.get(r, "name"),
+			Elected:     im.boolean(t, r, "elected"),
+			IsIncumbent: im.boolean(t, r, "is_incumbent"),
+			Website:     im.url(t, r, "website"),
+			PhotoURL:    im.url(t, r, "photo_url"),
+		}
+		if c.Name == "" {
+			c.Name = strings.TrimSpace(c.GivenName + " " + c.FamilyName)
+		}
+		if slug, isDerived := im.slug(t, r, "slug", c.Name); isDerived {
+			derived = append(derived, pending{record: len(out), slug: slug, line: r.line, at: len(im.problems), id: t.get(r, "id") != ""})
+			if t.get(r, "id") != "" {
+				c.ID = im.id(t, r, "")
+			}
+		} else {
+			c.Slug = slug
+			c.ID = im.id(t, r, "candidate/"+slug)
+		}
+
+		// party is the party's slug, to tell a repeated row; a party
+		// when parties.csv could not be read is not checked: that file
+		// is reported.
+		party := ""
+		if p := t.get(r, "party"); p != "" && ps.read {
+			if i, msg := ps.find(p); i < 0 {
+				im.add(t.file, r.line, "party", "%s", msg)
+			} else {
+				id := ps.records[i].ID
+				c.PartyID = &id
+				party = ps.records[i].Slug
+			}
+		}
+
+		list := t.get(r, "districts")
+		if list == "" {
+			im.add(t.file, r.line, "districts", "must not be empty: give the district numbers separated by ;, the primary first")
+		}
+		c.DistrictIDs = []string{}
+		var numbers []int
+		for part := range strings.SplitSeq(list, ";") {
+			if list == "" {
+				break
+			}
+			part = strings.TrimSpace(part)
+			if part == "" {
+				im.add(t.file, r.line, "districts", "must not be empty")
+				continue
+			}
+			n, msg := ds.find(part)
+			if n == 0 {
+				if msg != "" {
+					im.add(t.file, r.line, "districts", "%s", msg)
+				}
+				continue
+			}
+			if slices.Contains(numbers, n) {
+				im.add(t.file, r.line, "districts", "district %d is listed twice", n)
+				continue
+			}
+			numbers = append(numbers, n)
+			if d := ds.byNumber[n]; d != nil { // else reported by districts.csv
+				c.DistrictIDs = append(c.DistrictIDs, d.ID)
+			}
+		}
+		if len(c.DistrictIDs) > 0 {
+			c.PrimaryDistrictID = c.DistrictIDs[0]
+		}
+		// The same candidate twice: the same name, party and districts,
+		// neither row pinned apart by a slug or an id.
+		if t.get(r, "slug") == "" && t.get(r, "id") == "" && c.Name != "" && (party != "" || t.get(r, "party") == "") {
+			set := slices.Sorted(slices.Values(numbers))
+			k := fmt.Sprint(key(c.Name), "|", party, "|", set)
+			if first, dup := rowsSeen[k]; dup {
+				what := "an independent"
+				if party != "" {
+					what = "of " + t.get(r, "party")
+				}
+				in := "district"
+				if len(set) > 1 {
+					in += "s"
+				}
+				im.add(t.file, r.line, "", "repeats line %d: %s, %s, in %s %s; delete one of the two rows, or, for two people of the same name, give each a slug", first, c.Name, what, in, orList(strings.Fields(strings.Trim(fmt.Sprint(set), "[]")), "and"))
+			} else {
+				rowsSeen[k] = r.line
+			}
+		}
+		out = append(out, c)
+	})
+	if t == nil {
+		return []dataset.Candidate{}
+	}
+	// The derived slugs, in the order of the rows, now that every written
+	// one is known; a name that makes none is said where the row's other
+	// problems put it, after those of its cells before the slug.
+	var merged Problems
+	next := 0
+	for _, p := range derived {
+		c := &out[p.record]
+		c.Slug = numbered(p.slug, used)
+		used[c.Slug] = p.line
+		if !p.id {
+			c.ID = im.derived("candidate/" + c.Slug)
+		}
+		if c.Slug == "" {
+			merged = append(merged, problems[next:p.at]...)
+			merged = append(merged, Problem{File: CandidatesFile, Line: p.line, Column: "name", Message: fmt.Sprintf("%q makes no slug: give one in a slug column", c.Name)})
+			next = p.at
+		}
+	}
+	im.problems = append(append(im.problems, merged...), problems[next:]...)
+	return out
+}
