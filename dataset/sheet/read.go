@@ -1,8 +1,6 @@
 package sheet
 
 import (
-	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -10,24 +8,28 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"ballot/dataset"
 )
 
-// read reads a file whole, without the byte-order mark a spreadsheet may
-// write, and checks that it is UTF-8, naming the first line that is not.
+// read reads a file whole, through the stream that reads a sheet: without
+// the byte-order mark a spreadsheet may write, and checked to be UTF-8,
+// naming the first line that is not.
 func (im *importer) read(src fs.FS, name string) ([]byte, bool) {
-	b, err := fs.ReadFile(src, name)
+	f, err := src.Open(name)
 	if err != nil {
 		im.unreadable(name, err)
 		return nil, false
 	}
-	b = bytes.TrimPrefix(b, []byte("\uFEFF"))
-	if at := invalidUTF8(b); at >= 0 {
-		line := bytes.Count(b[:at], []byte("\n")) + 1
-		char := utf8.RuneCount(b[bytes.LastIndexByte(b[:at], '\n')+1:at]) + 1
-		im.notUTF8(name, line, char, b[at])
+	defer f.Close()
+	in := newStream(f)
+	b, _ := io.ReadAll(in)
+	switch {
+	case in.bad.line > 0:
+		im.notUTF8(name, in.bad.line, in.bad.char, in.bad.c)
+		return nil, false
+	case in.err != nil:
+		im.unreadable(name, in.err)
 		return nil, false
 	}
 	return b, true
@@ -103,11 +105,10 @@ func (im *importer) readCSV(src fs.FS, name string, want columns, each func(*tab
 	}
 	defer f.Close()
 	problems, reads := len(im.problems), len(im.reads)
-	in := newStream(f)
-	t, rowProblems, csvErr := im.parseCSV(in, name, want, each)
-	// The rest of the file is read for what only its end tells: whether
-	// it is all UTF-8, and where a quote never closed opened.
-	_, _ = io.Copy(io.Discard, in)
+	rd := newReader(f, im.opts.Delimiter)
+	t, rowProblems, csvErr := im.parseCSV(rd, name, want, each)
+	rd.drain()
+	in := rd.in
 	switch {
 	case in.bad.line > 0:
 		im.problems, im.reads = im.problems[:problems], im.reads[:reads]
@@ -124,23 +125,14 @@ func (im *importer) readCSV(src fs.FS, name string, want columns, each func(*tab
 	return t, rowProblems
 }
 
-// parseCSV reads the header and the rows of a CSV file from in (see
+// parseCSV reads the header and the rows of a CSV file from rd (see
 // readCSV). It returns the table, or nil when the file cannot be used,
 // what each reported, and the error of the CSV reader, which readCSV
-// reports once in has been
-// read to its end.
-func (im *importer) parseCSV(in *stream, name string, want columns, each func(*table, row)) (t *table, rowProblems Problems, err error) {
-	guess, seen := guessDelimiter(in.head())
-	delim := guess
-	if im.opts.Delimiter != 0 {
-		delim = im.opts.Delimiter
-	}
-	in.quotes.delim = delim
+// reports once the file has been read to its end.
+func (im *importer) parseCSV(rd *reader, name string, want columns, each func(*table, row)) (t *table, rowProblems Problems, err error) {
+	delim, guess := rd.delim, rd.guess
 	im.reads = append(im.reads, Read{File: name, Delimiter: delim, Guessed: im.opts.Delimiter == 0})
-	cr := csv.NewReader(in)
-	cr.Comma = delim
-	cr.FieldsPerRecord = -1 // lengths are checked here, to name the line
-	header, err := cr.Read()
+	header, err := rd.header()
 	if errors.Is(err, io.EOF) {
 		im.add(name, 0, "", "is empty: it needs a header row")
 		return nil, nil, nil
@@ -153,7 +145,7 @@ func (im *importer) parseCSV(in *stream, name string, want columns, each func(*t
 	usable := true
 	// A header row read with the wrong delimiter is said so once, rather
 	// than as a column unknown and every required one missing.
-	if delim != guess && seen {
+	if delim != guess && rd.seen {
 		im.add(name, 1, "", "the cells are read as separated by %s (--delimiter), but the header row is separated by %s: give --delimiter %s, or leave it out to have it guessed", DelimiterName(delim), DelimiterName(guess), flagValue(guess))
 		return nil, nil, nil
 	}
@@ -192,16 +184,12 @@ func (im *importer) parseCSV(in *stream, name string, want columns, each func(*t
 		}
 	}
 	for {
-		fields, err := cr.Read()
+		line, fields, err := rd.row()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return nil, nil, err
-		}
-		line, _ := cr.FieldPos(0)
-		if strings.TrimSpace(strings.Join(fields, "")) == "" {
-			continue
 		}
 		if len(fields) != len(header) {
 			im.add(name, line, "", "has %d cells, but the header has %d columns (cells separated by %s)", len(fields), len(header), DelimiterName(delim))
@@ -221,7 +209,7 @@ func (im *importer) parseCSV(in *stream, name string, want columns, each func(*t
 		// than in the JSON written from it.
 		for i, f := range fields {
 			col := strings.ToLower(strings.TrimSpace(header[i]))
-			at, _ := cr.FieldPos(i)
+			at := rd.line(i)
 			if rule, msg := dataset.CheckText(f, col == "note"); rule != "" {
 				im.add(name, at, col, "%s", msg)
 			}

@@ -6,7 +6,7 @@
 // FILE:LINE: column: message, and returns files only when the dataset they
 // make passes every rule `ballot validate` applies.
 //
-// Its files go by job: sheet.go runs an import, stream.go and read.go read
+// Its files go by job: sheet.go runs an import, reader.go and read.go read
 // a sheet (one pass for its delimiter, quotes, UTF-8 and lost letters),
 // cells.go reads a cell, parties.go, districts.go and candidates.go build
 // the records, names.go matches and suggests names, manifest.go reads the

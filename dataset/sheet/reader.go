@@ -3,9 +3,11 @@ package sheet
 import (
 	"bufio"
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"io"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -22,17 +24,90 @@ func DelimiterName(d rune) string {
 	return "'" + string(d) + "'"
 }
 
-// invalidUTF8 returns the offset of the first byte of b that is not part
-// of UTF-8 text, or -1 when b is UTF-8.
-func invalidUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
+// reader is the one reader of a sheet: import and CountRows read every
+// sheet through it, once. Its stream drops the byte-order mark a
+// spreadsheet may write, checks that the file is UTF-8 as it passes and
+// follows its quotes; the delimiter is given, or guessed from the header
+// row; the CSV reader splits the rows, of which row skips those whose
+// cells are all blank, as spreadsheets export below the data.
+type reader struct {
+	in    *stream
+	cr    *csv.Reader
+	delim rune // the delimiter the cells are read with
+	guess rune // the delimiter the header row shows
+	seen  bool // the header row shows one of Delimiters
+}
+
+// newReader reads a sheet from f with the cells separated by delim, or by
+// the delimiter its header row shows when delim is 0.
+func newReader(f io.Reader, delim rune) *reader {
+	in := newStream(f)
+	guess, seen := guessDelimiter(in.head())
+	if delim == 0 {
+		delim = guess
 	}
-	return -1
+	in.quotes.delim = delim
+	cr := csv.NewReader(in)
+	cr.Comma = delim
+	cr.FieldsPerRecord = -1 // lengths are checked by the caller, to name the line
+	return &reader{in: in, cr: cr, delim: delim, guess: guess, seen: seen}
+}
+
+// header returns the header row: the first row, blank or not; io.EOF
+// when the file has none.
+func (rd *reader) header() ([]string, error) { return rd.cr.Read() }
+
+// row returns the next row whose cells are not all blank, and its line;
+// io.EOF after the last.
+func (rd *reader) row() (line int, fields []string, err error) {
+	for {
+		fields, err := rd.cr.Read()
+		if err != nil {
+			return 0, nil, err
+		}
+		if strings.TrimSpace(strings.Join(fields, "")) != "" {
+			line, _ := rd.cr.FieldPos(0)
+			return line, fields, nil
+		}
+	}
+}
+
+// line returns the line the cell i of the last row starts on.
+func (rd *reader) line(i int) int {
+	line, _ := rd.cr.FieldPos(i)
+	return line
+}
+
+// drain reads the rest of the file for what only its end tells: whether
+// it is all UTF-8, and where a quote never closed opened.
+func (rd *reader) drain() { _, _ = io.Copy(io.Discard, rd.in) }
+
+// CountRows reads a sheet from r as Import reads it, with the delimiter
+// opts gives or the one its header row shows, and returns how many rows
+// it has below its header, leaving out the blank rows Import skips. It
+// stops at what Import would refuse (a byte that is not UTF-8, malformed
+// quoting, a read error) and returns the error, with the rows counted
+// until then.
+func CountRows(r io.Reader, opts Options) (int64, error) {
+	rd := newReader(r, opts.Delimiter)
+	rd.cr.ReuseRecord = true // no row is kept
+	if _, err := rd.header(); err != nil {
+		if errors.Is(err, io.EOF) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	var n int64
+	for {
+		_, _, err := rd.row()
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
 }
 
 // quoteScan finds the quote that opens a cell and is not closed when the
@@ -149,7 +224,7 @@ func (in *stream) peeked(err error) {
 func (in *stream) head() []byte {
 	for {
 		b, err := in.br.Peek(in.br.Buffered())
-		if err != nil || len(b) >= headSize || headerEnds(b) {
+		if _, ends := scanHeader(b); err != nil || len(b) >= headSize || ends {
 			return b
 		}
 		if _, err := in.br.Peek(len(b) + 1); err != nil {
@@ -158,22 +233,6 @@ func (in *stream) head() []byte {
 			return b
 		}
 	}
-}
-
-// headerEnds reports whether b holds the end of the header row: a newline
-// outside quotes after a line that is not empty.
-func headerEnds(b []byte) bool {
-	b = bytes.TrimLeft(b, "\r\n")
-	quoted := false
-	for _, c := range b {
-		switch {
-		case c == '"':
-			quoted = !quoted
-		case c == '\n' && !quoted:
-			return true
-		}
-	}
-	return false
 }
 
 func (in *stream) Read(p []byte) (int, error) {
@@ -210,6 +269,11 @@ func (in *stream) check(b []byte, eof bool) bool {
 		in.partial = nil
 	}
 	for len(b) > 0 {
+		if c := b[0]; c < utf8.RuneSelf { // most of a sheet: no decoding
+			in.next(rune(c), 1, c)
+			b = b[1:]
+			continue
+		}
 		if !utf8.FullRune(b) && !eof {
 			in.partial = append([]byte(nil), b...)
 			return true
@@ -244,24 +308,7 @@ func (in *stream) next(r rune, size int, c byte) bool {
 // line that is not empty), the earlier in Delimiters on a tie; a comma,
 // with seen false, when the header row has none of them.
 func guessDelimiter(b []byte) (delim rune, seen bool) {
-	b = bytes.TrimLeft(b, "\r\n")
-	counts := map[rune]int{}
-	quoted := false
-	for _, c := range string(b) {
-		if c == '"' {
-			quoted = !quoted
-			continue
-		}
-		if quoted {
-			continue
-		}
-		if c == '\n' {
-			break
-		}
-		if slices.Contains(Delimiters, c) {
-			counts[c]++
-		}
-	}
+	counts, _ := scanHeader(b)
 	delim = Delimiters[0]
 	for _, d := range Delimiters {
 		if counts[d] > counts[delim] {
@@ -269,6 +316,29 @@ func guessDelimiter(b []byte) (delim rune, seen bool) {
 		}
 	}
 	return delim, counts[delim] > 0
+}
+
+// scanHeader reads the header row at the start of b (its first line that
+// is not empty): how often each of Delimiters is in it outside quotes, and
+// whether b holds its end, a newline outside quotes. Unlike quoteScan, it
+// runs before the delimiter is known, so it cannot tell a quote that opens
+// a cell from one inside it: each quote opens or closes a quoted stretch.
+func scanHeader(b []byte) (counts map[rune]int, ends bool) {
+	b = bytes.TrimLeft(b, "\r\n")
+	counts = map[rune]int{}
+	quoted := false
+	for _, c := range b {
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '\n':
+			return counts, true
+		case slices.Contains(Delimiters, rune(c)):
+			counts[rune(c)]++
+		}
+	}
+	return counts, false
 }
 
 // flagValue is the --delimiter value that selects d.
