@@ -98,33 +98,8 @@ func (im *importer) districts(src fs.FS) *districts {
 		return ds
 	}
 	ds.read = true
-	type given struct {
-		value string
-		line  int
-	}
-	type perDistrict struct {
-		names, slugs map[string]int   // folded name, slug -> line
-		own          map[string]given // district_name, source_url, id
-	}
-	seen := [dataset.DistrictCount + 1]perDistrict{}
-	// Slugs written in the sheet are reserved first, in each district, so
-	// a derived slug never takes one a later row gives.
-	var written [dataset.DistrictCount + 1]map[string]int // slug -> line
-	for _, r := range t.rows {
-		n, err := strconv.Atoi(t.get(r, "number"))
-		slug := t.get(r, "locality_slug")
-		if err != nil || n < 1 || n > dataset.DistrictCount || slug == "" || t.get(r, "locality") == "" {
-			continue // reported below
-		}
-		if written[n] == nil {
-			written[n] = map[string]int{}
-		}
-		if first, dup := written[n][slug]; dup {
-			im.add(t.file, r.line, "locality_slug", "%q is already used in district %d on line %d", slug, n, first)
-			continue
-		}
-		written[n][slug] = r.line
-	}
+	seen := [dataset.DistrictCount + 1]districtSeen{}
+	written := im.writtenSlugs(t)
 	for _, r := range t.rows {
 		n, ok := im.districtNumber(t, r, "number", t.get(r, "number"))
 		if !ok {
@@ -136,60 +111,116 @@ func (im *importer) districts(src fs.FS) *districts {
 			// An id given on this row or another is read below, once.
 			d.ID = im.derived("district/" + strconv.Itoa(n))
 			ds.byNumber[n] = d
-			seen[n] = perDistrict{names: map[string]int{}, slugs: maps.Clone(written[n]), own: map[string]given{}}
+			seen[n] = districtSeen{names: map[string]int{}, slugs: maps.Clone(written[n]), own: map[string]given{}}
 			if seen[n].slugs == nil {
 				seen[n].slugs = map[string]int{}
 			}
 		}
-		s := &seen[n]
-		// A district's own columns may be given on any one of its rows,
-		// or repeated alike on several.
-		for _, col := range []string{"district_name", "source_url", "id"} {
-			v := t.get(r, col)
-			if v == "" {
-				continue
-			}
-			if g, ok := s.own[col]; ok {
-				if g.value != v {
-					im.add(t.file, r.line, col, "district %d is given %q here but %q on line %d", n, v, g.value, g.line)
-				}
-				continue
-			}
-			s.own[col] = given{v, r.line}
-			switch col {
-			case "district_name":
-				d.Name = v
-			case "source_url":
-				d.SourceURL = im.url(t, r, col)
-			case "id":
-				d.ID = im.id(t, r, "")
-			}
+		im.districtColumns(t, r, d, &seen[n])
+		if loc, ok := im.locality(t, r, n, &seen[n]); ok {
+			d.Localities = append(d.Localities, loc)
 		}
-
-		name := im.required(t, r, "locality")
-		if name == "" {
-			continue
-		}
-		loc := dataset.Locality{Name: name, NameEN: optional(t.get(r, "locality_name_en")), Note: optional(t.get(r, "note"))}
-		if split := im.boolean(t, r, "split"); split != nil {
-			loc.Split = *split
-		}
-		if first, dup := s.names[dataset.Fold(name)]; dup {
-			im.add(t.file, r.line, "locality", "%q is already listed in district %d on line %d", name, n, first)
-			continue
-		}
-		s.names[dataset.Fold(name)] = r.line
-		slug, derived := im.slug(t, r, "locality_slug", name)
-		if derived {
-			slug = numbered(slug, s.slugs)
-			s.slugs[slug] = r.line
-		}
-		if slug == "" {
-			im.add(t.file, r.line, "locality", "%q makes no slug: give one in locality_slug", name)
-		}
-		loc.Slug = slug
-		d.Localities = append(d.Localities, loc)
 	}
+	ds.nameAll()
+	for n := 1; n <= dataset.DistrictCount; n++ {
+		if ds.byNumber[n] == nil {
+			im.add(t.file, 0, "number", "district %d has no rows: each of the %d districts needs at least one locality", n, dataset.DistrictCount)
+		}
+	}
+	return ds
+}
+
+// districtSeen is what the rows of one district have given so far.
+type districtSeen struct {
+	names, slugs map[string]int   // folded name, slug -> line
+	own          map[string]given // district_name, source_url, id
+}
+
+// given is a value a row gives, and the row's line.
+type given struct {
+	value string
+	line  int
+}
+
+// writtenSlugs returns the locality slugs written in the sheet, in each
+// district, with their lines, reporting a repeat: they are reserved
+// first, so a derived slug never takes one a later row gives.
+func (im *importer) writtenSlugs(t *table) (written [dataset.DistrictCount + 1]map[string]int) {
+	for _, r := range t.rows {
+		n, err := strconv.Atoi(t.get(r, "number"))
+		slug := t.get(r, "locality_slug")
+		if err != nil || n < 1 || n > dataset.DistrictCount || slug == "" || t.get(r, "locality") == "" {
+			continue // reported by districts
+		}
+		if written[n] == nil {
+			written[n] = map[string]int{}
+		}
+		if first, dup := written[n][slug]; dup {
+			im.add(t.file, r.line, "locality_slug", "%q is already used in district %d on line %d", slug, n, first)
+			continue
+		}
+		written[n][slug] = r.line
+	}
+	return written
+}
+
+// districtColumns reads the district's own columns of a row into d: they
+// may be given on any one of its rows, or repeated alike on several.
+func (im *importer) districtColumns(t *table, r row, d *dataset.District, s *districtSeen) {
+	for _, col := range []string{"district_name", "source_url", "id"} {
+		v := t.get(r, col)
+		if v == "" {
+			continue
+		}
+		if g, ok := s.own[col]; ok {
+			if g.value != v {
+				im.add(t.file, r.line, col, "district %d is given %q here but %q on line %d", d.Number, v, g.value, g.line)
+			}
+			continue
+		}
+		s.own[col] = given{v, r.line}
+		switch col {
+		case "district_name":
+			d.Name = v
+		case "source_url":
+			d.SourceURL = im.url(t, r, col)
+		case "id":
+			d.ID = im.id(t, r, "")
+		}
+	}
+}
+
+// locality reads the locality a row of district n gives; ok is false when
+// it gives none, or one the district already lists.
+func (im *importer) locality(t *table, r row, n int, s *districtSeen) (loc dataset.Locality, ok bool) {
+	name := im.required(t, r, "locality")
+	if name == "" {
+		return loc, false
+	}
+	loc = dataset.Locality{Name: name, NameEN: optional(t.get(r, "locality_name_en")), Note: optional(t.get(r, "note"))}
+	if split := im.boolean(t, r, "split"); split != nil {
+		loc.Split = *split
+	}
+	if first, dup := s.names[dataset.Fold(name)]; dup {
+		im.add(t.file, r.line, "locality", "%q is already listed in district %d on line %d", name, n, first)
+		return loc, false
+	}
+	s.names[dataset.Fold(name)] = r.line
+	slug, derived := im.slug(t, r, "locality_slug", name)
+	if derived {
+		slug = numbered(slug, s.slugs)
+		s.slugs[slug] = r.line
+	}
+	if slug == "" {
+		im.add(t.file, r.line, "locality", "%q makes no slug: give one in locality_slug", name)
+	}
+	loc.Slug = slug
+	return loc, true
+}
+
+// nameAll records the names candidates.csv may give each district by:
+// its name, "District N", and the names and slugs of its localities.
+func (ds *districts) nameAll() {
 	for n := 1; n <= dataset.DistrictCount; n++ {
 		if d := ds.byNumber[n]; d != nil {
 			ds.name(d.Name, n)
@@ -201,12 +232,6 @@ func (im *importer) districts(src fs.FS) *districts {
 			}
 		}
 	}
-	for n := 1; n <= dataset.DistrictCount; n++ {
-		if ds.byNumber[n] == nil {
-			im.add(t.file, 0, "number", "district %d has no rows: each of the %d districts needs at least one locality", n, dataset.DistrictCount)
-		}
-	}
-	return ds
 }
 
 // districtNumber reads a district number from 1 to 13.

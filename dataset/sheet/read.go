@@ -130,8 +130,7 @@ func (im *importer) readCSV(src fs.FS, name string, want columns, each func(*tab
 // what each reported, and the error of the CSV reader, which readCSV
 // reports once the file has been read to its end.
 func (im *importer) parseCSV(rd *reader, name string, want columns, each func(*table, row)) (t *table, rowProblems Problems, err error) {
-	delim, guess := rd.delim, rd.guess
-	im.reads = append(im.reads, Read{File: name, Delimiter: delim, Guessed: im.opts.Delimiter == 0})
+	im.reads = append(im.reads, Read{File: name, Delimiter: rd.delim, Guessed: im.opts.Delimiter == 0})
 	header, err := rd.header()
 	if errors.Is(err, io.EOF) {
 		im.add(name, 0, "", "is empty: it needs a header row")
@@ -140,19 +139,58 @@ func (im *importer) parseCSV(rd *reader, name string, want columns, each func(*t
 	if err != nil {
 		return nil, nil, err
 	}
-	t = &table{file: name, cols: map[string]int{}}
+	t, usable := im.findColumns(rd, name, header, want)
+	if t == nil {
+		return nil, nil, nil
+	}
+	for {
+		line, fields, err := rd.row()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(fields) != len(header) {
+			im.add(name, line, "", "has %d cells, but the header has %d columns (cells separated by %s)", len(fields), len(header), DelimiterName(rd.delim))
+			usable = false
+			continue
+		}
+		switch {
+		case each == nil:
+			t.rows = append(t.rows, row{line: line, fields: fields})
+		case usable:
+			// What each reports goes apart (see readCSV).
+			im.problems, rowProblems = rowProblems, im.problems
+			each(t, row{line: line, fields: fields})
+			im.problems, rowProblems = rowProblems, im.problems
+		}
+		im.checkCells(rd, t, header, fields)
+	}
+	if !usable {
+		return nil, nil, nil
+	}
+	return t, rowProblems, nil
+}
+
+// findColumns finds the columns of a CSV file in its header row, reporting
+// the unknown, repeated and missing ones. It returns the table, without
+// rows, and whether its rows can be used: not without a required column.
+// The table is nil when the header row says the file was read wrong: with
+// another delimiter than its own, or as a single column.
+func (im *importer) findColumns(rd *reader, name string, header []string, want columns) (t *table, usable bool) {
 	known := want.all()
-	usable := true
 	// A header row read with the wrong delimiter is said so once, rather
 	// than as a column unknown and every required one missing.
-	if delim != guess && rd.seen {
-		im.add(name, 1, "", "the cells are read as separated by %s (--delimiter), but the header row is separated by %s: give --delimiter %s, or leave it out to have it guessed", DelimiterName(delim), DelimiterName(guess), flagValue(guess))
-		return nil, nil, nil
+	if rd.delim != rd.guess && rd.seen {
+		im.add(name, 1, "", "the cells are read as separated by %s (--delimiter), but the header row is separated by %s: give --delimiter %s, or leave it out to have it guessed", DelimiterName(rd.delim), DelimiterName(rd.guess), flagValue(rd.guess))
+		return nil, false
 	}
 	if len(header) == 1 && !slices.Contains(known, strings.ToLower(strings.TrimSpace(header[0]))) {
 		im.add(name, 1, "", "the header row %q is a single column: separate the cells by ',', ';' or tabs", strings.TrimSpace(header[0]))
-		return nil, nil, nil
+		return nil, false
 	}
+	t = &table{file: name, cols: map[string]int{}}
 	misspelt := map[string]bool{} // columns an unknown header misspells, reported once as such
 	for i, h := range header {
 		h = strings.ToLower(strings.TrimSpace(h))
@@ -174,6 +212,7 @@ func (im *importer) parseCSV(rd *reader, name string, want columns, each func(*t
 	}
 	// Rows are still checked past an unknown column, which they do not
 	// use, but not without a required one.
+	usable = true
 	for _, w := range want.required {
 		if t.has(w) {
 			continue
@@ -183,43 +222,21 @@ func (im *importer) parseCSV(rd *reader, name string, want columns, each func(*t
 			im.add(name, 1, w, "required column is missing")
 		}
 	}
-	for {
-		line, fields, err := rd.row()
-		if errors.Is(err, io.EOF) {
-			break
+	return t, usable
+}
+
+// checkCells names, at its cell, text of a row that a dataset file
+// refuses, rather than in the JSON written from it, and warns of a name
+// with a letter lost to an encoding without it.
+func (im *importer) checkCells(rd *reader, t *table, header, fields []string) {
+	for i, f := range fields {
+		col := strings.ToLower(strings.TrimSpace(header[i]))
+		at := rd.line(i)
+		if rule, msg := dataset.CheckText(f, col == "note"); rule != "" {
+			im.add(t.file, at, col, "%s", msg)
 		}
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(fields) != len(header) {
-			im.add(name, line, "", "has %d cells, but the header has %d columns (cells separated by %s)", len(fields), len(header), DelimiterName(delim))
-			usable = false
-			continue
-		}
-		switch {
-		case each == nil:
-			t.rows = append(t.rows, row{line: line, fields: fields})
-		case usable:
-			// What each reports goes apart (see readCSV).
-			im.problems, rowProblems = rowProblems, im.problems
-			each(t, row{line: line, fields: fields})
-			im.problems, rowProblems = rowProblems, im.problems
-		}
-		// Text a dataset file refuses is named here, at its cell, rather
-		// than in the JSON written from it.
-		for i, f := range fields {
-			col := strings.ToLower(strings.TrimSpace(header[i]))
-			at := rd.line(i)
-			if rule, msg := dataset.CheckText(f, col == "note"); rule != "" {
-				im.add(name, at, col, "%s", msg)
-			}
-			if slices.Contains(nameColumns, col) && t.has(col) && lostLetter(f) {
-				im.warn(name, at, col, "%q has \"?\" where a letter should stand: a sheet saved in an encoding without the Maltese letters (such as Windows-1252) has \"?\" in place of each ċ, ġ, ħ and ż; write the letters back and %s", strings.TrimSpace(f), saveAsUTF8)
-			}
+		if slices.Contains(nameColumns, col) && t.has(col) && lostLetter(f) {
+			im.warn(t.file, at, col, "%q has \"?\" where a letter should stand: a sheet saved in an encoding without the Maltese letters (such as Windows-1252) has \"?\" in place of each ċ, ġ, ħ and ż; write the letters back and %s", strings.TrimSpace(f), saveAsUTF8)
 		}
 	}
-	if !usable {
-		return nil, nil, nil
-	}
-	return t, rowProblems, nil
 }
