@@ -92,7 +92,7 @@ func outputBound(fsys fs.FS, limit int64, opts sheet.Options) sheet.Problems {
 		rows, _ := sheet.CountRows(f, opts) // an error is the import's to report
 		f.Close()
 		if least := rows * s.least; least > limit {
-			problems = append(problems, sheet.Problem{File: s.sheet, Message: fmt.Sprintf(
+			problems = append(problems, dataset.Problem{File: s.sheet, Message: fmt.Sprintf(
 				"has %d rows, which make a %s of at least %d bytes, more than the limit of %d bytes a file (max_dataset_bytes)", rows, s.file, least, limit)})
 		}
 	}
@@ -104,7 +104,7 @@ func outputLimit(files map[string][]byte, limit int64) error {
 	var problems sheet.Problems
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if n := int64(len(files[name])); n > limit {
-			problems = append(problems, sheet.Problem{File: name, Message: fmt.Sprintf("would be %d bytes, more than the limit of %d bytes a file (max_dataset_bytes)", n, limit)})
+			problems = append(problems, dataset.Problem{File: name, Message: fmt.Sprintf("would be %d bytes, more than the limit of %d bytes a file (max_dataset_bytes)", n, limit)})
 		}
 	}
 	if len(problems) > 0 {

@@ -164,7 +164,7 @@ func (im *importer) deriveSlugs(out []dataset.Candidate, derived []pendingSlug, 
 		}
 		if c.Slug == "" {
 			merged = append(merged, problems[next:p.at]...)
-			merged = append(merged, Problem{File: CandidatesFile, Line: p.line, Column: "name", Message: fmt.Sprintf("%q makes no slug: give one in a slug column", c.Name)})
+			merged = append(merged, dataset.Problem{File: CandidatesFile, Line: p.line, Column: "name", Message: fmt.Sprintf("%q makes no slug: give one in a slug column", c.Name)})
 			next = p.at
 		}
 	}

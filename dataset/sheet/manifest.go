@@ -37,15 +37,13 @@ func (im *importer) manifest(src fs.FS) []byte {
 		return nil
 	}
 	m, problems := dataset.CheckManifest(b)
-	for _, p := range problems {
-		im.problems = append(im.problems, Problem{File: p.File, Line: p.Line, Char: p.Column, Column: p.Pointer, Message: p.Message})
-	}
+	im.problems = append(im.problems, problems...)
 	if len(problems) > 0 {
 		return b
 	}
 	switch ns, err := uuid.Parse(m.IDs.Namespace); {
 	case m.IDs.Namespace == "":
-		im.add(dataset.ManifestFile, 0, "ids.namespace", "missing: ids are derived from it; add [ids] with namespace = a UUID of your own (uuidgen makes one) and never change it")
+		im.problems = append(im.problems, dataset.Problem{File: dataset.ManifestFile, Pointer: "ids.namespace", Message: "missing: ids are derived from it; add [ids] with namespace = a UUID of your own (uuidgen makes one) and never change it"})
 	case err == nil:
 		im.namespace, im.keyPrefix, im.hasNS = ns, m.IDs.KeyPrefix, true
 	}

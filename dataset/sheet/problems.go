@@ -6,51 +6,17 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"strconv"
 	"strings"
 
 	"ballot/dataset"
 )
 
-// Problem is one defect of the CSV folder: the file, the line (0 for the
-// file as a whole) and, where it is known, the character on it (1 for the
-// first; 0 when not known), the column (or the manifest key) and what is
-// wrong. A warning does not stop the import.
-type Problem struct {
-	File    string
-	Line    int
-	Char    int
-	Column  string
-	Message string
-	Warning bool
-}
-
-// String formats the problem as FILE:LINE:CHAR: column: message, with
-// "warning: " before the message of a warning, leaving out what it does
-// not have.
-func (p Problem) String() string {
-	var b strings.Builder
-	b.WriteString(p.File)
-	if p.Line > 0 {
-		b.WriteString(":" + strconv.Itoa(p.Line))
-		if p.Char > 0 {
-			b.WriteString(":" + strconv.Itoa(p.Char))
-		}
-	}
-	if p.Column != "" {
-		b.WriteString(": " + p.Column)
-	}
-	b.WriteString(": ")
-	if p.Warning {
-		b.WriteString("warning: ")
-	}
-	b.WriteString(p.Message)
-	return b.String()
-}
-
 // Problems is the error Import returns: every problem found, warnings
-// among them, in file and line order.
-type Problems []Problem
+// among them (marked so), in file and line order. A problem of a sheet
+// names its column by its header name; one of dataset.toml names its key
+// as the pointer; one of the JSON written, found by the dataset's rules,
+// its pointer.
+type Problems []dataset.Problem
 
 func (ps Problems) Error() string {
 	lines := make([]string, len(ps))
@@ -84,7 +50,7 @@ func (ps Problems) sort() {
 		}
 		return len(fileOrder)
 	}
-	slices.SortStableFunc(ps, func(a, b Problem) int {
+	slices.SortStableFunc(ps, func(a, b dataset.Problem) int {
 		if c := rank(a.File) - rank(b.File); c != 0 {
 			return c
 		}
@@ -93,11 +59,11 @@ func (ps Problems) sort() {
 }
 
 func (im *importer) add(file string, line int, column, format string, args ...any) {
-	im.problems = append(im.problems, Problem{File: file, Line: line, Column: column, Message: fmt.Sprintf(format, args...)})
+	im.problems = append(im.problems, dataset.Problem{File: file, Line: line, Column: column, Message: fmt.Sprintf(format, args...)})
 }
 
 func (im *importer) warn(file string, line int, column, format string, args ...any) {
-	im.problems = append(im.problems, Problem{File: file, Line: line, Column: column, Message: fmt.Sprintf(format, args...), Warning: true})
+	im.problems = append(im.problems, dataset.Problem{File: file, Line: line, Column: column, Message: fmt.Sprintf(format, args...), Warning: true})
 }
 
 // unreadable reports a file that could not be opened or read.
@@ -120,7 +86,7 @@ func (im *importer) notUTF8(name string, line, char int, c byte) {
 	if name == dataset.ManifestFile { // TOML, written in a text editor
 		how = `save it again as UTF-8 (in a text editor's Save As, the encoding "UTF-8")`
 	}
-	im.problems = append(im.problems, Problem{File: name, Line: line, Char: char, Message: fmt.Sprintf("is not UTF-8 text: byte 0x%02X is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); %s", c, how)})
+	im.problems = append(im.problems, dataset.Problem{File: name, Line: line, Char: char, Message: fmt.Sprintf("is not UTF-8 text: byte 0x%02X is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); %s", c, how)})
 }
 
 // saveAsUTF8 tells how to save a sheet as UTF-8 text.
@@ -133,7 +99,7 @@ func (im *importer) csvError(name string, err error, quotes quoteScan) {
 	var perr *csv.ParseError
 	if errors.As(err, &perr) && errors.Is(perr.Err, csv.ErrQuote) {
 		if line, char, ok := quotes.unclosed(); ok && line >= perr.StartLine {
-			im.problems = append(im.problems, Problem{File: name, Line: line, Char: char, Message: `the quote that starts this cell is never closed, so the rest of the file was read into it: end the cell with ", and write a " inside a cell as ""`})
+			im.problems = append(im.problems, dataset.Problem{File: name, Line: line, Char: char, Message: `the quote that starts this cell is never closed, so the rest of the file was read into it: end the cell with ", and write a " inside a cell as ""`})
 			return
 		}
 	}

@@ -122,9 +122,7 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 		if !errors.As(err, &report) {
 			return nil, err
 		}
-		for _, p := range report.Errors {
-			im.problems = append(im.problems, Problem{File: p.File, Column: p.Pointer, Message: p.Message})
-		}
+		im.problems = append(im.problems, report.Errors...)
 		return nil, nil
 	}
 	return out, nil
