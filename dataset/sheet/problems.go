@@ -18,6 +18,7 @@ import (
 // its pointer.
 type Problems []dataset.Problem
 
+// Error lists the problems, one a line.
 func (ps Problems) Error() string {
 	lines := make([]string, len(ps))
 	for i, p := range ps {
