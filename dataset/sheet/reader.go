@@ -24,8 +24,8 @@ func DelimiterName(d rune) string {
 	return "'" + string(d) + "'"
 }
 
-// reader is the one reader of a sheet: import and CountRows read every
-// sheet through it, once. Its stream drops the byte-order mark a
+// reader is the one reader of a sheet: import and CountRows read a sheet
+// through it, each in one pass. Its stream drops the byte-order mark a
 // spreadsheet may write, checks that the file is UTF-8 as it passes and
 // follows its quotes; the delimiter is given, or guessed from the header
 // row; the CSV reader splits the rows, of which row skips those whose
