@@ -90,9 +90,11 @@ func importSheets(c *cli.Context) error {
 	// cost in time (docs/PERFORMANCE.md).
 	defer debug.SetGCPercent(debug.SetGCPercent(50))
 	res, err := readSheets(c.Context, src, c.Int(flagName("max_dataset_bytes")), opts)
+	problems := newTextReport(c.App.Writer)
 	for _, p := range res.Problems {
-		_, _ = fmt.Fprintln(c.App.Writer, p)
+		problems.problem(p)
 	}
+	_ = problems.flush()
 	for _, r := range res.Read {
 		how := ""
 		if !r.Guessed {
@@ -104,9 +106,9 @@ func importSheets(c *cli.Context) error {
 	if n := len(res.Problems) - res.Problems.Errors(); n > 0 {
 		warnings = " and " + count(n, "warning")
 	}
-	var problems sheet.Problems
-	if errors.As(err, &problems) {
-		_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: import failed: %s%s, nothing written\n", count(problems.Errors(), "problem"), warnings)
+	var refused sheet.Problems
+	if errors.As(err, &refused) {
+		_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: import failed: %s%s, nothing written\n", count(refused.Errors(), "problem"), warnings)
 		return quietError{ExitFailure}
 	}
 	if err != nil {

@@ -2,12 +2,10 @@ package commands
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io/fs"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -41,7 +39,7 @@ func readSheets(ctx context.Context, src string, maxBytes int, opts sheet.Option
 	}
 	return untilDone(ctx, func() (sheet.Result, error) {
 		defer dir.Close()
-		if problems := outputBound(dir, int64(maxBytes)); len(problems) > 0 {
+		if problems := outputBound(dir, int64(maxBytes), opts); len(problems) > 0 {
 			return sheet.Result{Problems: problems}, problems
 		}
 		res, err := sheet.ImportWith(dir, opts)
@@ -79,30 +77,22 @@ func leastBytes(v any) int64 { return int64(len(dataset.EncodeJSON(v))) }
 // outputBound counts the rows of each sheet as a stream, before import
 // holds any of it, and refuses a sheet whose rows alone would make a JSON
 // file larger than limit, which serve would refuse: import's memory is a
-// multiple of what it writes, so it stays bounded by the limit. A sheet
-// that cannot be read is left to the import, which reports it.
-func outputBound(fsys fs.FS, limit int64) sheet.Problems {
+// multiple of what it writes, so it stays bounded by the limit. The rows
+// are read as import reads them (sheet.CountRows: the same delimiter,
+// blank rows left out); a sheet that cannot be read is left to the
+// import, which reports it, and one that stops being readable is counted
+// up to there.
+func outputBound(fsys fs.FS, limit int64, opts sheet.Options) sheet.Problems {
 	var problems sheet.Problems
 	for _, s := range sheetRows {
 		f, err := fsys.Open(s.sheet)
 		if err != nil {
 			continue
 		}
-		cr := csv.NewReader(f)
-		cr.FieldsPerRecord, cr.ReuseRecord, cr.LazyQuotes = -1, true, true
-		rows := int64(-1) // the header is no row
-		for {
-			fields, err := cr.Read()
-			if err != nil {
-				break // the end, or an error the import reports
-			}
-			if strings.TrimSpace(strings.Join(fields, "")) != "" { // as the import skips blank rows
-				rows++
-			}
-		}
+		rows, _ := sheet.CountRows(f, opts) // an error is the import's to report
 		f.Close()
 		if least := rows * s.least; least > limit {
-			problems = append(problems, sheet.Problem{File: s.sheet, Message: fmt.Sprintf(
+			problems = append(problems, dataset.Problem{File: s.sheet, Message: fmt.Sprintf(
 				"has %d rows, which make a %s of at least %d bytes, more than the limit of %d bytes a file (max_dataset_bytes)", rows, s.file, least, limit)})
 		}
 	}
@@ -114,7 +104,7 @@ func outputLimit(files map[string][]byte, limit int64) error {
 	var problems sheet.Problems
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if n := int64(len(files[name])); n > limit {
-			problems = append(problems, sheet.Problem{File: name, Message: fmt.Sprintf("would be %d bytes, more than the limit of %d bytes a file (max_dataset_bytes)", n, limit)})
+			problems = append(problems, dataset.Problem{File: name, Message: fmt.Sprintf("would be %d bytes, more than the limit of %d bytes a file (max_dataset_bytes)", n, limit)})
 		}
 	}
 	if len(problems) > 0 {

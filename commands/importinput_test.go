@@ -117,24 +117,30 @@ func TestImportInputFiles(t *testing.T) {
 	// the limit is refused too, not written.
 	for _, tt := range []struct {
 		name, limit string
-		rows        int
+		sep         string // between the cells
+		rows, blank int    // rows of a candidate, and blank rows after them
 		stdout      string
 		stderr      string
 	}{
 		// Refused before any sheet is read.
-		{"rows over the limit", "2048", 10, "candidates.csv: has 10 rows, which make a candidates.json of at least 2990 bytes, more than the limit of 2048 bytes a file (max_dataset_bytes)\n", failed},
-		{"JSON over the limit", "4000", 10, "candidates.json: would be 4623 bytes, more than the limit of 4000 bytes a file (max_dataset_bytes)\n",
+		{"rows over the limit", "2048", ",", 10, 0, "candidates.csv: has 10 rows, which make a candidates.json of at least 2990 bytes, more than the limit of 2048 bytes a file (max_dataset_bytes)\n", failed},
+		{"JSON over the limit", "4000", ",", 10, 0, "candidates.json: would be 4623 bytes, more than the limit of 4000 bytes a file (max_dataset_bytes)\n",
 			"ballot: read parties.csv: separated by ','\nballot: read districts.csv: separated by ','\nballot: read candidates.csv: separated by ','\n" + failed},
+		// The rows are counted as import reads them: with the delimiter
+		// the header shows, and without the blank rows it skips.
+		{"blank rows not counted", "4000", ";", 10, 20, "candidates.json: would be 4623 bytes, more than the limit of 4000 bytes a file (max_dataset_bytes)\n",
+			"ballot: read parties.csv: separated by ','\nballot: read districts.csv: separated by ','\nballot: read candidates.csv: separated by ';'\n" + failed},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
 			files := readExample(t)
 			var b strings.Builder
-			b.WriteString("given_name,family_name,party,districts,elected\n")
+			b.WriteString(strings.ReplaceAll("given_name,family_name,party,districts,elected\n", ",", tt.sep))
 			for i := range tt.rows {
-				fmt.Fprintf(&b, "Ġorġ,Borġ %d,PL,1,no\n", i)
+				fmt.Fprintf(&b, strings.ReplaceAll("Ġorġ,Borġ %d,PL,1,no\n", ",", tt.sep), i)
 			}
+			b.WriteString(strings.Repeat(strings.Repeat(tt.sep, 4)+"\n", tt.blank))
 			files["candidates.csv"] = []byte(b.String())
 			writeFiles(t, src, files)
 			code, stdout, stderr := importRun(t, "--max-dataset-bytes", tt.limit, src, out)

@@ -39,9 +39,10 @@ func validateCommand() *cli.Command {
 	}
 }
 
-// reportProblem is the JSON form of a problem, for CI pipelines; the
-// report is {"valid": BOOL, "errors": [...], "warnings": [...]}
-// (writeJSONReport).
+// reportProblem is the JSON form of a dataset.Problem in validate's
+// report, {"valid": BOOL, "errors": [...], "warnings": [...]}
+// (writeJSONReport), a contract with CI pipelines: line and column are
+// null, not left out, when the problem is not at a line.
 type reportProblem struct {
 	File    string `json:"file"`
 	Pointer string `json:"pointer"`
@@ -54,7 +55,7 @@ type reportProblem struct {
 func toReportProblem(p dataset.Problem) reportProblem {
 	rp := reportProblem{File: p.File, Pointer: p.Pointer, Rule: p.Rule, Message: p.Message}
 	if p.Line > 0 {
-		rp.Line, rp.Column = &p.Line, &p.Column
+		rp.Line, rp.Column = &p.Line, &p.Char
 	}
 	return rp
 }
@@ -107,7 +108,7 @@ func validate(c *cli.Context) error {
 	}
 	valid := report.Valid() && !(c.Bool("strict") && text.warnings > 0)
 	for _, p := range report.Errors {
-		text.problem(p, "")
+		text.problem(p)
 	}
 	if err := text.finish(c.App.ErrWriter, len(report.Errors), valid); err != nil {
 		return err
@@ -148,7 +149,7 @@ func writeReport(w, summary io.Writer, format string, r *dataset.Report, valid b
 	}
 	t := newTextReport(w)
 	for _, p := range r.Errors {
-		t.problem(p, "")
+		t.problem(p)
 	}
 	for _, p := range r.Warnings {
 		t.warn(p)
@@ -170,26 +171,34 @@ func newTextReport(w io.Writer) *textReport {
 	return &textReport{w: bufio.NewWriterSize(w, 64<<10)}
 }
 
-// problem writes the line of p, with prefix before its message.
-func (t *textReport) problem(p dataset.Problem, prefix string) {
+// problem writes the line of p: the one way a problem, of a dataset or
+// of a sheet, is printed.
+func (t *textReport) problem(p dataset.Problem) {
 	if t.err == nil {
-		t.line = append(p.AppendLine(t.line[:0], prefix), '\n')
+		t.line = append(p.AppendLine(t.line[:0]), '\n')
 		_, t.err = t.w.Write(t.line)
 	}
 }
 
-// warn writes the line of the warning p.
+// warn writes the line of the warning p, which a Report holds apart from
+// its errors, unmarked.
 func (t *textReport) warn(p dataset.Problem) {
 	t.warnings++
-	t.problem(p, "warning: ")
+	p.Warning = true
+	t.problem(p)
+}
+
+// flush writes what is buffered.
+func (t *textReport) flush() error {
+	if t.err != nil {
+		return t.err
+	}
+	return t.w.Flush()
 }
 
 // finish writes what is buffered, then the summary line on summary.
 func (t *textReport) finish(summary io.Writer, errors int, valid bool) error {
-	if t.err != nil {
-		return t.err
-	}
-	if err := t.w.Flush(); err != nil {
+	if err := t.flush(); err != nil {
 		return err
 	}
 	verdict := "valid"

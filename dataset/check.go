@@ -33,127 +33,148 @@ func (d *records) release() {
 }
 
 // check applies the dataset rules that span fields, records and files to
-// every record that decoded. Every problem is added to r; nothing stops at
-// the first. A rule that needs a whole file (references into it, the count
-// of districts) runs only when that file decoded completely, so a defect is
-// not reported again as the many problems it causes.
+// every record that decoded, file by file. Every problem is added to r;
+// nothing stops at the first. A rule that needs a whole file (references
+// into it, the count of districts) runs only when that file decoded
+// completely, so a defect is not reported again as the many problems it
+// causes.
 func (d *records) check(r *Report) {
-	// The rules comparing records keep, for each value, where it was
-	// first seen as the index of its record (and of its locality), and
-	// write out that pointer only for a repeat: a pointer string for each
-	// record was most of what the checks held.
-	type seenAt struct {
-		file string
-		i    int
-	}
-	ids := map[string]seenAt{} // id -> where it was first used, across files
-	// claimID checks the id of record i of file and, for a record that
-	// decoded whole (compare), that no other record has it.
-	claimID := func(file string, i int, id string, compare bool) {
-		if !uuidPattern.MatchString(id) {
-			r.errorf(file, pointer(i, "id"), "uuid", "%q is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)", id)
-			return
-		}
-		if !compare {
-			return
-		}
-		if first, dup := ids[id]; dup {
-			r.errorf(file, pointer(i, "id"), "uuid-unique", "id %s is already used at %s", id, first.file+"#"+pointer(first.i, "id"))
-			return
-		}
-		ids[id] = seenAt{file, i}
-	}
-	// slugAt is the pointer of the slug of record i, or of its locality
-	// j when j >= 0.
-	slugAt := func(i, j int) string {
-		if j < 0 {
-			return pointer(i, "slug")
-		}
-		return pointer(i, "localities", j, "slug")
-	}
-	// checkSlug checks the slug at slugAt(i, j) and, unless seen is nil,
-	// that it is not in seen, which maps a slug to the record (or, for a
-	// locality, the locality of record i) it was first seen in.
-	checkSlug := func(file string, i, j int, slug string, seen map[string]int) {
-		if !slugPattern.MatchString(slug) {
-			r.errorf(file, slugAt(i, j), "slug", "%q is not a slug (lower-case ASCII letters and digits joined by single hyphens)", slug)
-			return
-		}
-		if seen == nil {
-			return
-		}
-		if first, dup := seen[slug]; dup {
-			firstAt := slugAt(first, -1)
-			if j >= 0 {
-				firstAt = slugAt(i, first)
-			}
-			r.errorf(file, slugAt(i, j), "slug-unique", "slug %q is already used at %s", slug, file+"#"+firstAt)
-			return
-		}
-		if j >= 0 {
-			seen[slug] = j
-		} else {
-			seen[slug] = i
-		}
-	}
-	checkURL := func(file string, i int, field string, u *string) {
-		if u == nil {
-			return
-		}
-		if why := URLProblem(*u); why != "" {
-			r.errorf(file, pointer(i, field), "url", "%q is not an absolute http or https URL: %s", *u, why)
-		}
-	}
-	checkText := func(file string, i int, field, s string) {
-		if strings.TrimSpace(s) == "" {
-			r.errorf(file, pointer(i, field), "required", "must not be empty")
-		}
-	}
-	checkOptionalText := func(file string, i int, field string, s *string) {
-		if s != nil && strings.TrimSpace(*s) == "" {
-			r.errorf(file, pointer(i, field), "required", "must not be empty (use null, or leave the field out, when it is unknown)")
-		}
-	}
-	// unless returns seen for a record that decoded whole and nil for a
-	// defective one, which the rules comparing records leave out.
-	unless := func(defective bool, seen map[string]int) map[string]int {
-		if defective {
-			return nil
-		}
-		return seen
-	}
-
+	c := &checker{r: r, ids: map[string]seenAt{}}
 	if d.manifestOK {
 		d.checkManifest(r)
 	}
+	partyIDs := d.checkParties(c)
+	districtIDs := d.checkDistricts(c)
+	d.checkCandidates(c, partyIDs, districtIDs)
+}
 
-	partyIDs := map[string]bool{}
+// checker applies the rules of one field, and the rules comparing records
+// across files, for check. The rules comparing records keep, for each
+// value, where it was first seen as the index of its record (and of its
+// locality), and write out that pointer only for a repeat: a pointer
+// string for each record was most of what the checks held.
+type checker struct {
+	r   *Report
+	ids map[string]seenAt // id -> where it was first used, across files
+}
+
+// seenAt is where a value was first seen: record i of file.
+type seenAt struct {
+	file string
+	i    int
+}
+
+// claimID checks the id of record i of file and, for a record that
+// decoded whole (compare), that no other record has it.
+func (c *checker) claimID(file string, i int, id string, compare bool) {
+	if !uuidPattern.MatchString(id) {
+		c.r.errorf(file, pointer(i, "id"), "uuid", "%q is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)", id)
+		return
+	}
+	if !compare {
+		return
+	}
+	if first, dup := c.ids[id]; dup {
+		c.r.errorf(file, pointer(i, "id"), "uuid-unique", "id %s is already used at %s", id, first.file+"#"+pointer(first.i, "id"))
+		return
+	}
+	c.ids[id] = seenAt{file, i}
+}
+
+// slugAt is the pointer of the slug of record i, or of its locality j
+// when j >= 0.
+func slugAt(i, j int) string {
+	if j < 0 {
+		return pointer(i, "slug")
+	}
+	return pointer(i, "localities", j, "slug")
+}
+
+// checkSlug checks the slug at slugAt(i, j) and, unless seen is nil, that
+// it is not in seen, which maps a slug to the record (or, for a locality,
+// the locality of record i) it was first seen in.
+func (c *checker) checkSlug(file string, i, j int, slug string, seen map[string]int) {
+	if !slugPattern.MatchString(slug) {
+		c.r.errorf(file, slugAt(i, j), "slug", "%q is not a slug (lower-case ASCII letters and digits joined by single hyphens)", slug)
+		return
+	}
+	if seen == nil {
+		return
+	}
+	if first, dup := seen[slug]; dup {
+		firstAt := slugAt(first, -1)
+		if j >= 0 {
+			firstAt = slugAt(i, first)
+		}
+		c.r.errorf(file, slugAt(i, j), "slug-unique", "slug %q is already used at %s", slug, file+"#"+firstAt)
+		return
+	}
+	if j >= 0 {
+		seen[slug] = j
+	} else {
+		seen[slug] = i
+	}
+}
+
+func (c *checker) checkURL(file string, i int, field string, u *string) {
+	if u == nil {
+		return
+	}
+	if why := URLProblem(*u); why != "" {
+		c.r.errorf(file, pointer(i, field), "url", "%q is not an absolute http or https URL: %s", *u, why)
+	}
+}
+
+func (c *checker) checkText(file string, i int, field, s string) {
+	if strings.TrimSpace(s) == "" {
+		c.r.errorf(file, pointer(i, field), "required", "must not be empty")
+	}
+}
+
+func (c *checker) checkOptionalText(file string, i int, field string, s *string) {
+	if s != nil && strings.TrimSpace(*s) == "" {
+		c.r.errorf(file, pointer(i, field), "required", "must not be empty (use null, or leave the field out, when it is unknown)")
+	}
+}
+
+// unless returns seen for a record that decoded whole and nil for a
+// defective one, which the rules comparing records leave out.
+func unless(defective bool, seen map[string]int) map[string]int {
+	if defective {
+		return nil
+	}
+	return seen
+}
+
+// checkParties checks each party, and returns the ids they have.
+func (d *records) checkParties(c *checker) (partyIDs map[string]bool) {
+	partyIDs = map[string]bool{}
 	partySlugs := map[string]int{}
 	for i, p := range d.parties.objects {
 		whole := d.parties.valid[i]
 		has := func(field string) bool { return d.parties.has(i, field) }
 		if has("id") {
-			claimID(PartiesFile, i, p.ID, whole)
+			c.claimID(PartiesFile, i, p.ID, whole)
 			partyIDs[p.ID] = true
 		}
 		if has("slug") {
-			checkSlug(PartiesFile, i, -1, p.Slug, unless(!whole, partySlugs))
+			c.checkSlug(PartiesFile, i, -1, p.Slug, unless(!whole, partySlugs))
 		}
 		if has("name") {
-			checkText(PartiesFile, i, "name", p.Name)
+			c.checkText(PartiesFile, i, "name", p.Name)
 		}
 		if has("short_name") {
-			checkText(PartiesFile, i, "short_name", p.ShortName)
+			c.checkText(PartiesFile, i, "short_name", p.ShortName)
 		}
 		if p.Color != nil && has("color") && !colorPattern.MatchString(*p.Color) {
-			r.errorf(PartiesFile, pointer(i, "color"), "color", "%q is not a colour of the form #rrggbb (lower-case hex)", *p.Color)
+			c.r.errorf(PartiesFile, pointer(i, "color"), "color", "%q is not a colour of the form #rrggbb (lower-case hex)", *p.Color)
 		}
 		for _, f := range []struct {
 			name string
 			text *string
 		}{{"name_en", p.NameEN}, {"leader_name", p.LeaderName}} {
 			if has(f.name) {
-				checkOptionalText(PartiesFile, i, f.name, f.text)
+				c.checkOptionalText(PartiesFile, i, f.name, f.text)
 			}
 		}
 		for _, f := range []struct {
@@ -161,119 +182,141 @@ func (d *records) check(r *Report) {
 			url  *string
 		}{{"website", p.Website}, {"logo_url", p.LogoURL}, {"wikipedia_url", p.WikipediaURL}} {
 			if has(f.name) {
-				checkURL(PartiesFile, i, f.name, f.url)
+				c.checkURL(PartiesFile, i, f.name, f.url)
 			}
 		}
 	}
+	return partyIDs
+}
 
+// checkDistricts checks the districts: their count, each district and its
+// localities, and that no number is missing. It returns the ids they
+// have.
+func (d *records) checkDistricts(c *checker) (districtIDs map[string]bool) {
 	if d.districts.complete && len(d.districts.recs) != DistrictCount {
-		r.errorf(DistrictsFile, "", "district-count", "must hold exactly %d districts, found %d", DistrictCount, len(d.districts.recs))
+		c.r.errorf(DistrictsFile, "", "district-count", "must hold exactly %d districts, found %d", DistrictCount, len(d.districts.recs))
 	}
-	districtIDs := map[string]bool{}
+	districtIDs = map[string]bool{}
 	numbers := map[int]int{} // district number -> the district's index
 	for i, dist := range d.districts.objects {
 		whole := d.districts.valid[i]
 		has := func(field string) bool { return d.districts.has(i, field) }
 		if has("id") {
-			claimID(DistrictsFile, i, dist.ID, whole)
+			c.claimID(DistrictsFile, i, dist.ID, whole)
 			districtIDs[dist.ID] = true
 		}
 		if has("number") {
 			switch first, dup := numbers[dist.Number]; {
 			case dist.Number < 1 || dist.Number > DistrictCount:
-				r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is outside 1 to %d", dist.Number, DistrictCount)
+				c.r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is outside 1 to %d", dist.Number, DistrictCount)
 			case !whole:
 			case dup:
-				r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is already used at %s", dist.Number, DistrictsFile+"#"+pointer(first, "number"))
+				c.r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is already used at %s", dist.Number, DistrictsFile+"#"+pointer(first, "number"))
 			default:
 				numbers[dist.Number] = i
 			}
 		}
 		if has("name") {
-			checkText(DistrictsFile, i, "name", dist.Name)
+			c.checkText(DistrictsFile, i, "name", dist.Name)
 		}
 		if has("source_url") {
-			checkURL(DistrictsFile, i, "source_url", dist.SourceURL)
+			c.checkURL(DistrictsFile, i, "source_url", dist.SourceURL)
 		}
-		localitySlugs := make(map[string]int, len(dist.Localities))
-		localityNames := make(map[string]int, len(dist.Localities)) // folded name -> the locality's index
-		hasIn := func(j int, field string) bool { return d.districts.hasIn(i, "localities", j, field) }
-		for j, loc := range dist.Localities {
-			if hasIn(j, "name") && strings.TrimSpace(loc.Name) == "" {
-				r.errorf(DistrictsFile, pointer(i, "localities", j, "name"), "required", "must not be empty")
-			}
-			if !whole {
-				if hasIn(j, "slug") {
-					checkSlug(DistrictsFile, i, j, loc.Slug, nil)
-				}
-			} else {
-				name := Fold(loc.Name)
-				if first, dup := localityNames[name]; dup {
-					r.errorf(DistrictsFile, pointer(i, "localities", j, "name"), "locality-repeated", "locality %q is already listed in this district at %s", loc.Name, DistrictsFile+"#"+pointer(i, "localities", first, "name"))
-				} else {
-					localityNames[name] = j
-					checkSlug(DistrictsFile, i, j, loc.Slug, localitySlugs)
-				}
-			}
-			if loc.NameEN != nil && hasIn(j, "name_en") && strings.TrimSpace(*loc.NameEN) == "" {
-				r.errorf(DistrictsFile, pointer(i, "localities", j, "name_en"), "required", "must not be empty (use null, or leave the field out, when there is no English name)")
-			}
-		}
+		d.checkLocalities(c, i, dist.Localities, whole)
 	}
 	if d.districts.complete && len(d.districts.recs) == DistrictCount {
 		for n := 1; n <= DistrictCount; n++ {
 			if _, ok := numbers[n]; !ok {
-				r.errorf(DistrictsFile, "", "district-number", "district number %d is missing", n)
+				c.r.errorf(DistrictsFile, "", "district-number", "district number %d is missing", n)
 			}
 		}
 	}
+	return districtIDs
+}
 
+// checkLocalities checks the localities of district i; whole says the
+// district decoded whole, so its localities are compared with each other.
+func (d *records) checkLocalities(c *checker, i int, localities []Locality, whole bool) {
+	localitySlugs := make(map[string]int, len(localities))
+	localityNames := make(map[string]int, len(localities)) // folded name -> the locality's index
+	hasIn := func(j int, field string) bool { return d.districts.hasIn(i, "localities", j, field) }
+	for j, loc := range localities {
+		if hasIn(j, "name") && strings.TrimSpace(loc.Name) == "" {
+			c.r.errorf(DistrictsFile, pointer(i, "localities", j, "name"), "required", "must not be empty")
+		}
+		if !whole {
+			if hasIn(j, "slug") {
+				c.checkSlug(DistrictsFile, i, j, loc.Slug, nil)
+			}
+		} else {
+			name := Fold(loc.Name)
+			if first, dup := localityNames[name]; dup {
+				c.r.errorf(DistrictsFile, pointer(i, "localities", j, "name"), "locality-repeated", "locality %q is already listed in this district at %s", loc.Name, DistrictsFile+"#"+pointer(i, "localities", first, "name"))
+			} else {
+				localityNames[name] = j
+				c.checkSlug(DistrictsFile, i, j, loc.Slug, localitySlugs)
+			}
+		}
+		if loc.NameEN != nil && hasIn(j, "name_en") && strings.TrimSpace(*loc.NameEN) == "" {
+			c.r.errorf(DistrictsFile, pointer(i, "localities", j, "name_en"), "required", "must not be empty (use null, or leave the field out, when there is no English name)")
+		}
+	}
+}
+
+// checkCandidates checks each candidate, and, for one that decoded whole,
+// its references to the parties and districts with the given ids.
+func (d *records) checkCandidates(c *checker, partyIDs, districtIDs map[string]bool) {
 	candidateSlugs := map[string]int{}
-	for i, c := range d.candidates.objects {
+	for i, cand := range d.candidates.objects {
 		whole := d.candidates.valid[i]
 		has := func(field string) bool { return d.candidates.has(i, field) }
 		if has("id") {
-			claimID(CandidatesFile, i, c.ID, whole)
+			c.claimID(CandidatesFile, i, cand.ID, whole)
 		}
 		if has("slug") {
-			checkSlug(CandidatesFile, i, -1, c.Slug, unless(!whole, candidateSlugs))
+			c.checkSlug(CandidatesFile, i, -1, cand.Slug, unless(!whole, candidateSlugs))
 		}
-		for _, f := range []struct{ name, text string }{{"name", c.Name}, {"given_name", c.GivenName}, {"family_name", c.FamilyName}} {
+		for _, f := range []struct{ name, text string }{{"name", cand.Name}, {"given_name", cand.GivenName}, {"family_name", cand.FamilyName}} {
 			if has(f.name) {
-				checkText(CandidatesFile, i, f.name, f.text)
+				c.checkText(CandidatesFile, i, f.name, f.text)
 			}
 		}
 		for _, f := range []struct {
 			name string
 			url  *string
-		}{{"website", c.Website}, {"photo_url", c.PhotoURL}} {
+		}{{"website", cand.Website}, {"photo_url", cand.PhotoURL}} {
 			if has(f.name) {
-				checkURL(CandidatesFile, i, f.name, f.url)
+				c.checkURL(CandidatesFile, i, f.name, f.url)
 			}
 		}
 		if has("primary_district_id") && has("district_ids") {
-			if len(c.DistrictIDs) == 0 {
-				r.errorf(CandidatesFile, pointer(i, "district_ids"), "primary-first", "must list at least the primary district")
-			} else if c.DistrictIDs[0] != c.PrimaryDistrictID {
-				r.errorf(CandidatesFile, pointer(i, "district_ids", 0), "primary-first", "must be the primary district %s", c.PrimaryDistrictID)
+			if len(cand.DistrictIDs) == 0 {
+				c.r.errorf(CandidatesFile, pointer(i, "district_ids"), "primary-first", "must list at least the primary district")
+			} else if cand.DistrictIDs[0] != cand.PrimaryDistrictID {
+				c.r.errorf(CandidatesFile, pointer(i, "district_ids", 0), "primary-first", "must be the primary district %s", cand.PrimaryDistrictID)
 			}
 		}
-		if !whole {
-			continue // references and repeats are checked on whole records
+		if whole { // references and repeats are checked on whole records
+			d.checkReferences(c.r, i, &cand, partyIDs, districtIDs)
 		}
-		if c.PartyID != nil && d.parties.complete && !partyIDs[*c.PartyID] {
-			r.errorf(CandidatesFile, pointer(i, "party_id"), "reference", "no party has id %s", *c.PartyID)
-		}
-		if d.districts.complete && !districtIDs[c.PrimaryDistrictID] {
-			r.errorf(CandidatesFile, pointer(i, "primary_district_id"), "reference", "no district has id %s", c.PrimaryDistrictID)
-		}
-		for j, id := range c.DistrictIDs {
-			switch {
-			case d.districts.complete && !districtIDs[id]:
-				r.errorf(CandidatesFile, pointer(i, "district_ids", j), "reference", "no district has id %s", id)
-			case slices.Contains(c.DistrictIDs[:j], id):
-				r.errorf(CandidatesFile, pointer(i, "district_ids", j), "district-repeated", "district %s is listed twice", id)
-			}
+	}
+}
+
+// checkReferences checks that candidate i names parties and districts
+// that exist, when their files decoded whole, and no district twice.
+func (d *records) checkReferences(r *Report, i int, c *Candidate, partyIDs, districtIDs map[string]bool) {
+	if c.PartyID != nil && d.parties.complete && !partyIDs[*c.PartyID] {
+		r.errorf(CandidatesFile, pointer(i, "party_id"), "reference", "no party has id %s", *c.PartyID)
+	}
+	if d.districts.complete && !districtIDs[c.PrimaryDistrictID] {
+		r.errorf(CandidatesFile, pointer(i, "primary_district_id"), "reference", "no district has id %s", c.PrimaryDistrictID)
+	}
+	for j, id := range c.DistrictIDs {
+		switch {
+		case d.districts.complete && !districtIDs[id]:
+			r.errorf(CandidatesFile, pointer(i, "district_ids", j), "reference", "no district has id %s", id)
+		case slices.Contains(c.DistrictIDs[:j], id):
+			r.errorf(CandidatesFile, pointer(i, "district_ids", j), "district-repeated", "district %s is listed twice", id)
 		}
 	}
 }
@@ -286,9 +329,16 @@ const MaxDistrictsPerCandidate = 2
 // dataset without errors, so every record decoded and every reference
 // resolves.
 func (d *records) warn(r *Report) {
-	// A locality listed under two districts must say it is split. The
-	// localities sorted by slug, in the order of the file within a slug,
-	// put those of one slug side by side.
+	d.warnSplit(r)
+	partyUsed, districtUsed := d.warnCandidates(r)
+	d.warnUnused(r, partyUsed, districtUsed)
+	d.warnFormulas(r)
+}
+
+// warnSplit warns of a locality listed under two districts that does not
+// say it is split. The localities sorted by slug, in the order of the
+// file within a slug, put those of one slug side by side.
+func (d *records) warnSplit(r *Report) {
 	type place struct {
 		slug  string
 		i, j  int32
@@ -319,9 +369,15 @@ func (d *records) warn(r *Report) {
 		}
 		places = places[n:]
 	}
+}
 
-	partyUsed := map[string]bool{}
-	districtUsed := map[string]bool{}
+// warnCandidates warns of a candidate who seems listed twice (the same
+// name and party) and of one who contests more districts than the law
+// allows. It returns the ids of the parties and districts candidates
+// stand for and in.
+func (d *records) warnCandidates(r *Report) (partyUsed, districtUsed map[string]bool) {
+	partyUsed = map[string]bool{}
+	districtUsed = map[string]bool{}
 	type person struct{ name, party string }
 	seen := map[person]int{}
 	for i, c := range d.candidates.each {
@@ -343,6 +399,11 @@ func (d *records) warn(r *Report) {
 			r.warnf(CandidatesFile, pointer(i, "district_ids"), "districts-over-two", "contests %d districts; Maltese law allows %d", len(c.DistrictIDs), MaxDistrictsPerCandidate)
 		}
 	}
+	return partyUsed, districtUsed
+}
+
+// warnUnused warns of a party or a district no candidate is in.
+func (d *records) warnUnused(r *Report, partyUsed, districtUsed map[string]bool) {
 	// Counted first, so the warnings grow once: there may be a
 	// warning for each of a million parties.
 	unused := 0
@@ -364,7 +425,6 @@ func (d *records) warn(r *Report) {
 			r.warnf(DistrictsFile, pointer(i), "district-unused", "district %d has no candidates", dist.Number)
 		}
 	}
-	d.warnFormulas(r)
 }
 
 // warnFormulas warns of a name or text that begins with a character a

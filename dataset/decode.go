@@ -31,7 +31,7 @@ func decodeManifest(b []byte, r *Report) (Manifest, bool) {
 	if err != nil {
 		var perr toml.ParseError
 		if errors.As(err, &perr) {
-			r.Errors = append(r.Errors, Problem{File: ManifestFile, Line: perr.Position.Line, Column: perr.Position.Col, Rule: "toml-syntax", Message: perr.Message})
+			r.Errors = append(r.Errors, Problem{File: ManifestFile, Line: perr.Position.Line, Char: perr.Position.Col, Rule: "toml-syntax", Message: perr.Message})
 		} else {
 			r.errorf(ManifestFile, "", "type", "%v", err)
 		}

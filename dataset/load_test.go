@@ -80,7 +80,7 @@ func TestLoadRefusesBrokenData(t *testing.T) {
 		{"JSON syntax", func(t *testing.T, m fstest.MapFS) {
 			m[dataset.PartiesFile] = &fstest.MapFile{Data: []byte("[\n  {\"id\": }\n]")}
 		},
-			dataset.Problem{File: "parties.json", Line: 2, Column: 10, Rule: "json-syntax"}},
+			dataset.Problem{File: "parties.json", Line: 2, Char: 10, Rule: "json-syntax"}},
 		{"not an array", func(t *testing.T, m fstest.MapFS) {
 			m[dataset.PartiesFile] = &fstest.MapFile{Data: []byte(`{"id":"x"}`)}
 		},
@@ -171,7 +171,7 @@ func TestLoadRefusesBrokenData(t *testing.T) {
 			}
 			found := slices.ContainsFunc(report.Errors, func(p dataset.Problem) bool {
 				return p.File == tt.want.File && p.Pointer == tt.want.Pointer && p.Rule == tt.want.Rule &&
-					p.Line == tt.want.Line && p.Column == tt.want.Column && p.Message != ""
+					p.Line == tt.want.Line && p.Char == tt.want.Char && p.Message != ""
 			})
 			if !found {
 				t.Errorf("want a problem %+v, got:\n%v", tt.want, report)

@@ -6,39 +6,56 @@ import (
 	"strings"
 )
 
-// Problem is one defect found in a dataset: the file it is in, where in that
-// file (an RFC 6901 JSON pointer, a TOML key, or a line and column for a
-// syntax error), the rule it breaks and a message for a person.
+// Problem is one defect found in a dataset, or in the sheets `ballot
+// import` reads: the file it is in; where in that file, as an RFC 6901
+// JSON pointer or a key of dataset.toml (Pointer), or as a line and the
+// character on it (Line, and Char from 1; 0 when not known); for a sheet,
+// the column by its header name (Column); the rule it breaks (a dataset's
+// rules have names, a sheet's do not) and a message for a person.
+//
+// Warning marks a warning in a list that holds errors too (an import's);
+// a Report keeps its warnings apart, in Warnings, unmarked.
 type Problem struct {
 	File    string `json:"file"`
 	Pointer string `json:"pointer"`
 	Line    int    `json:"line,omitempty"`
-	Column  int    `json:"column,omitempty"`
+	Char    int    `json:"column,omitempty"` // validate's report names it column
+	Column  string `json:"-"`
 	Rule    string `json:"rule"`
 	Message string `json:"message"`
+	Warning bool   `json:"-"`
 }
 
-// String formats the problem as one line: "FILE: POINTER: message", or
-// "FILE:LINE:COLUMN: message" when the position is a line and column.
-func (p Problem) String() string { return string(p.AppendLine(nil, "")) }
+// String formats the problem as one line: FILE, then ":LINE:CHAR"
+// (":LINE" when the character is not known), or ": POINTER" when there is
+// no line; ": COLUMN" for a sheet's column; then ": ", "warning: " for a
+// warning, and the message.
+func (p Problem) String() string { return string(p.AppendLine(nil)) }
 
-// AppendLine appends the problem's line, as String formats it, to b, with
-// prefix before the message (validate's "warning: "): a report of a
-// million problems is written without a string for each.
-func (p Problem) AppendLine(b []byte, prefix string) []byte {
+// AppendLine appends the problem's line, as String formats it, to b: a
+// report of a million problems is written without a string for each.
+func (p Problem) AppendLine(b []byte) []byte {
 	b = append(b, p.File...)
 	switch {
 	case p.Line > 0:
 		b = append(b, ':')
 		b = strconv.AppendInt(b, int64(p.Line), 10)
-		b = append(b, ':')
-		b = strconv.AppendInt(b, int64(p.Column), 10)
+		if p.Char > 0 {
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(p.Char), 10)
+		}
 	case p.Pointer != "":
 		b = append(b, ": "...)
 		b = append(b, p.Pointer...)
 	}
+	if p.Column != "" {
+		b = append(b, ": "...)
+		b = append(b, p.Column...)
+	}
 	b = append(b, ": "...)
-	b = append(b, prefix...)
+	if p.Warning {
+		b = append(b, "warning: "...)
+	}
 	return append(b, p.Message...)
 }
 

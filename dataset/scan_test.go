@@ -120,7 +120,7 @@ func TestSyntaxErrorQuotesNoByte(t *testing.T) {
 			if !ok {
 				t.Fatalf("error is %T (%v), want *dataset.Report", err, err)
 			}
-			want := dataset.Problem{File: dataset.CandidatesFile, Line: tt.line, Column: tt.col, Rule: "json-syntax", Message: tt.message}
+			want := dataset.Problem{File: dataset.CandidatesFile, Line: tt.line, Char: tt.col, Rule: "json-syntax", Message: tt.message}
 			if len(report.Errors) == 0 || report.Errors[0] != want {
 				t.Errorf("got:\n%v\nwant the first problem %v", report, want)
 			}

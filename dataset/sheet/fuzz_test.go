@@ -70,7 +70,7 @@ func FuzzSheet(f *testing.F) {
 }
 
 // order ranks a problem by its file and line.
-func order(p sheet.Problem) int {
+func order(p dataset.Problem) int {
 	rank := slices.Index([]string{dataset.ManifestFile, sheet.PartiesFile, sheet.DistrictsFile, sheet.CandidatesFile}, p.File)
 	if rank < 0 {
 		rank = 4

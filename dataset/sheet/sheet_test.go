@@ -779,32 +779,12 @@ func TestImportLocalitySlugs(t *testing.T) {
 	}
 }
 
-// TestProblemString: a problem is FILE:LINE:CHAR: column: message,
-// leaving out the line when it is 0, the character when it or the line is
-// 0 and the column when it is empty, with "warning: " before the message
-// of a warning; Problems is one a line.
-func TestProblemString(t *testing.T) {
-	tests := []struct {
-		name string
-		p    sheet.Problem
-		want string
-	}{
-		{"all", sheet.Problem{File: "parties.csv", Line: 3, Column: "slug", Message: "m"}, "parties.csv:3: slug: m"},
-		{"no line", sheet.Problem{File: "districts.csv", Column: "number", Message: "m"}, "districts.csv: number: m"},
-		{"no column", sheet.Problem{File: "parties.csv", Line: 2, Message: "m"}, "parties.csv:2: m"},
-		{"file only", sheet.Problem{File: "parties.csv", Message: "m"}, "parties.csv: m"},
-		{"character", sheet.Problem{File: "parties.csv", Line: 2, Char: 7, Message: "m"}, "parties.csv:2:7: m"},
-		{"character without a line", sheet.Problem{File: "parties.csv", Char: 7, Message: "m"}, "parties.csv: m"},
-		{"warning", sheet.Problem{File: "parties.csv", Line: 2, Column: "name", Message: "m", Warning: true}, "parties.csv:2: name: warning: m"},
+// TestProblemsError: the error of an import is its problems, one a line.
+func TestProblemsError(t *testing.T) {
+	ps := sheet.Problems{
+		{File: "parties.csv", Line: 3, Column: "slug", Message: "m"},
+		{File: "districts.csv", Column: "number", Message: "m"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.p.String(); got != tt.want {
-				t.Errorf("String() = %q, want %q", got, tt.want)
-			}
-		})
-	}
-	ps := sheet.Problems{tests[0].p, tests[1].p}
 	if got, want := ps.Error(), "parties.csv:3: slug: m\ndistricts.csv: number: m"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}

@@ -1,0 +1,249 @@
+package sheet
+
+import (
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strconv"
+
+	"ballot/dataset"
+)
+
+// districts is what districts.csv gives, indexed by number, and the names
+// candidates.csv may give a district by.
+type districts struct {
+	byNumber [dataset.DistrictCount + 1]*dataset.District
+	names    []districtName
+	read     bool // districts.csv was read, so a name it lacks is an error
+}
+
+// districtName is a name of a district, or of one of its localities.
+type districtName struct {
+	name, key string
+	number    int
+}
+
+// find returns the number of the district a part of a candidate's
+// districts cell gives: the number, or a name of the district or of a
+// locality in it (districts.csv's district_name, "District N", locality,
+// locality_name_en or locality_slug, matched as party names are) when
+// that name is of one district alone. Otherwise it returns 0 and what to
+// say, or "" when districts.csv could not be read (which is reported).
+func (ds *districts) find(part string) (int, string) {
+	if n, err := strconv.Atoi(part); err == nil {
+		if n >= 1 && n <= dataset.DistrictCount {
+			return n, ""
+		}
+		return 0, fmt.Sprintf("district %q is not a number from 1 to %d", part, dataset.DistrictCount)
+	}
+	if !ds.read {
+		return 0, ""
+	}
+	k := key(part)
+	var numbers []int
+	var keys []nameKey
+	for i, dn := range ds.names {
+		if dn.key == k && !slices.Contains(numbers, dn.number) {
+			numbers = append(numbers, dn.number)
+		}
+		keys = append(keys, nameKey{dn.key, i})
+	}
+	switch len(numbers) {
+	case 1:
+		return numbers[0], ""
+	case 0:
+	default:
+		slices.Sort(numbers)
+		var list []string
+		for _, n := range numbers {
+			list = append(list, strconv.Itoa(n))
+		}
+		return 0, fmt.Sprintf("%q is in %d districts in %s, %s: write the number of the one meant", part, len(numbers), DistrictsFile, orList(list, "and"))
+	}
+	msg := fmt.Sprintf("district %q is not a number from 1 to %d, nor the name of a district or locality in %s", part, dataset.DistrictCount, DistrictsFile)
+	var near []string
+	for _, i := range nearest(k, keys) {
+		near = append(near, fmt.Sprintf("%d for %s", ds.names[i].number, ds.names[i].name))
+	}
+	if len(near) > 0 {
+		msg += " (did you mean " + orList(near, "or") + "?)"
+	}
+	return 0, msg
+}
+
+// name records a name of district n, unless it has one that matches it.
+func (ds *districts) name(s string, n int) {
+	k := key(s)
+	if s == "" || slices.ContainsFunc(ds.names, func(dn districtName) bool { return dn.number == n && dn.key == k }) {
+		return
+	}
+	ds.names = append(ds.names, districtName{s, k, n})
+}
+
+func (ds *districts) records() []dataset.District {
+	out := []dataset.District{}
+	for _, d := range ds.byNumber[1:] {
+		if d != nil {
+			out = append(out, *d)
+		}
+	}
+	return out
+}
+
+func (im *importer) districts(src fs.FS) *districts {
+	ds := &districts{}
+	t, _ := im.readCSV(src, DistrictsFile, districtColumns, nil)
+	if t == nil {
+		return ds
+	}
+	ds.read = true
+	seen := [dataset.DistrictCount + 1]districtSeen{}
+	written := im.writtenSlugs(t)
+	for _, r := range t.rows {
+		n, ok := im.districtNumber(t, r, "number", t.get(r, "number"))
+		if !ok {
+			continue
+		}
+		d := ds.byNumber[n]
+		if d == nil {
+			d = &dataset.District{Number: n, Name: fmt.Sprintf("District %d", n), Localities: []dataset.Locality{}}
+			// An id given on this row or another is read below, once.
+			d.ID = im.derived("district/" + strconv.Itoa(n))
+			ds.byNumber[n] = d
+			seen[n] = districtSeen{names: map[string]int{}, slugs: maps.Clone(written[n]), own: map[string]given{}}
+			if seen[n].slugs == nil {
+				seen[n].slugs = map[string]int{}
+			}
+		}
+		im.districtColumns(t, r, d, &seen[n])
+		if loc, ok := im.locality(t, r, n, &seen[n]); ok {
+			d.Localities = append(d.Localities, loc)
+		}
+	}
+	ds.nameAll()
+	for n := 1; n <= dataset.DistrictCount; n++ {
+		if ds.byNumber[n] == nil {
+			im.add(t.file, 0, "number", "district %d has no rows: each of the %d districts needs at least one locality", n, dataset.DistrictCount)
+		}
+	}
+	return ds
+}
+
+// districtSeen is what the rows of one district have given so far.
+type districtSeen struct {
+	names, slugs map[string]int   // folded name, slug -> line
+	own          map[string]given // district_name, source_url, id
+}
+
+// given is a value a row gives, and the row's line.
+type given struct {
+	value string
+	line  int
+}
+
+// writtenSlugs returns the locality slugs written in the sheet, in each
+// district, with their lines, reporting a repeat: they are reserved
+// first, so a derived slug never takes one a later row gives.
+func (im *importer) writtenSlugs(t *table) (written [dataset.DistrictCount + 1]map[string]int) {
+	for _, r := range t.rows {
+		n, err := strconv.Atoi(t.get(r, "number"))
+		slug := t.get(r, "locality_slug")
+		if err != nil || n < 1 || n > dataset.DistrictCount || slug == "" || t.get(r, "locality") == "" {
+			continue // reported by districts
+		}
+		if written[n] == nil {
+			written[n] = map[string]int{}
+		}
+		if first, dup := written[n][slug]; dup {
+			im.add(t.file, r.line, "locality_slug", "%q is already used in district %d on line %d", slug, n, first)
+			continue
+		}
+		written[n][slug] = r.line
+	}
+	return written
+}
+
+// districtColumns reads the district's own columns of a row into d: they
+// may be given on any one of its rows, or repeated alike on several.
+func (im *importer) districtColumns(t *table, r row, d *dataset.District, s *districtSeen) {
+	for _, col := range []string{"district_name", "source_url", "id"} {
+		v := t.get(r, col)
+		if v == "" {
+			continue
+		}
+		if g, ok := s.own[col]; ok {
+			if g.value != v {
+				im.add(t.file, r.line, col, "district %d is given %q here but %q on line %d", d.Number, v, g.value, g.line)
+			}
+			continue
+		}
+		s.own[col] = given{v, r.line}
+		switch col {
+		case "district_name":
+			d.Name = v
+		case "source_url":
+			d.SourceURL = im.url(t, r, col)
+		case "id":
+			d.ID = im.id(t, r, "")
+		}
+	}
+}
+
+// locality reads the locality a row of district n gives; ok is false when
+// it gives none, or one the district already lists.
+func (im *importer) locality(t *table, r row, n int, s *districtSeen) (loc dataset.Locality, ok bool) {
+	name := im.required(t, r, "locality")
+	if name == "" {
+		return loc, false
+	}
+	loc = dataset.Locality{Name: name, NameEN: optional(t.get(r, "locality_name_en")), Note: optional(t.get(r, "note"))}
+	if split := im.boolean(t, r, "split"); split != nil {
+		loc.Split = *split
+	}
+	if first, dup := s.names[dataset.Fold(name)]; dup {
+		im.add(t.file, r.line, "locality", "%q is already listed in district %d on line %d", name, n, first)
+		return loc, false
+	}
+	s.names[dataset.Fold(name)] = r.line
+	slug, derived := im.slug(t, r, "locality_slug", name)
+	if derived {
+		slug = numbered(slug, s.slugs)
+		s.slugs[slug] = r.line
+	}
+	if slug == "" {
+		im.add(t.file, r.line, "locality", "%q makes no slug: give one in locality_slug", name)
+	}
+	loc.Slug = slug
+	return loc, true
+}
+
+// nameAll records the names candidates.csv may give each district by:
+// its name, "District N", and the names and slugs of its localities.
+func (ds *districts) nameAll() {
+	for n := 1; n <= dataset.DistrictCount; n++ {
+		if d := ds.byNumber[n]; d != nil {
+			ds.name(d.Name, n)
+			ds.name(fmt.Sprintf("District %d", n), n)
+			for _, l := range d.Localities {
+				ds.name(l.Name, n)
+				ds.name(deref(l.NameEN), n)
+				ds.name(l.Slug, n)
+			}
+		}
+	}
+}
+
+// districtNumber reads a district number from 1 to 13.
+func (im *importer) districtNumber(t *table, r row, col, s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > dataset.DistrictCount {
+		if s == "" {
+			im.add(t.file, r.line, col, "must not be empty")
+		} else {
+			im.add(t.file, r.line, col, "district %q is not a number from 1 to %d", s, dataset.DistrictCount)
+		}
+		return 0, false
+	}
+	return n, true
+}

@@ -1,0 +1,112 @@
+package sheet
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"ballot/dataset"
+)
+
+// Problems is the error Import returns: every problem found, warnings
+// among them (marked so), in file and line order. A problem of a sheet
+// names its column by its header name; one of dataset.toml names its key
+// as the pointer; one of the JSON written, found by the dataset's rules,
+// its pointer.
+type Problems []dataset.Problem
+
+// Error lists the problems, one a line.
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Errors counts the problems that are not warnings.
+func (ps Problems) Errors() int {
+	n := 0
+	for _, p := range ps {
+		if !p.Warning {
+			n++
+		}
+	}
+	return n
+}
+
+// fileOrder ranks the files a problem may name: the manifest, the CSV
+// files in the order they are read, then the JSON files checked last.
+var fileOrder = []string{dataset.ManifestFile, PartiesFile, DistrictsFile, CandidatesFile}
+
+// sort puts the problems in file and line order, keeping the order in
+// which they were found within a line.
+func (ps Problems) sort() {
+	rank := func(file string) int {
+		if i := slices.Index(fileOrder, file); i >= 0 {
+			return i
+		}
+		return len(fileOrder)
+	}
+	slices.SortStableFunc(ps, func(a, b dataset.Problem) int {
+		if c := rank(a.File) - rank(b.File); c != 0 {
+			return c
+		}
+		return a.Line - b.Line
+	})
+}
+
+func (im *importer) add(file string, line int, column, format string, args ...any) {
+	im.problems = append(im.problems, dataset.Problem{File: file, Line: line, Column: column, Message: fmt.Sprintf(format, args...)})
+}
+
+func (im *importer) warn(file string, line int, column, format string, args ...any) {
+	im.problems = append(im.problems, dataset.Problem{File: file, Line: line, Column: column, Message: fmt.Sprintf(format, args...), Warning: true})
+}
+
+// unreadable reports a file that could not be opened or read.
+func (im *importer) unreadable(name string, err error) {
+	if errors.Is(err, fs.ErrNotExist) {
+		im.add(name, 0, "", "file is missing")
+		return
+	}
+	// The path is the problem's file already: name only why.
+	var perr *fs.PathError
+	if errors.As(err, &perr) {
+		err = perr.Err
+	}
+	im.add(name, 0, "", "cannot be read: %v", err)
+}
+
+// notUTF8 reports the byte c, at line and char, that is not UTF-8.
+func (im *importer) notUTF8(name string, line, char int, c byte) {
+	how := saveAsUTF8
+	if name == dataset.ManifestFile { // TOML, written in a text editor
+		how = `save it again as UTF-8 (in a text editor's Save As, the encoding "UTF-8")`
+	}
+	im.problems = append(im.problems, dataset.Problem{File: name, Line: line, Char: char, Message: fmt.Sprintf("is not UTF-8 text: byte 0x%02X is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); %s", c, how)})
+}
+
+// saveAsUTF8 tells how to save a sheet as UTF-8 text.
+const saveAsUTF8 = `save it again as "CSV UTF-8": in Excel, File > Save As > "CSV UTF-8 (Comma delimited)"; in LibreOffice Calc, File > Save As > "Text CSV" with "Edit filter settings" and the character set "Unicode (UTF-8)"`
+
+// csvError reports an error of the CSV reader for a file whose every
+// character quotes has scanned. A quote never closed is reported where it
+// opened: the reader finds it missing only at the end of the file.
+func (im *importer) csvError(name string, err error, quotes quoteScan) {
+	var perr *csv.ParseError
+	if errors.As(err, &perr) && errors.Is(perr.Err, csv.ErrQuote) {
+		if line, char, ok := quotes.unclosed(); ok && line >= perr.StartLine {
+			im.problems = append(im.problems, dataset.Problem{File: name, Line: line, Char: char, Message: `the quote that starts this cell is never closed, so the rest of the file was read into it: end the cell with ", and write a " inside a cell as ""`})
+			return
+		}
+	}
+	if errors.As(err, &perr) {
+		im.add(name, perr.Line, "", "%v", perr.Err)
+		return
+	}
+	im.add(name, 0, "", "%v", err)
+}

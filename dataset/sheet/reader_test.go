@@ -1,0 +1,41 @@
+package sheet_test
+
+import (
+	"strings"
+	"testing"
+
+	"ballot/dataset/sheet"
+)
+
+// TestCountRows: a sheet's rows are counted as Import reads them: below
+// the header, without blank rows, with the delimiter given or the one the
+// header shows, up to what Import would refuse.
+func TestCountRows(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		csv   string
+		delim rune
+		rows  int64 // -1: not checked
+		err   bool
+	}{
+		{"empty", "", 0, 0, false},
+		{"header only", "a,b\n", 0, 0, false},
+		{"rows", "a,b\n1,2\n3,4\n", 0, 2, false},
+		{"blank rows skipped", "a,b\n1,2\n,\n \t, \n\n3,4\n,,\n", 0, 2, false},
+		{"blank rows of a guessed delimiter", "a;b\n1;2\n;\n;;\n", 0, 1, false},
+		{"a delimiter given", "a;b\n1;2\n;\n", ',', 2, false},
+		{"a byte-order mark", "\uFEFFa,b\n1,2\n", 0, 1, false},
+		{"a quoted newline", "a,b\n\"1\n\n2\",3\n", 0, 1, false},
+		// What Import refuses stops the count: how far it went is not
+		// said.
+		{"not UTF-8", "a,b\n1,2\n\xe9,3\n4,5\n", 0, -1, true},
+		{"a quote never closed", "a,b\n1,2\n\"3,4\n5,6\n", 0, -1, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rows, err := sheet.CountRows(strings.NewReader(tt.csv), sheet.Options{Delimiter: tt.delim})
+			if (rows != tt.rows && tt.rows >= 0) || (err != nil) != tt.err {
+				t.Errorf("CountRows = %d, %v; want %d, error %t", rows, err, tt.rows, tt.err)
+			}
+		})
+	}
+}
