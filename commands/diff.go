@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"ballot/dataset"
+	"ballot/diff"
 )
 
 // embeddedArg names the embedded dataset where diff takes a directory.
@@ -36,7 +37,7 @@ func diffCommand() *cli.Command {
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"},
 		},
 		OnUsageError: onUsageError,
-		Action:       diff,
+		Action:       diffDatasets,
 	}
 }
 
@@ -45,7 +46,7 @@ type diffReport struct {
 	Equal bool     `json:"equal"`
 	Old   diffSide `json:"old"`
 	New   diffSide `json:"new"`
-	*dataset.Diff
+	*diff.Diff
 	Summary diffSummary `json:"summary"`
 }
 
@@ -62,32 +63,66 @@ type diffSummary struct {
 	Warnings        int  `json:"warnings"`
 }
 
-func diff(c *cli.Context) error {
-	format := c.String("format")
-	if format != "text" && format != "json" {
-		return usagef("--format must be text or json, got %q", format)
-	}
-	if c.NArg() != 2 {
-		return usagef("diff takes two datasets, OLD and NEW (a directory or %q), got %s", embeddedArg, count(c.NArg(), "argument"))
-	}
-	args := c.Args().Slice()
-	for _, arg := range args {
-		if arg == embeddedArg {
-			continue
-		}
-		if fi, err := os.Stat(arg); err != nil || !fi.IsDir() {
-			return usagef("%s is not a directory (write %q for the embedded dataset)", arg, embeddedArg)
-		}
+// diffDatasets is diff's action: it compares OLD with NEW, writes what
+// changed, and exits 1 when they differ.
+func diffDatasets(c *cli.Context) error {
+	format, args, err := diffArgs(c)
+	if err != nil {
+		return err
 	}
 	// The garbage collector runs at half the usual growth of the heap:
 	// diff is one batch of short-lived garbage (each side's load), so
 	// this costs no time measurably and lowers the peak by a sixth.
 	defer debug.SetGCPercent(debug.SetGCPercent(50))
+	sets, err := loadEditions(c, format, args)
+	if err != nil {
+		return err
+	}
+	r := newDiffReport(args, sets)
+	if format == "json" {
+		err = writeDiffJSON(c.App.Writer, r)
+	} else {
+		err = writeDiff(c.App.Writer, r)
+	}
+	if err != nil {
+		return err
+	}
+	if !r.Equal {
+		return quietError{ExitFailure}
+	}
+	return nil
+}
+
+// diffArgs checks diff's command line and returns its format and its two
+// datasets, OLD and NEW.
+func diffArgs(c *cli.Context) (format string, args []string, err error) {
+	format = c.String("format")
+	if format != "text" && format != "json" {
+		return "", nil, usagef("--format must be text or json, got %q", format)
+	}
+	if c.NArg() != 2 {
+		return "", nil, usagef("diff takes two datasets, OLD and NEW (a directory or %q), got %s", embeddedArg, count(c.NArg(), "argument"))
+	}
+	args = c.Args().Slice()
+	for _, arg := range args {
+		if arg == embeddedArg {
+			continue
+		}
+		if fi, err := os.Stat(arg); err != nil || !fi.IsDir() {
+			return "", nil, usagef("%s is not a directory (write %q for the embedded dataset)", arg, embeddedArg)
+		}
+	}
+	return format, args, nil
+}
+
+// loadEditions loads both datasets and encodes each for the comparison. An
+// invalid one is reported on stderr in format, as validate reports it.
+func loadEditions(c *cli.Context, format string, args []string) ([2]*diff.Edition, error) {
 	// Both sides are loaded before either is judged, so one run reports
 	// every problem of both.
 	// Each side is kept encoded for the comparison, not loaded: a diff
 	// of two large editions holds one loaded dataset at a time.
-	var sets [2]*dataset.Edition
+	var sets [2]*diff.Edition
 	invalid := false
 	for i, arg := range args {
 		dir := arg
@@ -103,18 +138,23 @@ func diff(c *cli.Context) error {
 				_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: %s is not a valid dataset:\n", arg)
 			}
 			if err := writeReport(c.App.ErrWriter, c.App.ErrWriter, format, report, false); err != nil {
-				return err
+				return sets, err
 			}
 		case err != nil:
-			return err
+			return sets, err
 		default:
-			sets[i] = ds.Edition()
+			sets[i] = diff.NewEdition(ds)
 		}
 	}
 	if invalid {
-		return quietError{ExitUsage}
+		return sets, quietError{ExitUsage}
 	}
-	d := dataset.CompareEditions(sets[0], sets[1])
+	return sets, nil
+}
+
+// newDiffReport compares the two editions of args and counts the changes.
+func newDiffReport(args []string, sets [2]*diff.Edition) diffReport {
+	d := diff.Compare(sets[0], sets[1])
 	r := diffReport{
 		Equal: d.Equal(),
 		Old:   diffSide{args[0], sets[0].Version},
@@ -128,20 +168,7 @@ func diff(c *cli.Context) error {
 	}
 	r.Summary.ManifestChanged = len(d.Manifest) > 0
 	r.Summary.Warnings = len(d.Warnings)
-
-	var err error
-	if format == "json" {
-		err = writeDiffJSON(c.App.Writer, r)
-	} else {
-		err = writeDiff(c.App.Writer, r)
-	}
-	if err != nil {
-		return err
-	}
-	if !r.Equal {
-		return quietError{ExitFailure}
-	}
-	return nil
+	return r
 }
 
 // writeDiff prints the diff for a person: the two sides, the manifest's

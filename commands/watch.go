@@ -2,7 +2,10 @@ package commands
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -17,23 +20,37 @@ import (
 const watchDelay = 250 * time.Millisecond
 
 // datasetWatcher reloads the dataset when the data directory changes. It
-// watches three places, re-armed after every change (a directory made again
+// watches these places, re-armed after every change (a directory made again
 // under the same name included):
 //
 //   - the directory holding the data path, for the path itself: a symbolic
 //     link swapped with "mv -T", or a directory renamed into place;
+//   - when the path is a symbolic link, the directory holding its target,
+//     for the target itself, and so on along a link to a link: a target
+//     deleted and made again under the same name (rm -rf v1, then a new v1
+//     copied into place). A target missing, or whose directory is, is
+//     watched for from the nearest directory above it that exists;
 //   - the directory the path names (following links), for its files, or
 //     for the "..data" link of a Kubernetes ConfigMap volume;
 //   - the directory a load reads from (dataset.ResolveDir), for its files.
 type datasetWatcher struct {
 	path   string // the data path, absolute
-	parent string // the directory holding path
+	parent string // the directory holding path, links resolved
 	fs     *fsnotify.Watcher
 	// watched maps each directory watched to whether every event in it
-	// counts (false: only events naming path).
+	// counts (false: only events naming a step).
 	watched map[string]bool
-	logger  *slog.Logger
+	// steps are the names the data path goes through to its directory
+	// now, their directories' links resolved: the path, each link's
+	// target, and the missing directories above a missing one. An event
+	// naming one may change what the path names.
+	steps  map[string]bool
+	logger *slog.Logger
 }
+
+// maxLinks bounds the symbolic links followed from the data path, as the
+// kernel's own limit does, so that a loop of links ends.
+const maxLinks = 40
 
 // watchDataset starts watching the data directory dir.
 func watchDataset(dir string, logger *slog.Logger) (*datasetWatcher, error) {
@@ -45,7 +62,13 @@ func watchDataset(dir string, logger *slog.Logger) (*datasetWatcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &datasetWatcher{path: abs, parent: filepath.Dir(abs), fs: fw, watched: map[string]bool{}, logger: logger}
+	// The parent is named as arm names it, links resolved; when that
+	// fails, the watch below fails too, and says why.
+	parent := filepath.Dir(abs)
+	if real, err := filepath.EvalSymlinks(parent); err == nil {
+		parent = real
+	}
+	w := &datasetWatcher{path: abs, parent: parent, fs: fw, watched: map[string]bool{}, logger: logger}
 	if err := w.fs.Add(w.parent); err != nil {
 		_ = fw.Close()
 		return nil, err
@@ -58,16 +81,18 @@ func watchDataset(dir string, logger *slog.Logger) (*datasetWatcher, error) {
 
 // arm watches the directories the data path resolves to now, and stops
 // watching those it no longer does. A directory that cannot be watched
-// (a link swapped to nowhere) is logged; the parent's watch still sees the
-// next swap.
+// is logged, unless it is gone (a link's target deleted): the watch on the
+// directory above it sees it come back.
 func (w *datasetWatcher) arm() {
-	want := map[string]bool{w.parent: false}
+	want, steps := map[string]bool{}, map[string]bool{}
+	w.followLinks(want, steps)
 	if dir, err := filepath.EvalSymlinks(w.path); err == nil {
 		want[dir] = true
 	}
 	if dir, err := dataset.ResolveDir(w.path); err == nil {
 		want[dir] = true
 	}
+	w.steps = steps
 	for dir := range w.watched {
 		if _, ok := want[dir]; !ok {
 			_ = w.fs.Remove(dir) // fails when dir is gone, and its watch with it
@@ -81,11 +106,57 @@ func (w *datasetWatcher) arm() {
 	// nothing.
 	for dir, all := range want {
 		if err := w.fs.Add(dir); err != nil {
-			w.logger.Warn("cannot watch the dataset directory", slog.String("directory", dir), slog.String("error", err.Error()))
+			if !errors.Is(err, fs.ErrNotExist) {
+				w.logger.Warn("cannot watch the dataset directory", slog.String("directory", dir), slog.String("error", err.Error()))
+			}
 			delete(w.watched, dir)
 			continue
 		}
 		w.watched[dir] = all
+	}
+}
+
+// followLinks adds to steps each name from the data path to what it names,
+// following symbolic links one at a time, and to want the directory that
+// holds each (only events naming a step count there). It stops at a name
+// that is no link: the dataset's directory, or nothing yet.
+func (w *datasetWatcher) followLinks(want, steps map[string]bool) {
+	name := w.path
+	for range maxLinks {
+		watchFor(name, want, steps)
+		target, err := os.Readlink(name)
+		if err != nil {
+			return
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(name), target)
+		}
+		name = filepath.Clean(target)
+	}
+}
+
+// watchFor adds name to steps, and to want the directory holding it. A
+// directory is named by its path with links resolved, as its watch names
+// its events, whichever path it was reached by. When it is missing, each
+// missing directory is a step too, and the nearest one above them that
+// exists is watched for the first.
+func watchFor(name string, want, steps map[string]bool) {
+	dir := filepath.Dir(name)
+	real, err := filepath.EvalSymlinks(dir)
+	for err != nil && dir != filepath.Dir(dir) {
+		dir = filepath.Dir(dir)
+		real, err = filepath.EvalSymlinks(dir)
+	}
+	if err != nil {
+		return
+	}
+	want[real] = false
+	rel, err := filepath.Rel(dir, name)
+	if err != nil {
+		return
+	}
+	for step := filepath.Join(real, rel); step != real; step = filepath.Dir(step) {
+		steps[step] = true
 	}
 }
 
@@ -94,7 +165,7 @@ func (w *datasetWatcher) counts(ev fsnotify.Event) bool {
 	if ev.Op == fsnotify.Chmod {
 		return false // permissions and times, not content
 	}
-	return ev.Name == w.path || w.watched[filepath.Dir(ev.Name)]
+	return w.steps[ev.Name] || w.watched[filepath.Dir(ev.Name)]
 }
 
 // run calls reload once the dataset has stopped changing for watchDelay,
@@ -111,9 +182,16 @@ func (w *datasetWatcher) run(ctx context.Context, reload func()) {
 			if !ok {
 				return
 			}
-			if w.counts(ev) {
-				timer.Reset(watchDelay)
+			if !w.counts(ev) {
+				continue
 			}
+			// A step made, removed or swapped (a link's target made
+			// again) is followed at once, so that the files written
+			// into a new target before the reload are seen.
+			if w.steps[ev.Name] {
+				w.arm()
+			}
+			timer.Reset(watchDelay)
 		case err, ok := <-w.fs.Errors:
 			if !ok {
 				return

@@ -1,4 +1,12 @@
-package dataset
+// Package diff holds what changed between two editions of a dataset, for
+// a reviewer to read before publishing: the manifest's changed keys, the
+// records added, removed and changed in each collection, matched by id,
+// and the changes that break what clients rely on.
+//
+// It imports dataset, for the records and the one JSON encoder the API
+// serves them through, and nothing of HTTP, the command line or the
+// server. dataset must not import it.
+package diff
 
 import (
 	"bytes"
@@ -7,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"ballot/dataset"
 )
 
 // Diff is what a reviewer reads before publishing a new version of a
@@ -19,15 +29,15 @@ type Diff struct {
 	Manifest []Change `json:"manifest"`
 	// Collections holds parties, districts and candidates, in that order,
 	// changed or not.
-	Collections []CollectionDiff `json:"collections"`
+	Collections []Collection `json:"collections"`
 	// Warnings are changes that break what clients rely on.
-	Warnings []DiffWarning `json:"warnings"`
+	Warnings []Warning `json:"warnings"`
 }
 
-// CollectionDiff is the difference between one collection of two datasets.
+// Collection is the difference between one collection of two datasets.
 // Added and changed records come in the new dataset's published order,
 // removed ones in the old dataset's.
-type CollectionDiff struct {
+type Collection struct {
 	// Name is the collection's name in the API: "parties", "districts" or
 	// "candidates".
 	Name string `json:"name"`
@@ -66,8 +76,8 @@ type Change struct {
 	New   json.RawMessage `json:"new,omitempty"`
 }
 
-// DiffWarning is a change that breaks what clients rely on.
-type DiffWarning struct {
+// Warning is a change that breaks what clients rely on.
+type Warning struct {
 	Collection string `json:"collection"`
 	// Rule is "identity-break" (a record's natural key now has another id)
 	// or "elected-removed" (a removed record had elected: true).
@@ -93,37 +103,33 @@ func (d *Diff) Equal() bool {
 	return true
 }
 
-// Compare returns what changed from before to after.
-func Compare(before, after *Dataset) *Diff {
-	return CompareEditions(before.Edition(), after.Edition())
-}
-
 // Edition is what a diff compares of a dataset: its manifest and its
 // records encoded as the API serves them, in published order. It holds
 // about the dataset's files' size, so that a diff of two large editions
 // need not hold both datasets loaded.
 type Edition struct {
+	// Version is the dataset's version (dataset.Dataset.Version).
 	Version     string
 	manifest    json.RawMessage
 	collections [3]collection
 }
 
-// Edition encodes the dataset for CompareEditions.
-func (d *Dataset) Edition() *Edition {
+// NewEdition encodes the dataset ds for Compare.
+func NewEdition(ds *dataset.Dataset) *Edition {
 	return &Edition{
-		Version:  d.Version,
-		manifest: manifestJSON(d.Manifest),
+		Version:  ds.Version,
+		manifest: manifestJSON(ds.Manifest),
 		collections: [3]collection{
-			{"parties", "slug", encodeRecords(d.parties, "slug")},
-			{"districts", "number", encodeRecords(d.districts, "number")},
-			{"candidates", "slug", encodeRecords(d.candidates, "slug")},
+			{"parties", "slug", encodeRecords(ds.Parties(), "slug")},
+			{"districts", "number", encodeRecords(ds.Districts(), "number")},
+			{"candidates", "slug", encodeRecords(ds.Candidates(), "slug")},
 		},
 	}
 }
 
-// CompareEditions returns what changed from before to after.
-func CompareEditions(before, after *Edition) *Diff {
-	d := &Diff{Manifest: []Change{}, Warnings: []DiffWarning{}}
+// Compare returns what changed from before to after.
+func Compare(before, after *Edition) *Diff {
+	d := &Diff{Manifest: []Change{}, Warnings: []Warning{}}
 	compareValues("", before.manifest, after.manifest, &d.Manifest)
 	for i := range before.collections {
 		c, w := compareCollection(before.collections[i], after.collections[i])
@@ -137,7 +143,7 @@ func CompareEditions(before, after *Edition) *Diff {
 // a key left out (an empty string, a zero date, no notes array) is left
 // out, so that a diff shows it as absent rather than as "", and a date
 // without a time of day is a date ("2026-01-15").
-func manifestJSON(m Manifest) json.RawMessage {
+func manifestJSON(m dataset.Manifest) json.RawMessage {
 	type publisher struct {
 		Name     string `json:"name,omitempty"`
 		URL      string `json:"url,omitempty"`
@@ -164,7 +170,7 @@ func manifestJSON(m Manifest) json.RawMessage {
 	if m.Coverage.Notes != nil {
 		v.Coverage.Notes = &m.Coverage.Notes
 	}
-	return EncodeJSON(v)
+	return dataset.EncodeJSON(v)
 }
 
 // manifestDate writes published_at as dataset.toml gives it: "" when it is
@@ -197,7 +203,7 @@ type record struct {
 func encodeRecords[T any](recs []T, key string) []record {
 	out := make([]record, len(recs))
 	for i, r := range recs {
-		b := json.RawMessage(encodeRecord(r))
+		b := json.RawMessage(bytes.TrimSuffix(dataset.EncodeJSON(r), []byte("\n")))
 		fields := pickFields(b, "id", "name", key)
 		var id, name string
 		_ = json.Unmarshal(fields["id"], &id)
@@ -219,9 +225,9 @@ func pickFields(v json.RawMessage, names ...string) map[string]json.RawMessage {
 	return out
 }
 
-func compareCollection(before, after collection) (CollectionDiff, []DiffWarning) {
-	c := CollectionDiff{Name: before.name, Key: before.key, Added: []RecordRef{}, Removed: []RecordRef{}, Changed: []RecordChange{}}
-	var warnings []DiffWarning
+func compareCollection(before, after collection) (Collection, []Warning) {
+	c := Collection{Name: before.name, Key: before.key, Added: []RecordRef{}, Removed: []RecordRef{}, Changed: []RecordChange{}}
+	var warnings []Warning
 	oldByID := make(map[string]record, len(before.records))
 	oldByKey := make(map[string]record, len(before.records))
 	for _, r := range before.records {
@@ -235,7 +241,7 @@ func compareCollection(before, after collection) (CollectionDiff, []DiffWarning)
 		if !ok {
 			c.Added = append(c.Added, r.ref())
 			if prev, ok := oldByKey[string(r.key)]; ok {
-				warnings = append(warnings, DiffWarning{
+				warnings = append(warnings, Warning{
 					Collection: after.name, Rule: "identity-break", ID: prev.id, NewID: r.id, Key: r.key,
 					Message: fmt.Sprintf("%s %s now has id %s instead of %s: clients that kept the old id lose it", after.key, keyText(r.key), r.id, prev.id),
 				})
@@ -254,7 +260,7 @@ func compareCollection(before, after collection) (CollectionDiff, []DiffWarning)
 		}
 		c.Removed = append(c.Removed, r.ref())
 		if string(pickFields(r.json, "elected")["elected"]) == "true" {
-			warnings = append(warnings, DiffWarning{
+			warnings = append(warnings, Warning{
 				Collection: before.name, Rule: "elected-removed", ID: r.id, Key: r.key,
 				Message: fmt.Sprintf("%s %s (id %s, %q) had elected: true and is removed", before.key, keyText(r.key), r.id, r.name),
 			})
@@ -285,7 +291,7 @@ func keyText(key json.RawMessage) string {
 }
 
 // compareValues appends to out the changes from a to b, two JSON values as
-// EncodeJSON writes them, under path.
+// dataset.EncodeJSON writes them, under path.
 func compareValues(path string, a, b json.RawMessage, out *[]Change) {
 	a, b = bytes.TrimSpace(a), bytes.TrimSpace(b)
 	if bytes.Equal(a, b) {

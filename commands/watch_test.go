@@ -1,0 +1,141 @@
+package commands_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"testing"
+	"time"
+
+	"ballot/commands"
+)
+
+// watchWait bounds each wait for the watcher: a reload follows a change
+// within a second on an idle machine, and the tests may run on a loaded one.
+const watchWait = 20 * time.Second
+
+// TestWatchLinkTargetRecreated: serve --watch on a --data symbolic link
+// whose target is deleted (the empty place is refused, the edition served
+// stays) and then made again with another edition serves the new edition,
+// and the next one after it: the watcher follows the link to its target's
+// name, not to the directory the target was when serve started.
+func TestWatchLinkTargetRecreated(t *testing.T) {
+	t.Parallel()
+	eds := publishEditions(t)
+	tests := []struct {
+		name    string
+		target  func(root string) string // what the link holds
+		made    string                   // the target's directory, under root
+		removed string                   // what rm -rf removes, under root
+		// via: --data names the link through another link to root, so
+		// root has two names.
+		via bool
+	}{
+		{"the target beside the link", func(string) string { return "v1" }, "v1", "v1", false},
+		{"the target in another directory", func(string) string { return filepath.Join("releases", "v1") }, "releases/v1", "releases/v1", false},
+		{"an absolute target", func(root string) string { return filepath.Join(root, "releases", "v1") }, "releases/v1", "releases/v1", false},
+		{"the target's directory removed too", func(string) string { return filepath.Join("releases", "v1") }, "releases/v1", "releases", false},
+		{"the link's directory by another name", func(root string) string { return filepath.Join(root, "v1") }, "v1", "v1", true},
+	}
+	// One at a time: each serve sets the process's soft memory limit,
+	// which watchServe puts back when it ends.
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			made := filepath.Join(root, tt.made)
+			writeFiles(t, made, eds[0].files)
+			if err := os.Symlink(tt.target(root), filepath.Join(root, "current")); err != nil {
+				t.Fatal(err)
+			}
+			data := filepath.Join(root, "current")
+			if tt.via {
+				other := filepath.Join(t.TempDir(), "elections")
+				if err := os.Symlink(root, other); err != nil {
+					t.Fatal(err)
+				}
+				data = filepath.Join(other, "current")
+			}
+			s := watchServe(t, "--data", data, "--watch")
+			if v := s.readyVersion(); v != eds[0].version {
+				t.Fatalf("serving version %.12s at start, want %.12s", v, eds[0].version)
+			}
+			refused := regexp.MustCompile(`level=ERROR msg="reload refused: still serving the previous dataset"`)
+			for round, e := range []int{1, 0} {
+				before := len(refused.FindAllString(s.log.String(), -1))
+				if err := os.RemoveAll(filepath.Join(root, tt.removed)); err != nil {
+					t.Fatal(err)
+				}
+				prodEventually(t, watchWait, fmt.Sprintf("round %d: the missing target refused", round), func() (bool, string) {
+					n := len(refused.FindAllString(s.log.String(), -1))
+					return n > before, fmt.Sprintf("%d refusals logged", n-before)
+				})
+				writeFiles(t, made, eds[e].files)
+				prodEventually(t, watchWait, fmt.Sprintf("round %d: version %.12s served", round, eds[e].version), func() (bool, string) {
+					v := s.readyVersion()
+					return v == eds[e].version, "/readyz version " + v
+				})
+			}
+			// A target missing for a while is no fault of the watch.
+			if strings.Contains(s.log.String(), "level=WARN") {
+				t.Errorf("a warning logged; want none")
+			}
+		})
+	}
+}
+
+// watchServe runs "ballot serve" in-process with args, on loopback ports,
+// until the test ends, and waits for its serving line. The publishProc it
+// returns has no process: its log, addresses and client are set.
+func watchServe(t *testing.T, args ...string) *publishProc {
+	t.Helper()
+	// An empty file, so that no config.toml of the working directory
+	// applies.
+	config := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(config, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &publishProc{log: &publishLog{}, hc: &http.Client{Timeout: 5 * time.Second}}
+	limit := debug.SetMemoryLimit(-1)
+	done := make(chan int, 1)
+	go func() {
+		done <- commands.Run(ctx, append([]string{"ballot", "serve", "--config", config,
+			"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--access-log=false"}, args...), io.Discard, s.log)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case code := <-done:
+			if code != commands.ExitOK {
+				t.Errorf("serve exited %d, want %d", code, commands.ExitOK)
+			}
+		case <-time.After(watchWait):
+			t.Errorf("serve did not stop within %v of its context's end", watchWait)
+		}
+		debug.SetMemoryLimit(limit)
+		if t.Failed() {
+			t.Logf("serve's log:\n%s", s.log)
+		}
+	})
+	prodEventually(t, watchWait, "the serving line", func() (bool, string) {
+		select {
+		case code := <-done:
+			done <- code
+			t.Fatalf("serve exited %d before serving", code)
+		default:
+		}
+		m := publishServing.FindStringSubmatch(s.log.String())
+		if m == nil {
+			return false, "not in the log"
+		}
+		s.api, s.admin = m[1], m[2]
+		return true, ""
+	})
+	return s
+}
