@@ -36,15 +36,15 @@ func TestWriteError(t *testing.T) {
 		contains string
 	}{
 		{"refused parameter, API", perr, nil, 400, false, `"invalid_params":[{"name":"limit"`},
-		{"refused parameter, a form's page", perr, candidatesPage, 400, true, `id="limit-error"`},
+		{"refused parameter, a form's page", perr, candidatesMark, 400, true, `id="limit-error"`},
 		{"refused parameter, a download", perr, notADocument, 400, false, `"status":400`},
 		{"no record, API", &dataset.NotFoundError{Collection: dataset.Parties, Key: "x"}, nil, 404, false, `"status":404`},
-		{"no party, its page", &dataset.NotFoundError{Collection: dataset.Parties, Key: "x"}, partyPage, 404, true, "No party has this address"},
+		{"no party, its page", &dataset.NotFoundError{Collection: dataset.Parties, Key: "x"}, partyMark, 404, true, "No party has this address"},
 		{"no route, a browser", errNoRoute, notADocument, 404, true, "There is no page at this address."},
-		{"wrong method, a page", errWrongMethod, otherPage, 405, false, "answers only GET, HEAD and OPTIONS"},
-		{"past the limit, a page", &requestError{kind: tooManyRequests, detail: "wait", wait: 7}, otherPage, 429, true, "Try again in 7 seconds"},
+		{"wrong method, a page", errWrongMethod, otherPageMark, 405, false, "answers only GET, HEAD and OPTIONS"},
+		{"past the limit, a page", &requestError{kind: tooManyRequests, detail: "wait", wait: 7}, otherPageMark, 429, true, "Try again in 7 seconds"},
 		{"past the limit, API", &requestError{kind: tooManyRequests, detail: "wait", wait: 7}, nil, 429, false, `"detail":"wait"`},
-		{"internal, a page", errors.New("disk on fire"), otherPage, 500, false, `"detail":"the server could not answer this request"`},
+		{"internal, a page", errors.New("disk on fire"), otherPageMark, 500, false, `"detail":"the server could not answer this request"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

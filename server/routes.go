@@ -122,41 +122,7 @@ func (s *Server) routes() *mux.Router {
 		}
 	}
 	if s.opts.Pages {
-		// Each page's route is marked with its page (markPage).
-		page := func(path string, mark *pageMark, h http.Handler) *mux.Route {
-			return handle(path, pageRoute, sharedCounter, mark, h)
-		}
-		// Each page in each language: English at its path, Maltese
-		// under /mt; / chooses by Accept-Language (README, "Pages"),
-		// redirecting a browser that ranks Maltese first.
-		page(pages.HomePath, notADocument, http.HandlerFunc(s.languageRedirect)).MatcherFunc(prefersOtherLanguage)
-		page(pages.HomePath, otherPage, http.HandlerFunc(s.englishHome))
-		for li, l := range pages.Langs {
-			page(l.Home, otherPage, s.prepared(li, func(p *langPages) *answer { return &p.home }))
-			page(strings.TrimSuffix(l.Home, "/"), notADocument, s.redirect(l.Home))
-			page(l.Prefix+pages.PartiesPath, otherPage, s.prepared(li, func(p *langPages) *answer { return &p.parties }))
-			page(l.Prefix+pages.PartyPath, partyPage, http.HandlerFunc(s.partyPage))
-			page(l.Prefix+pages.DistrictsPath, districtsPage, http.HandlerFunc(s.districtsPage))
-			page(l.Prefix+pages.DistrictPath, otherPage, http.HandlerFunc(s.districtPage))
-			page(l.Prefix+pages.CandidatesPath, candidatesPage, http.HandlerFunc(s.candidatesPage))
-			page(l.Prefix+pages.CandidatePath, candidatePage, http.HandlerFunc(s.candidatePage))
-			page(l.Prefix+pages.SearchPath, searchPage, http.HandlerFunc(s.searchPage))
-			page(l.Prefix+pages.ReferencePath, otherPage, s.prepared(li, func(p *langPages) *answer { return &p.reference }))
-		}
-		// The CSV downloads, in one language: their columns are the
-		// API's fields.
-		page(PartiesCSVPath, notADocument, s.download(dataset.Parties))
-		page(DistrictsCSVPath, notADocument, s.download(dataset.Districts))
-		page(CandidatesCSVPath, notADocument, s.download(dataset.Candidates))
-		// The stylesheet and the icon are counted by no rate limit: a
-		// page view spends one request.
-		asset := func(path string, a *answer) {
-			handle(path, pageRoute, uncounted, nil, s.asset(a))
-		}
-		asset(pages.StylePath, &styleSheet)
-		asset(pages.IconPath, &favicon)
-		asset(pages.StyleURL, &styleSheetForever)
-		asset(pages.IconURL, &faviconForever)
+		s.pageRoutes(handle)
 	}
 	// Neither is met by a route's chain: the paths that are no route's have
 	// their own, and a wrong method gets that of the route whose path it
@@ -174,6 +140,51 @@ func (s *Server) routes() *mux.Router {
 		r.NotFoundHandler.ServeHTTP(w, req) // not reached: every route answers GET
 	})
 	return r
+}
+
+// handleFunc registers a route on the router routes builds: its path,
+// its name in metrics and logs, its rate-limit counter and, on a page's
+// route, its page.
+type handleFunc func(path, name string, counter int, page *pageMark, h http.Handler) *mux.Route
+
+// pageRoutes registers the pages' routes with handle: each page in each
+// language, the CSV downloads, the stylesheet and the icon.
+func (s *Server) pageRoutes(handle handleFunc) {
+	// Each page's route is marked with its page (markPage).
+	page := func(path string, mark *pageMark, h http.Handler) *mux.Route {
+		return handle(path, pageRoute, sharedCounter, mark, h)
+	}
+	// Each page in each language: English at its path, Maltese
+	// under /mt; / chooses by Accept-Language (README, "Pages"),
+	// redirecting a browser that ranks Maltese first.
+	page(pages.HomePath, notADocument, http.HandlerFunc(s.languageRedirect)).MatcherFunc(prefersOtherLanguage)
+	page(pages.HomePath, otherPageMark, http.HandlerFunc(s.englishHome))
+	for li, l := range pages.Langs {
+		page(l.Home, otherPageMark, s.prepared(li, func(p *langPages) *answer { return &p.home }))
+		page(strings.TrimSuffix(l.Home, "/"), notADocument, s.redirect(l.Home))
+		page(l.Prefix+pages.PartiesPath, otherPageMark, s.prepared(li, func(p *langPages) *answer { return &p.parties }))
+		page(l.Prefix+pages.PartyPath, partyMark, http.HandlerFunc(s.partyPage))
+		page(l.Prefix+pages.DistrictsPath, districtsMark, http.HandlerFunc(s.districtsPage))
+		page(l.Prefix+pages.DistrictPath, otherPageMark, http.HandlerFunc(s.districtPage))
+		page(l.Prefix+pages.CandidatesPath, candidatesMark, http.HandlerFunc(s.candidatesPage))
+		page(l.Prefix+pages.CandidatePath, candidateMark, http.HandlerFunc(s.candidatePage))
+		page(l.Prefix+pages.SearchPath, searchMark, http.HandlerFunc(s.searchPage))
+		page(l.Prefix+pages.ReferencePath, otherPageMark, s.prepared(li, func(p *langPages) *answer { return &p.reference }))
+	}
+	// The CSV downloads, in one language: their columns are the
+	// API's fields.
+	page(PartiesCSVPath, notADocument, s.download(dataset.Parties))
+	page(DistrictsCSVPath, notADocument, s.download(dataset.Districts))
+	page(CandidatesCSVPath, notADocument, s.download(dataset.Candidates))
+	// The stylesheet and the icon are counted by no rate limit: a
+	// page view spends one request.
+	asset := func(path string, a *answer) {
+		handle(path, pageRoute, uncounted, nil, s.asset(a))
+	}
+	asset(pages.StylePath, &styleSheet)
+	asset(pages.IconPath, &favicon)
+	asset(pages.StyleURL, &styleSheetForever)
+	asset(pages.IconURL, &faviconForever)
 }
 
 // canonicalPath gives mux the path a request names: a path sent with

@@ -117,12 +117,12 @@ type pageMark struct {
 // The marks of the pages' routes: a page, as its error pages tell one
 // from another, and a download's or a redirect's.
 var (
-	otherPage      = &pageMark{pages.OtherPage, true}
-	partyPage      = &pageMark{pages.PartyPage, true}
-	candidatePage  = &pageMark{pages.CandidatePage, true}
-	candidatesPage = &pageMark{pages.CandidatesPage, true}
-	districtsPage  = &pageMark{pages.DistrictsPage, true}
-	searchPage     = &pageMark{pages.SearchPage, true}
+	otherPageMark  = &pageMark{pages.OtherPage, true}
+	partyMark      = &pageMark{pages.PartyPage, true}
+	candidateMark  = &pageMark{pages.CandidatePage, true}
+	candidatesMark = &pageMark{pages.CandidatesPage, true}
+	districtsMark  = &pageMark{pages.DistrictsPage, true}
+	searchMark     = &pageMark{pages.SearchPage, true}
 	notADocument   = &pageMark{pages.OtherPage, false}
 )
 
@@ -238,7 +238,7 @@ func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, p pages.R
 	s.writeAnswer(w, r, a)
 }
 
-// partyPage answers /parties/{slug_or_id}, rendered from the record.
+// partyMark answers /parties/{slug_or_id}, rendered from the record.
 func (s *Server) partyPage(w http.ResponseWriter, r *http.Request) {
 	p := s.snap.Load().pages.lang[langOf(r.URL.Path)]
 	key := pathKey(r, "slug_or_id")
@@ -262,7 +262,7 @@ func (s *Server) districtPage(w http.ResponseWriter, r *http.Request) {
 	s.writeRendered(w, r, p.site.District(i))
 }
 
-// candidatePage answers /candidates/{slug_or_id}, rendered from the record.
+// candidateMark answers /candidates/{slug_or_id}, rendered from the record.
 func (s *Server) candidatePage(w http.ResponseWriter, r *http.Request) {
 	p := s.snap.Load().pages.lang[langOf(r.URL.Path)]
 	key := pathKey(r, "slug_or_id")
@@ -274,7 +274,7 @@ func (s *Server) candidatePage(w http.ResponseWriter, r *http.Request) {
 	s.writeRendered(w, r, p.site.Candidate(i))
 }
 
-// candidatesPage answers /candidates with the API's filters: the query goes
+// candidatesMark answers /candidates with the API's filters: the query goes
 // to the same dataset.Query as the API's, so a refused value gets the API's
 // message, on the page, with status 400.
 func (s *Server) candidatesPage(w http.ResponseWriter, r *http.Request) {
@@ -293,7 +293,7 @@ func (s *Server) candidatesPage(w http.ResponseWriter, r *http.Request) {
 	s.writeAnswer(w, r, &p.candidates)
 }
 
-// districtsPage answers /districts. The query, read as the API reads it,
+// districtsMark answers /districts. The query, read as the API reads it,
 // goes to the same dataset.Query, so a locality gets the districts the API
 // gives for it, and a refused one the API's message with status 400.
 func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request) {
@@ -312,7 +312,7 @@ func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request) {
 	s.writeAnswer(w, r, &p.districts)
 }
 
-// searchPage answers /search: the form, and with q the candidates whose
+// searchMark answers /search: the form, and with q the candidates whose
 // names hold it, from the same dataset.Query as the API's q filter; a
 // refused q gets its sentence beside the field, with status 400.
 func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
