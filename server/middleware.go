@@ -41,7 +41,8 @@ var (
 // What they need to know of a request, its client, its time and its route,
 // is worked out once, by exchange, the outermost, and kept in one place: the
 // *exchange that exchange hands down as the ResponseWriter, which the others
-// read with stateOf. A value in the request's context would do the same at
+// read with stateOf; markPage adds there that a request is a page's (the
+// page mark the error writer asks). A value in the request's context would do the same at
 // the cost of a copy of the request and two allocations on every request.
 
 // chain wraps h, the handler of one route, in the middleware of the public
@@ -174,10 +175,10 @@ func (s *Server) limitRate(counter int) mux.MiddlewareFunc {
 				wait := d.RetryAfterSeconds()
 				values[3] = strconv.FormatInt(wait, 10)
 				h["Retry-After"] = values[3:4:4]
+				at := time.Unix(reset, 0)
 				s.writeError(w, r, &requestError{kind: tooManyRequests, detail: fmt.Sprintf(
 					"rate limit of %d requests per %s for this endpoint exceeded; retry after %d s, at %s",
-					d.Limit, windowText(s.opts.RateWindow), wait,
-					time.Unix(reset, 0).UTC().Format(time.RFC3339)), wait: wait, at: time.Unix(reset, 0)})
+					d.Limit, windowText(s.opts.RateWindow), wait, at.UTC().Format(time.RFC3339)), wait: wait, at: at})
 				return
 			}
 			next.ServeHTTP(w, r)
