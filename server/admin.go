@@ -60,8 +60,8 @@ func (s *Server) AdminHandler(load func() (*dataset.Dataset, error)) http.Handle
 			writeAdminJSON(w, http.StatusOK, map[string]string{"status": "reloaded", "version": ds.Version})
 		}
 	}).Methods(http.MethodPost)
-	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		writeProblem(w, http.StatusNotFound, "the admin endpoints are /livez, /healthz, /readyz, /metrics and POST /reload", nil)
+	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, &requestError{kind: notFound, detail: "the admin endpoints are /livez, /healthz, /readyz, /metrics and POST /reload"})
 	})
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		allow := "GET, HEAD"
@@ -69,7 +69,7 @@ func (s *Server) AdminHandler(load func() (*dataset.Dataset, error)) http.Handle
 			allow = "POST"
 		}
 		w.Header()["Allow"] = []string{allow}
-		writeProblem(w, http.StatusMethodNotAllowed, "this endpoint answers only "+allow, nil)
+		s.writeError(w, r, &requestError{kind: methodNotAllowed, detail: "this endpoint answers only " + allow})
 	})
 	// The admin listener is for operators: gorilla/handlers' recovery, a
 	// bare 500 with the panic in the log, is all it needs.

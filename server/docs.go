@@ -309,89 +309,117 @@ var catalogContext = map[string]string{
 // the public URL when one is set.
 func newCatalog(ds *dataset.Dataset, abs func(path string) string) catalog {
 	m := ds.Manifest
-	self := abs(BasePath + "/catalog.jsonld")
-	openapi := ref{abs(BasePath + "/openapi.json")}
-	service := self + "#api"
-	publisher := agent{ID: "_:publisher", Type: "foaf:Agent", Name: m.Publisher.Name, Homepage: ref{m.Publisher.URL}}
-	lic := license{ID: m.LicenseURL, Type: "dct:LicenseDocument", Label: m.License}
-	var date *typedValue
-	if d := publishedAt(m); d != nil {
-		date = &typedValue{Value: *d, Type: "xsd:date"}
-	}
+	sh := newCatalogShared(m, abs)
 	description := m.Description
 	if strings.TrimSpace(description) == "" {
 		description = m.Title
 	}
-	contactURL := m.Publisher.URL
-	var landing *ref
-	if m.Publisher.AboutURL != "" {
-		contactURL = m.Publisher.AboutURL
-		landing = &ref{m.Publisher.AboutURL}
-	}
-
 	c := catalog{
 		Context:     catalogContext,
-		ID:          self,
+		ID:          sh.self,
 		Type:        "dcat:Catalog",
 		Title:       m.Title,
 		Description: description,
-		Publisher:   publisher,
-		License:     lic,
-		Issued:      date,
-		Modified:    date,
+		Publisher:   sh.publisher,
+		License:     sh.license,
+		Issued:      sh.date,
+		Modified:    sh.date,
 	}
 	var served []ref
 	for _, e := range dataset.Table {
-		path := BasePath + "/" + string(e.Name)
-		id := self + "#" + string(e.Name)
-		dist := distribution{
-			ID:            id + "-json",
-			Type:          "dcat:Distribution",
-			Title:         m.Title + ": " + e.Title + " (JSON)",
-			Description:   "The API's JSON answer: the records in data, their count and the time of the answer in meta.",
-			AccessURL:     ref{abs(path)},
-			MediaType:     ref{"https://www.iana.org/assignments/media-types/application/json"},
-			Format:        ref{"http://publications.europa.eu/resource/authority/file-type/JSON"},
-			ConformsTo:    openapi,
-			AccessService: ref{service},
-			License:       lic,
-			Modified:      date,
-		}
-		// The whole collection in one answer: candidates come 100 at a
-		// time unless asked for more, up to 500.
-		switch {
-		case e.Name != dataset.Candidates:
-			dist.DownloadURL = &ref{abs(path)}
-		case len(ds.Candidates()) <= dataset.MaxLimit:
-			dist.DownloadURL = &ref{abs(path + "?limit=" + strconv.Itoa(dataset.MaxLimit))}
-		}
-		c.Datasets = append(c.Datasets, catalogDataset{
-			ID:           id,
-			Type:         "dcat:Dataset",
-			Identifier:   id,
-			Title:        m.Title + ": " + e.Title,
-			Description:  e.Description,
-			Keywords:     e.Keywords,
-			Publisher:    ref{publisher.ID},
-			ContactPoint: contact{Type: "vcard:Organization", Name: m.Publisher.Name, URL: ref{contactURL}},
-			License:      lic,
-			LandingPage:  landing,
-			Version:      ds.Version,
-			Issued:       date,
-			Modified:     date,
-			Distribution: []distribution{dist},
-		})
-		served = append(served, ref{id})
+		d := sh.collection(ds, e)
+		c.Datasets = append(c.Datasets, d)
+		served = append(served, ref{d.ID})
 	}
 	c.Services = []dataService{{
-		ID:                  service,
+		ID:                  sh.service,
 		Type:                "dcat:DataService",
 		Title:               "ballot public API, version 1: " + m.Title,
 		EndpointURL:         ref{abs(BasePath + "/")},
-		EndpointDescription: openapi,
+		EndpointDescription: sh.openAPI,
 		ServesDataset:       served,
-		Publisher:           ref{publisher.ID},
-		License:             lic,
+		Publisher:           ref{sh.publisher.ID},
+		License:             sh.license,
 	}}
 	return c
+}
+
+// catalogShared is what the catalogue's entries share: its own URL, the
+// API's, the publisher, the licence and the date of publication.
+type catalogShared struct {
+	abs           func(path string) string
+	self, service string
+	openAPI       ref
+	publisher     agent
+	license       license
+	date          *typedValue
+	contactURL    string
+	landing       *ref
+	title         string
+}
+
+func newCatalogShared(m dataset.Manifest, abs func(path string) string) catalogShared {
+	self := abs(BasePath + "/catalog.jsonld")
+	sh := catalogShared{
+		abs:        abs,
+		self:       self,
+		service:    self + "#api",
+		openAPI:    ref{abs(BasePath + "/openapi.json")},
+		publisher:  agent{ID: "_:publisher", Type: "foaf:Agent", Name: m.Publisher.Name, Homepage: ref{m.Publisher.URL}},
+		license:    license{ID: m.LicenseURL, Type: "dct:LicenseDocument", Label: m.License},
+		contactURL: m.Publisher.URL,
+		title:      m.Title,
+	}
+	if d := publishedAt(m); d != nil {
+		sh.date = &typedValue{Value: *d, Type: "xsd:date"}
+	}
+	if m.Publisher.AboutURL != "" {
+		sh.contactURL = m.Publisher.AboutURL
+		sh.landing = &ref{m.Publisher.AboutURL}
+	}
+	return sh
+}
+
+// collection is the catalogue's entry of one collection of ds, with its
+// one distribution, the API's JSON answer.
+func (sh catalogShared) collection(ds *dataset.Dataset, e dataset.CollectionInfo) catalogDataset {
+	path := BasePath + "/" + string(e.Name)
+	id := sh.self + "#" + string(e.Name)
+	dist := distribution{
+		ID:            id + "-json",
+		Type:          "dcat:Distribution",
+		Title:         sh.title + ": " + e.Title + " (JSON)",
+		Description:   "The API's JSON answer: the records in data, their count and the time of the answer in meta.",
+		AccessURL:     ref{sh.abs(path)},
+		MediaType:     ref{"https://www.iana.org/assignments/media-types/application/json"},
+		Format:        ref{"http://publications.europa.eu/resource/authority/file-type/JSON"},
+		ConformsTo:    sh.openAPI,
+		AccessService: ref{sh.service},
+		License:       sh.license,
+		Modified:      sh.date,
+	}
+	// The whole collection in one answer: candidates come 100 at a
+	// time unless asked for more, up to 500.
+	switch {
+	case e.Name != dataset.Candidates:
+		dist.DownloadURL = &ref{sh.abs(path)}
+	case len(ds.Candidates()) <= dataset.MaxLimit:
+		dist.DownloadURL = &ref{sh.abs(path + "?limit=" + strconv.Itoa(dataset.MaxLimit))}
+	}
+	return catalogDataset{
+		ID:           id,
+		Type:         "dcat:Dataset",
+		Identifier:   id,
+		Title:        sh.title + ": " + e.Title,
+		Description:  e.Description,
+		Keywords:     e.Keywords,
+		Publisher:    ref{sh.publisher.ID},
+		ContactPoint: contact{Type: "vcard:Organization", Name: sh.publisher.Name, URL: ref{sh.contactURL}},
+		License:      sh.license,
+		LandingPage:  sh.landing,
+		Version:      ds.Version,
+		Issued:       sh.date,
+		Modified:     sh.date,
+		Distribution: []distribution{dist},
+	}
 }

@@ -31,7 +31,7 @@ func (s *Server) download(c dataset.Collection) http.Handler {
 		defer q.release()
 		rows, err := s.snap.Load().ds.Rows(c, q.parse(r.URL.RawQuery))
 		if err != nil {
-			writeError(w, r, err, nil)
+			s.writeError(w, r, err)
 			return
 		}
 		etag := rows.ETag()

@@ -20,7 +20,7 @@ func (s *Server) collection(c dataset.Collection) http.Handler {
 		defer q.release()
 		res, err := s.snap.Load().ds.Query(c, q.parse(r.URL.RawQuery))
 		if err != nil {
-			writeError(w, r, err, nil)
+			s.writeError(w, r, err)
 			return
 		}
 		s.writeResult(w, r, res)
@@ -34,7 +34,7 @@ func (s *Server) record(c dataset.Collection, key string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		res, err := s.snap.Load().ds.Record(c, pathKey(r, key))
 		if err != nil {
-			writeError(w, r, err, nil)
+			s.writeError(w, r, err)
 			return
 		}
 		s.writeResult(w, r, res)
@@ -55,53 +55,33 @@ func (s *Server) document(pick func(*documents) *answer) http.Handler {
 	})
 }
 
-// notFound answers a path that is no route's: the 404 problem or, with the
-// pages on, the 404 page for a browser (a request whose Accept names
-// text/html) outside the API. CONNECT names a host, not a path: no route
-// could answer it, whatever it names.
+// errNoRoute and errWrongMethod are the public listener's refusals of a
+// path no route has and of a method no route answers.
+var (
+	errNoRoute = &requestError{kind: notFound, detail: "there is no endpoint at this path; the data is at " +
+		BasePath + "/parties, " + BasePath + "/districts and " + BasePath + "/candidates, and " + BasePath + "/ lists every endpoint"}
+	errWrongMethod = &requestError{kind: methodNotAllowed, detail: "this endpoint answers only GET, HEAD and OPTIONS"}
+)
+
+// notFound answers a path that is no route's: the 404 problem, or the 404
+// page for a request markBrowser marked. CONNECT names a host, not a path:
+// no route could answer it, whatever it names.
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodConnect {
-		handleMethodNotAllowed(w, r)
+		s.methodNotAllowed(w, r)
 		return
 	}
-	p := s.snap.Load().pages
-	if p == nil || r.URL.Path == BasePath || strings.HasPrefix(r.URL.Path, BasePath+"/") {
-		handleNotFound(w)
-		return
-	}
-	w.Header()["Vary"] = varyAcceptValue
-	if !acceptsHTML(r.Header["Accept"]) {
-		handleNotFound(w)
-		return
-	}
-	w.Header()["Content-Security-Policy"] = cspValue
-	writePageError(w, r, http.StatusNotFound, p.lang[langOf(r.URL.Path)].site.NotFound)
+	s.writeError(w, r, errNoRoute)
 }
 
-func handleNotFound(w http.ResponseWriter) {
-	writeProblem(w, http.StatusNotFound, "there is no endpoint at this path; the data is at "+
-		BasePath+"/parties, "+BasePath+"/districts and "+BasePath+"/candidates, and "+BasePath+"/ lists every endpoint", nil)
-}
-
-// handleMethodNotAllowed is the router's MethodNotAllowedHandler: a path
-// of a route asked with a method other than GET, HEAD and OPTIONS.
-func handleMethodNotAllowed(w http.ResponseWriter, _ *http.Request) {
+// methodNotAllowed is the router's MethodNotAllowedHandler: a path of a
+// route asked with a method other than GET, HEAD and OPTIONS.
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	w.Header()["Allow"] = allowValue
-	writeProblem(w, http.StatusMethodNotAllowed, "this endpoint answers only GET, HEAD and OPTIONS", nil)
+	s.writeError(w, r, errWrongMethod)
 }
 
 const allowedMethods = "GET, HEAD, OPTIONS"
-
-// acceptsHTML reports whether an Accept header names text/html, as a
-// browser's does when it follows a link.
-func acceptsHTML(values []string) bool {
-	for _, v := range values {
-		if strings.Contains(strings.ToLower(v), "text/html") {
-			return true
-		}
-	}
-	return false
-}
 
 // parseQuery splits a raw query string into parameters. Unlike
 // url.ParseQuery it never fails: a pair whose name cannot be decoded is an

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"ballot/dataset"
+	"ballot/server/ratelimit"
 )
 
 // metrics are the server's Prometheus metrics, in a registry of its own so
@@ -110,6 +111,20 @@ func newMetrics(s *Server, routeNames []string) *metrics {
 	for _, outcome := range []string{"success", "failure"} {
 		m.reloads.WithLabelValues(outcome)
 	}
+	m.addRoutes(routeNames)
+	m.registry.MustRegister(m.requests, m.duration, m.limitedVec, m.reloads, m.datasetInfo, m.loadedAt,
+		m.failures, m.failedAt, buildInfo(s.opts.Build))
+	m.registry.MustRegister(limiterMetrics(s.limiter)...)
+	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if s.limitSync != nil {
+		m.registry.MustRegister(m.syncCycle)
+		m.registry.MustRegister(storeMetrics(s.limitSync)...)
+	}
+	return m
+}
+
+// addRoutes makes the series of each route of routeNames.
+func (m *metrics) addRoutes(routeNames []string) {
 	m.routes = make(map[string]*routeMetrics, len(routeNames))
 	for _, name := range routeNames {
 		rt := &routeMetrics{name: name, m: m, duration: m.duration.WithLabelValues(name), limited: m.limitedVec.WithLabelValues(name)}
@@ -120,57 +135,63 @@ func newMetrics(s *Server, routeNames []string) *metrics {
 		}
 		m.routes[name] = rt
 	}
-	build := s.opts.Build
+}
+
+// buildInfo is the gauge that names the build serving.
+func buildInfo(build Build) prometheus.Collector {
 	if build.Version == "" {
 		build.Version = "devel"
 	}
 	if build.Commit == "" {
 		build.Commit = "unknown"
 	}
-	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "ballot_build_info",
 		Help: "The build of ballot serving: 1, labelled with its module version, VCS commit and Go version.",
 	}, []string{"version", "commit", "go_version"})
-	buildInfo.WithLabelValues(build.Version, build.Commit, runtime.Version()).Set(1)
-	m.registry.MustRegister(m.requests, m.duration, m.limitedVec, m.reloads, m.datasetInfo, m.loadedAt,
-		m.failures, m.failedAt, buildInfo,
+	g.WithLabelValues(build.Version, build.Commit, runtime.Version()).Set(1)
+	return g
+}
+
+// limiterMetrics read the rate limiter's counters when scraped.
+func limiterMetrics(l *ratelimit.Limiter) []prometheus.Collector {
+	return []prometheus.Collector{
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "ballot_rate_limit_tracked_clients",
 			Help: "Rate-limit counters held in memory (one per client and endpoint).",
-		}, func() float64 { return float64(s.limiter.Len()) }),
+		}, func() float64 { return float64(l.Len()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "ballot_rate_limit_evictions_total",
 			Help: "Rate-limit counters dropped before their window ended because max_tracked_clients was reached.",
-		}, func() float64 { return float64(s.limiter.Evictions()) }),
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-	)
-	if sync := s.limitSync; sync != nil {
-		m.registry.MustRegister(m.syncCycle,
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-				Name: "ballot_rate_limit_store_up",
-				Help: "1 while the rate-limit store answers and counts are shared, 0 while this process counts alone.",
-			}, func() float64 {
-				if sync.Up() {
-					return 1
-				}
-				return 0
-			}),
-			prometheus.NewCounterFunc(prometheus.CounterOpts{
-				Name: "ballot_rate_limit_store_errors_total",
-				Help: "Rate-limit store syncs (and the start-up check) that failed or timed out.",
-			}, func() float64 { return float64(sync.Errors()) }),
-			prometheus.NewCounterFunc(prometheus.CounterOpts{
-				Name: "ballot_rate_limit_store_syncs_total",
-				Help: "Rate-limit store syncs that succeeded.",
-			}, func() float64 { return float64(sync.Syncs()) }),
-			prometheus.NewCounterFunc(prometheus.CounterOpts{
-				Name: "ballot_rate_limit_store_keys_total",
-				Help: "Counts of a client and endpoint sent to the rate-limit store.",
-			}, func() float64 { return float64(sync.Keys()) }),
-		)
+		}, func() float64 { return float64(l.Evictions()) }),
 	}
-	return m
+}
+
+// storeMetrics read the rate-limit store's sync when scraped.
+func storeMetrics(sync *ratelimit.Sync) []prometheus.Collector {
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "ballot_rate_limit_store_up",
+			Help: "1 while the rate-limit store answers and counts are shared, 0 while this process counts alone.",
+		}, func() float64 {
+			if sync.Up() {
+				return 1
+			}
+			return 0
+		}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "ballot_rate_limit_store_errors_total",
+			Help: "Rate-limit store syncs (and the start-up check) that failed or timed out.",
+		}, func() float64 { return float64(sync.Errors()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "ballot_rate_limit_store_syncs_total",
+			Help: "Rate-limit store syncs that succeeded.",
+		}, func() float64 { return float64(sync.Syncs()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "ballot_rate_limit_store_keys_total",
+			Help: "Counts of a client and endpoint sent to the rate-limit store.",
+		}, func() float64 { return float64(sync.Keys()) }),
+	}
 }
 
 func (m *metrics) datasetChanged(ds *dataset.Dataset, at time.Time) {

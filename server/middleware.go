@@ -41,18 +41,22 @@ var (
 // What they need to know of a request, its client, its time and its route,
 // is worked out once, by exchange, the outermost, and kept in one place: the
 // *exchange that exchange hands down as the ResponseWriter, which the others
-// read with stateOf. A value in the request's context would do the same at
+// read with stateOf; markPage adds there that a request is a page's (the
+// page mark the error writer asks). A value in the request's context would do the same at
 // the cost of a copy of the request and two allocations on every request.
 
 // chain wraps h, the handler of one route, in the middleware of the public
 // listener. A request meets them in the order of this list, from the
 // bottom up:
-func (s *Server) chain(route string, counter int, h http.Handler) http.Handler {
+func (s *Server) chain(route string, counter int, page *pageMark, h http.Handler) http.Handler {
 	if route != otherRoute { // a path that is no route's has nothing to preflight: 404
 		h = answerPreflight(h) // OPTIONS: 204, after the rate-limit headers are set
 	}
 	if counter != uncounted {
-		h = s.limitRate(counter, route == pageRoute)(h) // per client and counter; the headers on every response
+		h = s.limitRate(counter)(h) // per client and counter; the headers on every response
+	}
+	if page != nil {
+		h = markPage(page)(h) // a page's route: its errors are pages, its pages carry the CSP
 	}
 	h = setCommonHeaders(h)                      // CORS and the fixed headers on every response
 	return s.exchange(s.metrics.route(route))(h) // the client's address, the time; panic recovery, metrics, access log
@@ -123,12 +127,11 @@ func isTokenList(s string) bool {
 const uncounted = -1
 
 // limitRate counts the request against its client's quota on counter
-// and sets the rate-limit headers; past the quota it answers 429, with a
-// page that says when to try again when page is set (a page's route), and
-// the problem document otherwise. A CORS
+// and sets the rate-limit headers; past the quota it answers 429, which
+// says when to try again (writeError: a page for a page's request). A CORS
 // preflight is not counted but still carries the headers. Home-made:
 // gorilla/handlers has no rate limiter.
-func (s *Server) limitRate(counter int, page bool) mux.MiddlewareFunc {
+func (s *Server) limitRate(counter int) mux.MiddlewareFunc {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			q := stateOf(w)
@@ -172,15 +175,10 @@ func (s *Server) limitRate(counter int, page bool) mux.MiddlewareFunc {
 				wait := d.RetryAfterSeconds()
 				values[3] = strconv.FormatInt(wait, 10)
 				h["Retry-After"] = values[3:4:4]
-				if p := s.snap.Load().pages; page && p != nil {
-					h["Content-Security-Policy"] = cspValue
-					writePageError(w, r, http.StatusTooManyRequests, p.lang[langOf(r.URL.Path)].site.TooManyRequests(wait, time.Unix(reset, 0)))
-					return
-				}
-				writeProblem(w, http.StatusTooManyRequests, fmt.Sprintf(
+				at := time.Unix(reset, 0)
+				s.writeError(w, r, &requestError{kind: tooManyRequests, detail: fmt.Sprintf(
 					"rate limit of %d requests per %s for this endpoint exceeded; retry after %d s, at %s",
-					d.Limit, windowText(s.opts.RateWindow), wait,
-					time.Unix(reset, 0).UTC().Format(time.RFC3339)), nil)
+					d.Limit, windowText(s.opts.RateWindow), wait, at.UTC().Format(time.RFC3339)), wait: wait, at: at})
 				return
 			}
 			next.ServeHTTP(w, r)
@@ -214,6 +212,7 @@ type request struct {
 	// headers and meta.generatedAt all use it.
 	now   time.Time
 	route *routeMetrics // its route's name and series
+	page  *pageMark     // set by markPage on a page's request; nil on the API's
 }
 
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
@@ -222,6 +221,23 @@ var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 // ResponseWriter is w, looking through writers that wrap it (those with an
 // Unwrap method, as http.ResponseController asks of them).
 func stateOf(w http.ResponseWriter) *request {
+	q := findState(w)
+	if q == nil {
+		panic("server: a handler of the public listener runs outside exchange")
+	}
+	return q
+}
+
+// pageOf returns the mark of a page's request (markPage), nil for any
+// other: the API's, and the admin listener's, which has no exchange.
+func pageOf(w http.ResponseWriter) *pageMark {
+	if q := findState(w); q != nil {
+		return q.page
+	}
+	return nil
+}
+
+func findState(w http.ResponseWriter) *request {
 	for {
 		switch x := w.(type) {
 		case *exchange:
@@ -229,7 +245,7 @@ func stateOf(w http.ResponseWriter) *request {
 		case interface{ Unwrap() http.ResponseWriter }:
 			w = x.Unwrap()
 		default:
-			panic("server: a handler of the public listener runs outside exchange")
+			return nil
 		}
 	}
 }
@@ -278,15 +294,15 @@ func (s *Server) exchange(route *routeMetrics) mux.MiddlewareFunc {
 					if v == http.ErrAbortHandler {
 						panic(v)
 					}
-					s.opts.Logger.Error("panic serving a request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
-						slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+					err := &panicError{value: v, stack: debug.Stack()}
 					if e.status != 0 {
+						s.logInternal(r, err)
 						panic(http.ErrAbortHandler)
 					}
 					h := w.Header()
 					delete(h, "Content-Encoding")
 					delete(h, "Retry-After")
-					writeProblem(e, http.StatusInternalServerError, "the server could not answer this request", nil)
+					s.writeError(e, r, err) // logs it
 				}
 				s.observe(e, r, time.Since(start))
 				*e = exchange{}

@@ -2,11 +2,77 @@ package server
 
 import (
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"ballot/dataset"
+	"ballot/server/pages"
 )
+
+// errorKind is what went wrong with a request, as its client is told: it
+// decides the status, in one table (statusOf).
+type errorKind uint8
+
+const (
+	internalError    errorKind = iota // ours: its details go to the log, never to the client
+	invalidParams                     // a parameter the dataset refused: *dataset.ParamError
+	notFound                          // no record has the key (*dataset.NotFoundError), or no route the path
+	methodNotAllowed                  // a method other than GET, HEAD and OPTIONS
+	tooManyRequests                   // a client past its rate limit
+)
+
+// statusOf is the status of each kind of error.
+var statusOf = [...]int{
+	internalError:    http.StatusInternalServerError,
+	invalidParams:    http.StatusBadRequest,
+	notFound:         http.StatusNotFound,
+	methodNotAllowed: http.StatusMethodNotAllowed,
+	tooManyRequests:  http.StatusTooManyRequests,
+}
+
+// internalDetail is all a client is told of an internal error.
+const internalDetail = "the server could not answer this request"
+
+// requestError is a refusal of the server's own, not the dataset's: a path
+// no route has, a method no route answers, a client past its rate limit.
+type requestError struct {
+	kind   errorKind
+	detail string // what the problem document says
+	// A client past its rate limit may try again in wait seconds, at at.
+	wait int64
+	at   time.Time
+}
+
+func (e *requestError) Error() string { return e.detail }
+
+// panicError is a panic in a handler, recovered: its value and the stack
+// where it happened go to the log.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (e *panicError) Error() string { return fmt.Sprint("panic: ", e.value) }
+
+// classify gives the kind of err and what the problem document says of
+// it: the sentence and, for refused parameters, each of them.
+func classify(err error) (errorKind, string, []dataset.InvalidParam) {
+	var re *requestError
+	var perr *dataset.ParamError
+	var nf *dataset.NotFoundError
+	switch {
+	case errors.As(err, &re):
+		return re.kind, re.detail, nil
+	case errors.As(err, &perr):
+		return invalidParams, perr.Error(), perr.Params
+	case errors.As(err, &nf):
+		return notFound, nf.Error(), nil
+	}
+	return internalError, internalDetail, nil
+}
 
 // problem is an RFC 9457 problem details body.
 type problem struct {
@@ -17,37 +83,29 @@ type problem struct {
 	InvalidParams []dataset.InvalidParam `json:"invalid_params,omitempty"`
 }
 
-// writeError answers a request the dataset refused, API and pages alike:
-// the kind of the error decides the status, and page, when the path is a
-// page's, renders the HTML that says so; otherwise the answer is the
-// problem document. Every error a client can cause is a *dataset.ParamError
-// (400) or a *dataset.NotFoundError (404); anything else is ours, and its
-// text is not shown.
-func writeError(w http.ResponseWriter, r *http.Request, err error, page func(*dataset.ParamError) []byte) {
-	status := http.StatusInternalServerError
-	var perr *dataset.ParamError
-	var nf *dataset.NotFoundError
-	switch {
-	case errors.As(err, &perr):
-		status = http.StatusBadRequest
-	case errors.As(err, &nf):
-		status = http.StatusNotFound
+// writeError writes every error of the server, API, pages and admin
+// listener alike. The kind of err decides the status (statusOf). A request
+// the page middleware marked as a page's (markPage) is answered with the
+// page that says so, when there is one (pages.Site.ErrorPage), and every
+// other with the problem document. Neither is cached. An internal error is
+// logged, and its client told only that there was one.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	kind, detail, params := classify(err)
+	status := statusOf[kind]
+	if kind == internalError {
+		s.logInternal(r, err)
+	} else if page := s.errorPage(w, r, status, err); page != nil {
+		h := w.Header()
+		delete(h, "Etag")
+		// An error page answers whatever the request was for, a download
+		// or a wrong method too: it carries the pages' policy itself.
+		h["Content-Security-Policy"] = cspValue
+		writeHead(w, status, htmlValue, noStoreValue, []string{strconv.Itoa(len(page))})
+		if r.Method != http.MethodHead {
+			_, _ = w.Write(page)
+		}
+		return
 	}
-	switch {
-	case page != nil && status != http.StatusInternalServerError:
-		writePageError(w, r, status, page(perr))
-	case perr != nil:
-		writeProblem(w, status, perr.Error(), perr.Params)
-	case nf != nil:
-		writeProblem(w, status, nf.Error(), nil)
-	default:
-		writeProblem(w, status, "the server could not answer this request", nil)
-	}
-}
-
-// writeProblem writes every error response of the API: problem+json,
-// never cached, never carrying internals.
-func writeProblem(w http.ResponseWriter, status int, detail string, params []dataset.InvalidParam) {
 	body := dataset.EncodeJSON(problem{
 		Type:          "about:blank",
 		Title:         http.StatusText(status),
@@ -60,12 +118,34 @@ func writeProblem(w http.ResponseWriter, status int, detail string, params []dat
 	_, _ = w.Write(body)
 }
 
-// writePageError writes an HTML page with an error status: never cached,
-// as problems are not.
-func writePageError(w http.ResponseWriter, r *http.Request, status int, body []byte) {
-	delete(w.Header(), "Etag")
-	writeHead(w, status, htmlValue, noStoreValue, []string{strconv.Itoa(len(body))})
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
+// errorPage is the page that answers err, with status, for a request the
+// page middleware marked; nil for any other request, and for an error no
+// page says.
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, status int, err error) []byte {
+	mark, p := pageOf(w), s.snap.Load().pages
+	if mark == nil || p == nil {
+		return nil
 	}
+	var why pages.Refusal
+	var perr *dataset.ParamError
+	var re *requestError
+	switch {
+	case errors.As(err, &perr):
+		why.Params, why.RawQuery, why.Err = parseQuery(r.URL.RawQuery), r.URL.RawQuery, perr
+	case errors.As(err, &re):
+		why.Wait, why.At = re.wait, re.at
+	}
+	return p.lang[langOf(r.URL.Path)].site.ErrorPage(status, mark.kind, why)
+}
+
+// logInternal logs an internal error: what the client is not told.
+func (s *Server) logInternal(r *http.Request, err error) {
+	var p *panicError
+	if errors.As(err, &p) {
+		s.opts.Logger.Error("panic serving a request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Any("panic", p.value), slog.String("stack", string(p.stack)))
+		return
+	}
+	s.opts.Logger.Error("could not answer a request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.String("error", err.Error()))
 }

@@ -100,65 +100,35 @@ func (s *Server) routes() *mux.Router {
 	// A wrong method on a route's path is answered by the router's
 	// MethodNotAllowedHandler, counted and named as the route's requests.
 	wrongMethod := map[*mux.Route]http.Handler{}
-	handle := func(path, name string, counter int, h http.Handler) {
-		route := r.Handle(path, s.chain(name, counter, h)).Methods(methods...)
+	handle := func(path, name string, counter int, page *pageMark, h http.Handler) *mux.Route {
+		route := r.Handle(path, s.chain(name, counter, page, h)).Methods(methods...)
 		if strings.Contains(path, "{") {
 			route.MatcherFunc(noEncodedSlash)
 		}
-		wrongMethod[route] = s.chain(name, counter, http.HandlerFunc(handleMethodNotAllowed))
+		wrongMethod[route] = s.chain(name, counter, page, http.HandlerFunc(s.methodNotAllowed))
 		if name != pageRoute {
 			route.Name(name)
 		}
+		return route
 	}
 	// The collections first: mux tries the routes in order.
 	for _, e := range s.endpointList {
-		handle(BasePath+e.path, e.name, e.counter, e.handler)
+		handle(BasePath+e.path, e.name, e.counter, nil, e.handler)
 		if e.path == "/" {
 			// The index answers at BasePath without its trailing slash
 			// too, with the same body, rather than a redirect: one round
 			// trip, and the path a person types most often just works.
-			handle(BasePath, e.name, e.counter, e.handler)
+			handle(BasePath, e.name, e.counter, nil, e.handler)
 		}
 	}
 	if s.opts.Pages {
-		page := func(path string, h http.Handler) {
-			handle(path, pageRoute, sharedCounter, h)
-		}
-		// Each page in each language: English at its path, Maltese
-		// under /mt; / chooses by Accept-Language (README, "Pages").
-		page(pages.HomePath, http.HandlerFunc(s.negotiatedHome))
-		for li, l := range pages.Langs {
-			page(l.Home, s.prepared(li, func(p *langPages) *answer { return &p.home }))
-			page(strings.TrimSuffix(l.Home, "/"), s.redirect(l.Home))
-			page(l.Prefix+pages.PartiesPath, s.prepared(li, func(p *langPages) *answer { return &p.parties }))
-			page(l.Prefix+pages.PartyPath, http.HandlerFunc(s.partyPage))
-			page(l.Prefix+pages.DistrictsPath, http.HandlerFunc(s.districtsPage))
-			page(l.Prefix+pages.DistrictPath, http.HandlerFunc(s.districtPage))
-			page(l.Prefix+pages.CandidatesPath, http.HandlerFunc(s.candidatesPage))
-			page(l.Prefix+pages.CandidatePath, http.HandlerFunc(s.candidatePage))
-			page(l.Prefix+pages.SearchPath, http.HandlerFunc(s.searchPage))
-			page(l.Prefix+pages.ReferencePath, s.prepared(li, func(p *langPages) *answer { return &p.reference }))
-		}
-		// The CSV downloads, in one language: their columns are the
-		// API's fields.
-		page(PartiesCSVPath, s.download(dataset.Parties))
-		page(DistrictsCSVPath, s.download(dataset.Districts))
-		page(CandidatesCSVPath, s.download(dataset.Candidates))
-		// The stylesheet and the icon are counted by no rate limit: a
-		// page view spends one request.
-		asset := func(path string, a *answer) {
-			handle(path, pageRoute, uncounted, s.asset(a))
-		}
-		asset(pages.StylePath, &styleSheet)
-		asset(pages.IconPath, &favicon)
-		asset(pages.StyleURL, &styleSheetForever)
-		asset(pages.IconURL, &faviconForever)
+		s.pageRoutes(handle)
 	}
 	// Neither is met by a route's chain: the paths that are no route's have
 	// their own, and a wrong method gets that of the route whose path it
 	// names, found by matching the request as a GET (which every route
 	// answers), on this rare path only.
-	r.NotFoundHandler = s.chain(otherRoute, sharedCounter, http.HandlerFunc(s.notFound))
+	r.NotFoundHandler = s.chain(otherRoute, sharedCounter, nil, s.markBrowser(http.HandlerFunc(s.notFound)))
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		get := *req
 		get.Method = http.MethodGet
@@ -170,6 +140,51 @@ func (s *Server) routes() *mux.Router {
 		r.NotFoundHandler.ServeHTTP(w, req) // not reached: every route answers GET
 	})
 	return r
+}
+
+// handleFunc registers a route on the router routes builds: its path,
+// its name in metrics and logs, its rate-limit counter and, on a page's
+// route, its page.
+type handleFunc func(path, name string, counter int, page *pageMark, h http.Handler) *mux.Route
+
+// pageRoutes registers the pages' routes with handle: each page in each
+// language, the CSV downloads, the stylesheet and the icon.
+func (s *Server) pageRoutes(handle handleFunc) {
+	// Each page's route is marked with its page (markPage).
+	page := func(path string, mark *pageMark, h http.Handler) *mux.Route {
+		return handle(path, pageRoute, sharedCounter, mark, h)
+	}
+	// Each page in each language: English at its path, Maltese
+	// under /mt; / chooses by Accept-Language (README, "Pages"),
+	// redirecting a browser that ranks Maltese first.
+	page(pages.HomePath, notADocument, http.HandlerFunc(s.languageRedirect)).MatcherFunc(prefersOtherLanguage)
+	page(pages.HomePath, otherPageMark, http.HandlerFunc(s.englishHome))
+	for li, l := range pages.Langs {
+		page(l.Home, otherPageMark, s.prepared(li, func(p *langPages) *answer { return &p.home }))
+		page(strings.TrimSuffix(l.Home, "/"), notADocument, s.redirect(l.Home))
+		page(l.Prefix+pages.PartiesPath, otherPageMark, s.prepared(li, func(p *langPages) *answer { return &p.parties }))
+		page(l.Prefix+pages.PartyPath, partyMark, http.HandlerFunc(s.partyPage))
+		page(l.Prefix+pages.DistrictsPath, districtsMark, http.HandlerFunc(s.districtsPage))
+		page(l.Prefix+pages.DistrictPath, otherPageMark, http.HandlerFunc(s.districtPage))
+		page(l.Prefix+pages.CandidatesPath, candidatesMark, http.HandlerFunc(s.candidatesPage))
+		page(l.Prefix+pages.CandidatePath, candidateMark, http.HandlerFunc(s.candidatePage))
+		page(l.Prefix+pages.SearchPath, searchMark, http.HandlerFunc(s.searchPage))
+		page(l.Prefix+pages.ReferencePath, otherPageMark, s.prepared(li, func(p *langPages) *answer { return &p.reference }))
+	}
+	// The CSV downloads, in one language: their columns are the
+	// API's fields.
+	page(PartiesCSVPath, notADocument, s.download(dataset.Parties))
+	page(DistrictsCSVPath, notADocument, s.download(dataset.Districts))
+	page(CandidatesCSVPath, notADocument, s.download(dataset.Candidates))
+	// The stylesheet and the icon are counted by no rate limit: a
+	// page view spends one request.
+	asset := func(path string, a *answer) {
+		handle(path, pageRoute, uncounted, nil, s.asset(a))
+	}
+	asset(pages.StylePath, &styleSheet)
+	asset(pages.IconPath, &favicon)
+	asset(pages.StyleURL, &styleSheetForever)
+	asset(pages.IconURL, &faviconForever)
 }
 
 // canonicalPath gives mux the path a request names: a path sent with

@@ -14,12 +14,16 @@
 //   - Where headers are set: middleware.go. Server.chain composes each
 //     route's middleware, in the order a request meets them: exchange (the
 //     client's address, the time, recovery, metrics, the access log),
-//     setCommonHeaders (CORS and the fixed headers), limitRate (the
-//     rate-limit headers and 429) and answerPreflight (OPTIONS). What they
-//     know of a request lives in one place, the exchange (stateOf).
+//     setCommonHeaders (CORS and the fixed headers), markPage (on a page's
+//     route: the request marked as a page's, the Content-Security-Policy),
+//     limitRate (the rate-limit headers and 429) and answerPreflight
+//     (OPTIONS). What they know of a request lives in one place, the
+//     exchange (stateOf).
 //   - Where an answer is written: answer.go (writeAnswer: the ETag, 304,
 //     gzip, the length and the body of every success) and problem.go
-//     (writeError: problem+json for the API, an HTML page for a page).
+//     (writeError, every error: its kind decides the status, in one table;
+//     a request marked as a page's gets the HTML page, any other
+//     problem+json).
 //   - Where a page is rendered: package pages renders the HTML; site.go
 //     prepares the pages rendered at load and answers the pages' routes.
 //   - What is served: server.go. A snapshot holds the dataset and all that

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gorilla/mux"
+
 	"ballot/dataset"
 	"ballot/server/pages"
 )
@@ -14,7 +16,8 @@ import (
 // the handlers of their routes. The pages go through the same middleware
 // as every path, one route, "page", in the metrics, and the rate limit of
 // every other path, and through the same answer and error writers as the
-// API.
+// API; the page middleware (markPage) marks their requests, so that an
+// error is answered with a page.
 
 var (
 	htmlValue       = []string{"text/html; charset=utf-8"}
@@ -102,28 +105,108 @@ func deref(s *string) string {
 	return *s
 }
 
+// pageMark is what the page middleware marks a page's request with.
+type pageMark struct {
+	kind pages.Kind // which page, as its error page needs to know
+	// document is set on the routes that answer with the page itself,
+	// not a download or a redirect: their answers carry the pages'
+	// Content-Security-Policy.
+	document bool
+}
+
+// The marks of the pages' routes: a page, as its error pages tell one
+// from another, and a download's or a redirect's.
+var (
+	otherPageMark  = &pageMark{pages.OtherPage, true}
+	partyMark      = &pageMark{pages.PartyPage, true}
+	candidateMark  = &pageMark{pages.CandidatePage, true}
+	candidatesMark = &pageMark{pages.CandidatesPage, true}
+	districtsMark  = &pageMark{pages.DistrictsPage, true}
+	searchMark     = &pageMark{pages.SearchPage, true}
+	notADocument   = &pageMark{pages.OtherPage, false}
+)
+
+// markPage is the page middleware: it marks a request of a page's route
+// as a page's, so that an error is answered with the page that says so
+// (writeError), and sets the pages' Content-Security-Policy, once, on the
+// answers of a page (mark.document) to GET and HEAD. A preflight and a
+// wrong method are answered without the page, and an error page sets the
+// policy itself.
+func markPage(mark *pageMark) mux.MiddlewareFunc {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			stateOf(w).page = mark
+			if mark.document && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+				w.Header()["Content-Security-Policy"] = cspValue
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// markBrowser is the page middleware of the paths no route has: with the
+// pages on, a browser's request (one whose Accept names text/html) for a
+// path outside the API is marked as a page's, so that its 404 is the 404
+// page, and every other client gets the 404 problem; the answer there
+// varies by Accept. CONNECT names a host, not a path: it is left to
+// notFound.
+func (s *Server) markBrowser(next http.Handler) http.Handler {
+	page := markPage(notADocument)(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodConnect || s.snap.Load().pages == nil || r.URL.Path == BasePath || strings.HasPrefix(r.URL.Path, BasePath+"/") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header()["Vary"] = varyAcceptValue
+		if acceptsHTML(r.Header["Accept"]) {
+			page.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// acceptsHTML reports whether an Accept header names text/html, as a
+// browser's does when it follows a link.
+func acceptsHTML(values []string) bool {
+	for _, v := range values {
+		if strings.Contains(strings.ToLower(v), "text/html") {
+			return true
+		}
+	}
+	return false
+}
+
 // prepared answers GET and HEAD for a page rendered at load, in the
 // language of index li.
 func (s *Server) prepared(li int, pick func(*langPages) *answer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header()["Content-Security-Policy"] = cspValue
 		s.writeAnswer(w, r, pick(s.snap.Load().pages.lang[li]))
 	})
 }
 
 var varyLanguageValue = []string{"Accept-Encoding, Accept-Language"}
 
-// negotiatedHome answers /: the English home page, or a redirect to the
-// Maltese one for a browser that ranks Maltese above English.
-func (s *Server) negotiatedHome(w http.ResponseWriter, r *http.Request) {
+// prefersOtherLanguage matches a request for / from a browser that ranks
+// another language, Maltese, above English: languageRedirect answers it,
+// and the English home page every other.
+func prefersOtherLanguage(r *http.Request, _ *mux.RouteMatch) bool {
+	return pages.Negotiate(r.Header["Accept-Language"]) != pages.English
+}
+
+// languageRedirect answers / with a redirect to the home page in the
+// language the browser ranks first.
+func (s *Server) languageRedirect(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h["Vary"] = varyLanguageValue
-	if lang := pages.Negotiate(r.Header["Accept-Language"]); lang != pages.English {
-		h["Location"] = []string{lang.Home}
-		writeHead(w, http.StatusFound, nil, s.cacheControlValue, nil)
-		return
-	}
-	h["Content-Security-Policy"] = cspValue
+	h["Location"] = []string{pages.Negotiate(r.Header["Accept-Language"]).Home}
+	writeHead(w, http.StatusFound, nil, s.cacheControlValue, nil)
+}
+
+// englishHome answers / with the English home page: the browser ranks no
+// other language above English.
+func (s *Server) englishHome(w http.ResponseWriter, r *http.Request) {
+	w.Header()["Vary"] = varyLanguageValue
 	s.writeAnswer(w, r, &s.snap.Load().pages.lang[0].home)
 }
 
@@ -155,13 +238,13 @@ func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, p pages.R
 	s.writeAnswer(w, r, a)
 }
 
-// partyPage answers /parties/{slug_or_id}, rendered from the record.
+// partyMark answers /parties/{slug_or_id}, rendered from the record.
 func (s *Server) partyPage(w http.ResponseWriter, r *http.Request) {
-	w.Header()["Content-Security-Policy"] = cspValue
 	p := s.snap.Load().pages.lang[langOf(r.URL.Path)]
-	i, ok := p.site.Lookup(dataset.Parties, pathKey(r, "slug_or_id"))
+	key := pathKey(r, "slug_or_id")
+	i, ok := p.site.Lookup(dataset.Parties, key)
 	if !ok {
-		writePageError(w, r, http.StatusNotFound, p.site.PartyNotFound())
+		s.writeError(w, r, &dataset.NotFoundError{Collection: dataset.Parties, Key: key})
 		return
 	}
 	s.writeRendered(w, r, p.site.Party(i))
@@ -169,41 +252,38 @@ func (s *Server) partyPage(w http.ResponseWriter, r *http.Request) {
 
 // districtPage answers /districts/{number}, rendered from the records.
 func (s *Server) districtPage(w http.ResponseWriter, r *http.Request) {
-	w.Header()["Content-Security-Policy"] = cspValue
 	p := s.snap.Load().pages.lang[langOf(r.URL.Path)]
-	i, ok := p.site.Lookup(dataset.Districts, pathKey(r, "number"))
+	key := pathKey(r, "number")
+	i, ok := p.site.Lookup(dataset.Districts, key)
 	if !ok {
-		writePageError(w, r, http.StatusNotFound, p.site.NotFound)
+		s.writeError(w, r, &dataset.NotFoundError{Collection: dataset.Districts, Key: key})
 		return
 	}
 	s.writeRendered(w, r, p.site.District(i))
 }
 
-// candidatePage answers /candidates/{slug_or_id}, rendered from the record.
+// candidateMark answers /candidates/{slug_or_id}, rendered from the record.
 func (s *Server) candidatePage(w http.ResponseWriter, r *http.Request) {
-	w.Header()["Content-Security-Policy"] = cspValue
 	p := s.snap.Load().pages.lang[langOf(r.URL.Path)]
-	i, ok := p.site.Lookup(dataset.Candidates, pathKey(r, "slug_or_id"))
+	key := pathKey(r, "slug_or_id")
+	i, ok := p.site.Lookup(dataset.Candidates, key)
 	if !ok {
-		writePageError(w, r, http.StatusNotFound, p.site.CandidateNotFound())
+		s.writeError(w, r, &dataset.NotFoundError{Collection: dataset.Candidates, Key: key})
 		return
 	}
 	s.writeRendered(w, r, p.site.Candidate(i))
 }
 
-// candidatesPage answers /candidates with the API's filters: the query goes
+// candidatesMark answers /candidates with the API's filters: the query goes
 // to the same dataset.Query as the API's, so a refused value gets the API's
 // message, on the page, with status 400.
 func (s *Server) candidatesPage(w http.ResponseWriter, r *http.Request) {
-	w.Header()["Content-Security-Policy"] = cspValue
 	snap := s.snap.Load()
 	p := snap.pages.lang[langOf(r.URL.Path)]
 	params := parseQuery(r.URL.RawQuery)
 	res, err := snap.ds.Query(dataset.Candidates, params)
 	if err != nil {
-		writeError(w, r, err, func(perr *dataset.ParamError) []byte {
-			return p.site.CandidatesRefused(params, perr, r.URL.RawQuery)
-		})
+		s.writeError(w, r, err)
 		return
 	}
 	if page := p.site.CandidatesFor(res, params); page != nil {
@@ -213,19 +293,16 @@ func (s *Server) candidatesPage(w http.ResponseWriter, r *http.Request) {
 	s.writeAnswer(w, r, &p.candidates)
 }
 
-// districtsPage answers /districts. The query, read as the API reads it,
+// districtsMark answers /districts. The query, read as the API reads it,
 // goes to the same dataset.Query, so a locality gets the districts the API
 // gives for it, and a refused one the API's message with status 400.
 func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request) {
-	w.Header()["Content-Security-Policy"] = cspValue
 	snap := s.snap.Load()
 	p := snap.pages.lang[langOf(r.URL.Path)]
 	params := parseQuery(r.URL.RawQuery)
 	res, err := snap.ds.Query(dataset.Districts, params)
 	if err != nil {
-		writeError(w, r, err, func(perr *dataset.ParamError) []byte {
-			return p.site.DistrictsRefused(params, perr, r.URL.RawQuery)
-		})
+		s.writeError(w, r, err)
 		return
 	}
 	if page := p.site.DistrictsFor(res, params); page != nil {
@@ -235,26 +312,20 @@ func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request) {
 	s.writeAnswer(w, r, &p.districts)
 }
 
-// searchPage answers /search: the form, and with q the candidates whose
+// searchMark answers /search: the form, and with q the candidates whose
 // names hold it, from the same dataset.Query as the API's q filter; a
 // refused q gets its sentence beside the field, with status 400.
 func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
-	w.Header()["Content-Security-Policy"] = cspValue
 	snap := s.snap.Load()
 	p := snap.pages.lang[langOf(r.URL.Path)]
 	params := parseQuery(r.URL.RawQuery)
-	q := ""
-	if vs := params["q"]; len(vs) > 0 {
-		q = strings.TrimSpace(vs[0])
-	}
+	q := pages.SearchText(params)
 	var res dataset.Result
 	if q != "" || len(params["q"]) > 1 {
 		var err error
 		res, err = snap.ds.Query(dataset.Candidates, dataset.Params{"q": params["q"], "limit": {strconv.Itoa(dataset.MaxLimit)}})
 		if err != nil {
-			writeError(w, r, err, func(perr *dataset.ParamError) []byte {
-				return p.site.SearchRefused(q, perr)
-			})
+			s.writeError(w, r, err)
 			return
 		}
 	}

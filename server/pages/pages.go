@@ -20,6 +20,9 @@
 //     several times the dataset's memory. Each comes as a Rendered, with a
 //     tag made of what decides its bytes, so that a client holding it gets
 //     304 before anything renders.
+//   - Every error page comes from one renderer, Site.ErrorPage (errors.go),
+//     by the status and the kind of page asked for: a refused query in the
+//     form of the page that asked it, a 404, a 429.
 //   - Every page is rendered in each language of Langs (lang.go): a Site
 //     is one dataset in one language, and every word of the interface
 //     comes from the language's string table (strings_en.go,
@@ -40,7 +43,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"ballot/dataset"
 )
@@ -178,10 +180,11 @@ type Site struct {
 	csv    bool   // the listing pages link to the CSV downloads
 	tag    string // the dataset version, this build's pages and the language, in tags
 
-	// Home, Parties, Districts, Candidates (the first page, unfiltered),
-	// Reference and NotFound are rendered; a party's page and a
-	// district's are rendered on request (Party, District).
-	Home, Parties, Districts, Candidates, Reference, NotFound []byte
+	// Home, Parties, Districts, Candidates (the first page, unfiltered)
+	// and Reference are rendered; a party's page and a district's are
+	// rendered on request (Party, District).
+	Home, Parties, Districts, Candidates, Reference []byte
+	notFound                                        []byte // the 404 page (ErrorPage)
 
 	partyCandidates map[int][]int // each party's candidates, by index; none for a party of none
 	districtNumber  map[string]int
@@ -232,7 +235,7 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lan
 	all, _ := ds.Query(dataset.Candidates, nil) // no parameter is ever refused
 	s.Candidates = s.renderCandidates(all, candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}, nil)
 	s.Reference = s.render("reference", t("nav_reference"), "reference", api+"/openapi.json", ReferencePath, ref)
-	s.NotFound = s.Error(t("not_found"), t("not_found_detail"))
+	s.notFound = s.errorPage(t("not_found"), t("not_found_detail"))
 	return s, nil
 }
 
@@ -303,30 +306,6 @@ func (s *Site) renderPage(name, title, nav, jsonPath, csvPath, here, query strin
 		panic("pages: rendering the " + name + " page: " + err.Error())
 	}
 	return b.Bytes()
-}
-
-// Error renders an error page: its heading and one sentence. A page never
-// echoes what a client wrote outside a form's values.
-func (s *Site) Error(heading, detail string) []byte {
-	return s.render("error", heading, "", "", "", errorView{heading, detail})
-}
-
-// PartyNotFound is the 404 page of a party's path whose key names no
-// party.
-func (s *Site) PartyNotFound() []byte {
-	return s.Error(s.lang.T("party_not_found"), s.lang.T("party_not_found_detail"))
-}
-
-// CandidateNotFound is the 404 page of a candidate's path whose key names
-// no candidate.
-func (s *Site) CandidateNotFound() []byte {
-	return s.Error(s.lang.T("candidate_not_found"), s.lang.T("candidate_not_found_detail"))
-}
-
-// TooManyRequests is the page of a request past the rate limit: wait
-// seconds from now, at the time at.
-func (s *Site) TooManyRequests(wait int64, at time.Time) []byte {
-	return s.Error(s.lang.T("too_many"), s.lang.T("too_many_detail", wait, at.UTC().Format("15:04:05")))
 }
 
 // Rendered is a page rendered for one request: Tag names its bytes (the
@@ -448,10 +427,10 @@ func hashOf(s string) string {
 	return hex.EncodeToString(sum[:12])
 }
 
-// CandidatesRefused is the candidates page of a query dataset.Query
+// candidatesRefused is the candidates page of a query dataset.Query
 // refused with perr: the form with what was asked, and beside each refused
 // field one sentence saying what it takes.
-func (s *Site) CandidatesRefused(params dataset.Params, perr *dataset.ParamError, rawQuery string) []byte {
+func (s *Site) candidatesRefused(params dataset.Params, perr *dataset.ParamError, rawQuery string) []byte {
 	f := s.canonical(params)
 	v := s.candidatesForm(f)
 	v.Refused = true
@@ -686,8 +665,8 @@ func (s *Site) Search(res dataset.Result, q string) Rendered {
 	}}
 }
 
-// SearchRefused is the search page of a q the query refused.
-func (s *Site) SearchRefused(q string, perr *dataset.ParamError) []byte {
+// searchRefused is the search page of a q the query refused.
+func (s *Site) searchRefused(q string, perr *dataset.ParamError) []byte {
 	v := searchView{Q: q}
 	for _, p := range perr.Params {
 		v.Error = s.refusal(p, q)
@@ -755,9 +734,9 @@ func (s *Site) DistrictsFor(res dataset.Result, params dataset.Params) *Rendered
 	}}
 }
 
-// DistrictsRefused is the districts page of a lookup dataset.Query refused
+// districtsRefused is the districts page of a lookup dataset.Query refused
 // with perr.
-func (s *Site) DistrictsRefused(params dataset.Params, perr *dataset.ParamError, rawQuery string) []byte {
+func (s *Site) districtsRefused(params dataset.Params, perr *dataset.ParamError, rawQuery string) []byte {
 	v := districtsView{Locality: Locality(params)}
 	for _, p := range perr.Params {
 		v.Error = s.refusal(p, v.Locality)

@@ -201,62 +201,91 @@ func readReference(doc []byte, api string) (referenceView, error) {
 		if n := anchors[anchor(path)]; n > 1 {
 			suffix = "-" + strconv.Itoa(n)
 		}
-		item, err := decodeOrdered(paths.values[path])
+		rp, err := s.path(path, paths.values[path], suffix, used)
 		if err != nil {
-			return v, fmt.Errorf("paths.%s: %w", path, err)
-		}
-		rp := referencePath{ID: "path-" + anchor(path) + suffix, Path: path}
-		// Parameters given for the whole path apply to each operation.
-		var shared []json.RawMessage
-		if raw, ok := item.values["parameters"]; ok {
-			if err := json.Unmarshal(raw, &shared); err != nil {
-				return v, fmt.Errorf("paths.%s.parameters: %w", path, err)
-			}
-		}
-		for _, method := range item.keys {
-			if !httpMethods[method] { // summary, description, parameters, servers
-				continue
-			}
-			var op struct {
-				Summary     string            `json:"summary"`
-				Description string            `json:"description"`
-				Parameters  []json.RawMessage `json:"parameters"`
-				Responses   json.RawMessage   `json:"responses"`
-			}
-			if err := json.Unmarshal(item.values[method], &op); err != nil {
-				return v, fmt.Errorf("paths.%s.%s: %w", path, method, err)
-			}
-			m := strings.ToUpper(method)
-			ro := referenceOperation{
-				ID: anchor(m+"-"+path) + suffix, Method: m, Path: path, Summary: op.Summary,
-				Description: inline(op.Description),
-			}
-			if m == "GET" {
-				rp.Summary = op.Summary
-			}
-			for _, raw := range append(slices.Clone(shared), op.Parameters...) {
-				param, err := s.parameter(raw)
-				if err != nil {
-					return v, fmt.Errorf("paths.%s.%s: %w", path, method, err)
-				}
-				ro.Parameters = append(ro.Parameters, param)
-			}
-			responses, err := decodeOrdered(op.Responses)
-			if err != nil {
-				return v, fmt.Errorf("paths.%s.%s.responses: %w", path, method, err)
-			}
-			ro.responsesView, err = s.responses(responses, m != "HEAD", used)
-			if err != nil {
-				return v, fmt.Errorf("paths.%s.%s.responses: %w", path, method, err)
-			}
-			ro.Caption = "The answers to " + m + " " + path
-			rp.Operations = append(rp.Operations, ro)
+			return v, err
 		}
 		v.Paths = append(v.Paths, rp)
 	}
+	if v.AnyPath, err = s.anyPath(used); err != nil {
+		return v, err
+	}
+	v.Headers, err = s.headers()
+	return v, err
+}
 
-	// The answers no operation names: those of paths that are no
-	// endpoint's, or of methods an endpoint does not answer.
+// path reads one path item of the document and its operations; suffix
+// tells its anchors from those of a path that differs only in its
+// punctuation, and used collects the response components they name.
+func (s spec) path(path string, raw json.RawMessage, suffix string, used map[string]bool) (referencePath, error) {
+	item, err := decodeOrdered(raw)
+	if err != nil {
+		return referencePath{}, fmt.Errorf("paths.%s: %w", path, err)
+	}
+	rp := referencePath{ID: "path-" + anchor(path) + suffix, Path: path}
+	// Parameters given for the whole path apply to each operation.
+	var shared []json.RawMessage
+	if raw, ok := item.values["parameters"]; ok {
+		if err := json.Unmarshal(raw, &shared); err != nil {
+			return rp, fmt.Errorf("paths.%s.parameters: %w", path, err)
+		}
+	}
+	for _, method := range item.keys {
+		if !httpMethods[method] { // summary, description, parameters, servers
+			continue
+		}
+		ro, err := s.operation(path, method, item.values[method], shared, suffix, used)
+		if err != nil {
+			return rp, err
+		}
+		if ro.Method == "GET" {
+			rp.Summary = ro.Summary
+		}
+		rp.Operations = append(rp.Operations, ro)
+	}
+	return rp, nil
+}
+
+// operation reads one operation of a path: its parameters, those shared
+// by the path first, and its answers.
+func (s spec) operation(path, method string, raw json.RawMessage, shared []json.RawMessage, suffix string, used map[string]bool) (referenceOperation, error) {
+	var op struct {
+		Summary     string            `json:"summary"`
+		Description string            `json:"description"`
+		Parameters  []json.RawMessage `json:"parameters"`
+		Responses   json.RawMessage   `json:"responses"`
+	}
+	if err := json.Unmarshal(raw, &op); err != nil {
+		return referenceOperation{}, fmt.Errorf("paths.%s.%s: %w", path, method, err)
+	}
+	m := strings.ToUpper(method)
+	ro := referenceOperation{
+		ID: anchor(m+"-"+path) + suffix, Method: m, Path: path, Summary: op.Summary,
+		Description: inline(op.Description),
+	}
+	for _, raw := range append(slices.Clone(shared), op.Parameters...) {
+		param, err := s.parameter(raw)
+		if err != nil {
+			return ro, fmt.Errorf("paths.%s.%s: %w", path, method, err)
+		}
+		ro.Parameters = append(ro.Parameters, param)
+	}
+	responses, err := decodeOrdered(op.Responses)
+	if err != nil {
+		return ro, fmt.Errorf("paths.%s.%s.responses: %w", path, method, err)
+	}
+	ro.responsesView, err = s.responses(responses, m != "HEAD", used)
+	if err != nil {
+		return ro, fmt.Errorf("paths.%s.%s.responses: %w", path, method, err)
+	}
+	ro.Caption = "The answers to " + m + " " + path
+	return ro, nil
+}
+
+// anyPath is the answers no operation names (used holds those some
+// operation does): those of paths that are no endpoint's, or of methods
+// an endpoint does not answer.
+func (s spec) anyPath(used map[string]bool) (responsesView, error) {
 	rest := ordered{values: map[string]json.RawMessage{}}
 	for _, name := range s.components["responses"].keys {
 		if !used[name] {
@@ -273,23 +302,28 @@ func readReference(doc []byte, api string) (referenceView, error) {
 			rest.values[status] = json.RawMessage(`{"$ref":"#/components/responses/` + name + `"}`)
 		}
 	}
-	v.AnyPath, err = s.responses(rest, true, map[string]bool{})
+	view, err := s.responses(rest, true, map[string]bool{})
 	if err != nil {
-		return v, err
+		return view, err
 	}
-	v.AnyPath.Caption = "The answers any path may give"
+	view.Caption = "The answers any path may give"
+	return view, nil
+}
 
+// headers are the response headers the document describes.
+func (s spec) headers() ([]referenceHeader, error) {
+	var list []referenceHeader
 	headers := s.components["headers"]
 	for _, name := range headers.keys {
 		var h struct {
 			Description string `json:"description"`
 		}
 		if err := json.Unmarshal(headers.values[name], &h); err != nil {
-			return v, fmt.Errorf("components.headers.%s: %w", name, err)
+			return list, fmt.Errorf("components.headers.%s: %w", name, err)
 		}
-		v.Headers = append(v.Headers, referenceHeader{ID: "header-" + anchor(name), Name: headerName(name), Description: inline(h.Description)})
+		list = append(list, referenceHeader{ID: "header-" + anchor(name), Name: headerName(name), Description: inline(h.Description)})
 	}
-	return v, nil
+	return list, nil
 }
 
 // httpMethods are the keys of a path item that are operations.
