@@ -356,7 +356,7 @@ func (s *Site) Party(i int) Rendered {
 	party := s.ds.Parties()[i]
 	return Rendered{"party-" + s.tag + "-" + party.Slug, func() []byte {
 		v := partyView{partyRow: s.partyRow(i)}
-		v.WikipediaURL = deref(party.WikipediaURL)
+		v.WikipediaURL = dataset.Text(party.WikipediaURL)
 		for _, ci := range s.partyCandidates[i] {
 			v.Rows = append(v.Rows, s.candidateRow(ci))
 		}
@@ -381,7 +381,7 @@ func (s *Site) Candidate(i int) Rendered {
 		v := candidateView{candidateRow: s.candidateRow(i)}
 		v.GivenName, v.FamilyName = clip(c.GivenName), clip(c.FamilyName)
 		v.Incumbent = s.yesNo(c.IsIncumbent)
-		v.Website, v.PhotoURL = deref(c.Website), deref(c.PhotoURL)
+		v.Website, v.PhotoURL = dataset.Text(c.Website), dataset.Text(c.PhotoURL)
 		return s.render("candidate", clip(c.Name), "", s.api+"/candidates/"+c.Slug, "/candidates/"+c.Slug, v)
 	}}
 }
