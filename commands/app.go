@@ -12,7 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"ballot/dataset"
+	"ballot/suggest"
 )
 
 // Exit codes of the ballot binary.
@@ -93,7 +93,7 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 // one letter are left out: any other letter is one edit from them.
 func nearest(s string, names []string) string {
 	names = slices.DeleteFunc(names, func(n string) bool { return len(n) < 2 })
-	return dataset.Nearest(s, names)
+	return suggest.Best(s, slices.Values(names), 1)
 }
 
 func commandNames(app *cli.App) []string {

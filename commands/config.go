@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"ballot/dataset"
 	"ballot/server"
+	"ballot/suggest"
 )
 
 // Config is the configuration of serve: defaults in code, then the config
@@ -226,7 +228,7 @@ func decodeConfig(path string, required bool) (cfg Config, inFile func(key strin
 				continue
 			}
 			name := k.String()
-			if near := dataset.Nearest(name, configKeys()); near != "" {
+			if near := suggest.Best(name, slices.Values(configKeys()), 1); near != "" {
 				name += fmt.Sprintf(" (did you mean %q?)", near)
 			}
 			names = append(names, name)

@@ -1,6 +1,10 @@
 package dataset
 
-import "strings"
+import (
+	"strings"
+
+	"ballot/suggest"
+)
 
 // Collection names one of the published collections.
 type Collection string
@@ -114,7 +118,7 @@ func collectionNames() []string {
 // CollectionChoice is the collections' names as a sentence offers them:
 // "parties, districts or candidates".
 func CollectionChoice() string {
-	return orList(collectionNames())
+	return suggest.List(collectionNames(), "or")
 }
 
 // ParseCollection turns a name into a Collection.

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"ballot/suggest"
 )
 
 // The files of a dataset directory.
@@ -40,7 +42,7 @@ func decodeManifest(b []byte, r *Report) (Manifest, bool) {
 	known := tomlKeys(reflect.TypeFor[Manifest](), "")
 	for _, key := range md.Undecoded() {
 		msg := fmt.Sprintf("unknown key %q", key.String())
-		if near := Nearest(key.String(), known); near != "" {
+		if near := suggest.Best(key.String(), slices.Values(known), 1); near != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", near)
 		}
 		r.errorf(ManifestFile, key.String(), "unknown-field", "%s", msg)
@@ -279,7 +281,7 @@ func (c *fieldCheck) fields(raw json.RawMessage, typ reflect.Type) bool {
 	for _, key := range unknown {
 		ok = false
 		msg := fmt.Sprintf("unknown field %q", key)
-		if near := Nearest(key, known); near != "" {
+		if near := suggest.Best(key, slices.Values(known), 1); near != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", near)
 			misspelt[near] = true
 		}
@@ -447,43 +449,4 @@ func position(b []byte, offset int64) (line, col int) {
 	line = bytes.Count(prefix, []byte("\n")) + 1
 	col = int(offset) - bytes.LastIndexByte(prefix, '\n')
 	return line, col
-}
-
-// Nearest returns the candidate one edit away from s (an insertion, a
-// deletion, a substitution or a swap of neighbours), or "": the name that s
-// probably misspells, for a "did you mean" in a message. JSON fields, TOML
-// keys and CSV columns are all suggested by it.
-func Nearest(s string, candidates []string) string {
-	for _, c := range candidates {
-		if oneEdit(s, c) {
-			return c
-		}
-	}
-	return ""
-}
-
-func oneEdit(a, b string) bool {
-	if a == b {
-		return false
-	}
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	switch len(b) - len(a) {
-	case 0:
-		diff := []int{}
-		for i := range len(a) {
-			if a[i] != b[i] {
-				diff = append(diff, i)
-			}
-		}
-		return len(diff) == 1 || (len(diff) == 2 && diff[1] == diff[0]+1 && a[diff[0]] == b[diff[1]] && a[diff[1]] == b[diff[0]])
-	case 1:
-		i := 0
-		for i < len(a) && a[i] == b[i] {
-			i++
-		}
-		return a[i:] == b[i+1:]
-	}
-	return false
 }

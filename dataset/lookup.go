@@ -1,12 +1,14 @@
 package dataset
 
 import (
-	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"ballot/suggest"
 )
 
 // Two lookups by name, each answered from lists prepared at load like the
@@ -131,7 +133,7 @@ func (d *Dataset) Record(c Collection, key string) (Result, error) {
 		if found {
 			return d.one(d.partiesList, i, "rp", i), nil
 		}
-		suggestion = nearestSlug(strings.ToLower(key), len(d.parties), d.partySlug)
+		suggestion = suggest.Best(strings.ToLower(key), slugs(len(d.parties), d.partySlug), 1)
 	case Districts:
 		if found {
 			return d.one(d.districtsList, i, "rd", d.districts[i].Number), nil
@@ -140,7 +142,7 @@ func (d *Dataset) Record(c Collection, key string) (Result, error) {
 		if found {
 			return d.one(d.allCandidates(), i, "rc", i), nil
 		}
-		suggestion = nearestSlug(strings.ToLower(key), len(d.candidates), d.candidateSlug)
+		suggestion = suggest.Best(strings.ToLower(key), slugs(len(d.candidates), d.candidateSlug), 1)
 	default:
 		return Result{}, &CollectionError{Name: string(c)}
 	}
@@ -162,15 +164,16 @@ func (d *Dataset) etag(tag string, n int, suffix string) string {
 	return `W/"` + d.Version[:16] + "-" + answerFormat + tag + "-" + strconv.Itoa(n) + suffix + `"`
 }
 
-// nearestSlug is Nearest over the n slugs slug(i) gives, without a slice of
-// them: a dataset of many records would hold one for nothing but this.
-func nearestSlug(s string, n int, slug func(i int) string) string {
-	for i := range n {
-		if c := slug(i); oneEdit(s, c) {
-			return c
+// slugs are the n slugs slug(i) gives, without a slice of them: a dataset
+// of many records would hold one for nothing but a suggestion.
+func slugs(n int, slug func(i int) string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for i := range n {
+			if !yield(slug(i)) {
+				return
+			}
 		}
 	}
-	return ""
 }
 
 // queryDistricts answers the districts collection: every district, or,
@@ -190,8 +193,8 @@ func (d *Dataset) queryDistricts(p Params) (Result, error) {
 		return Result{list: d.districtsList, n: len(p.at), pick: p}, nil
 	}
 	reason := "names no locality of this dataset; give a locality's name, English name or slug"
-	if near := closest(LocalityKey(v), d.localities.names, 3); len(near) > 0 {
-		reason += "; did you mean " + orList(near) + "?"
+	if near := d.nearestLocalities(v, 3); len(near) > 0 {
+		reason += "; did you mean " + suggest.List(near, "or") + "?"
 	}
 	refuse("locality", reason)
 	return Result{}, &ParamError{Params: bad}
@@ -310,74 +313,16 @@ func (d *Dataset) prepareLocalitySet(set uint32) {
 	d.localities.sets[set] = p
 }
 
-// closest returns up to n of names whose keys are nearest key: within a
-// few edits, or beginning with it, nearest first.
-func closest(key string, names []string, n int) []string {
-	if key == "" || len(key) > 64 { // no locality has a name that long
-		return nil
+// nearestLocalities returns up to n of the localities' names nearest the
+// name v, compared as the locality parameter is.
+func (d *Dataset) nearestLocalities(v string, n int) []string {
+	r := suggest.Near(LocalityKey(v))
+	for i, name := range d.localities.names {
+		r.Add(i, LocalityKey(name))
 	}
-	type scored struct {
-		name     string
-		distance int
+	var names []string
+	for _, i := range r.Nearest(n) {
+		names = append(names, d.localities.names[i])
 	}
-	var found []scored
-	for _, name := range names {
-		k := LocalityKey(name)
-		dist := EditDistance(key, k)
-		if len(key) >= 3 && strings.HasPrefix(k, key) {
-			dist = min(dist, 1)
-		}
-		// A name written in full ("Ħal Għaxaq", "Ħaż-Żebbuġ") holds the
-		// name the data uses as a whole word, and the other way round.
-		if len(key) >= 3 && len(k) >= 3 && (hasWord(key, k) || hasWord(k, key)) {
-			dist = min(dist, 1)
-		}
-		if dist <= max(2, len(k)/3) {
-			found = append(found, scored{name, dist})
-		}
-	}
-	slices.SortStableFunc(found, func(a, b scored) int { return a.distance - b.distance })
-	out := make([]string, 0, n)
-	for _, s := range found[:min(n, len(found))] {
-		out = append(out, s.name)
-	}
-	return out
-}
-
-// hasWord reports whether the key s holds the key w as whole words: equal,
-// or bounded by hyphens or the ends.
-func hasWord(s, w string) bool {
-	return strings.Contains("-"+s+"-", "-"+w+"-")
-}
-
-// EditDistance is the number of letters to insert, delete or replace to
-// turn a into b (the Levenshtein distance, in runes): the measure of every
-// "did you mean" of the project.
-func EditDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
-
-// orList joins names as a person would: "A", "A or B", "A, B or C".
-func orList(names []string) string {
-	if len(names) == 1 {
-		return names[0]
-	}
-	return fmt.Sprintf("%s or %s", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+	return names
 }

@@ -62,10 +62,10 @@ type langPages struct {
 func buildPages(ds *dataset.Dataset, idx index) *sitePages {
 	a := idx.Attribution
 	about := pages.About{
-		Title: idx.Title, Description: deref(idx.Description), Version: idx.Version,
-		License: idx.License, LicenseURL: deref(idx.LicenseURL), PublishedAt: deref(idx.PublishedAt),
-		CoverageSummary: deref(idx.Coverage.Summary), CoverageNotes: idx.Coverage.Notes,
-		Publisher: a.Name, PublisherURL: a.URL, AboutURL: deref(a.AboutURL), HowToCredit: a.HowToCredit,
+		Title: idx.Title, Description: dataset.Text(idx.Description), Version: idx.Version,
+		License: idx.License, LicenseURL: dataset.Text(idx.LicenseURL), PublishedAt: dataset.Text(idx.PublishedAt),
+		CoverageSummary: dataset.Text(idx.Coverage.Summary), CoverageNotes: idx.Coverage.Notes,
+		Publisher: a.Name, PublisherURL: a.URL, AboutURL: dataset.Text(a.AboutURL), HowToCredit: a.HowToCredit,
 		CSV: true, // served beside the pages (download.go)
 	}
 	sp := &sitePages{}
@@ -96,13 +96,6 @@ func langOf(path string) int {
 		}
 	}
 	return 0
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // pageMark is what the page middleware marks a page's request with.

@@ -40,11 +40,11 @@ import (
 	"html/template"
 	"io/fs"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
 	"ballot/dataset"
+	"ballot/suggest"
 )
 
 //go:embed templates
@@ -335,7 +335,7 @@ func (s *Site) Party(i int) Rendered {
 	party := s.ds.Parties()[i]
 	return Rendered{"party-" + s.tag + "-" + party.Slug, func() []byte {
 		v := partyView{partyRow: s.partyRow(i)}
-		v.WikipediaURL = deref(party.WikipediaURL)
+		v.WikipediaURL = dataset.Text(party.WikipediaURL)
 		for _, ci := range s.partyCandidates[i] {
 			v.Rows = append(v.Rows, s.candidateRow(ci))
 		}
@@ -360,7 +360,7 @@ func (s *Site) Candidate(i int) Rendered {
 		v := candidateView{candidateRow: s.candidateRow(i)}
 		v.GivenName, v.FamilyName = clip(c.GivenName), clip(c.FamilyName)
 		v.Incumbent = s.yesNo(c.IsIncumbent)
-		v.Website, v.PhotoURL = deref(c.Website), deref(c.PhotoURL)
+		v.Website, v.PhotoURL = dataset.Text(c.Website), dataset.Text(c.PhotoURL)
 		return s.render("candidate", clip(c.Name), "", s.api+"/candidates/"+c.Slug, "/candidates/"+c.Slug, v)
 	}}
 }
@@ -677,27 +677,15 @@ func (s *Site) searchRefused(q string, perr *dataset.ParamError) []byte {
 // nearestNames are the candidates whose name, given name or family name,
 // folded, is nearest to q, folded, at most n of them and none too far.
 func (s *Site) nearestNames(q string, n int) []nameLink {
-	fq := dataset.Fold(q)
-	type scored struct {
-		i, d int
-	}
-	var found []scored
+	r := suggest.Near(dataset.Fold(q))
 	for i, c := range s.ds.Candidates() {
-		best := -1
-		for _, name := range []string{c.Name, c.GivenName, c.FamilyName} {
-			d := dataset.EditDistance(fq, dataset.Fold(name))
-			if best < 0 || d < best {
-				best = d
-			}
-		}
-		if best <= max(2, len([]rune(fq))/3) {
-			found = append(found, scored{i, best})
-		}
+		r.Add(i, dataset.Fold(c.Name))
+		r.AddPart(i, dataset.Fold(c.GivenName))
+		r.AddPart(i, dataset.Fold(c.FamilyName))
 	}
-	slices.SortStableFunc(found, func(a, b scored) int { return a.d - b.d })
 	var out []nameLink
-	for _, f := range found[:min(n, len(found))] {
-		c := s.ds.Candidates()[f.i]
+	for _, i := range r.Nearest(n) {
+		c := s.ds.Candidates()[i]
 		out = append(out, nameLink{c.Name, c.Slug})
 	}
 	return out

@@ -59,7 +59,7 @@ func (s *Site) partyRef(i int) partyRef {
 	if s.lang == English && party.NameEN != nil && *party.NameEN != "" {
 		r.Display, r.DisplayLang = clip(*party.NameEN), "en"
 	}
-	if c := deref(party.Color); colorPattern.MatchString(c) {
+	if c := dataset.Text(party.Color); colorPattern.MatchString(c) {
 		r.Color = c
 	}
 	return r
@@ -107,8 +107,8 @@ func (s *Site) partyRow(i int) partyRow {
 	party := s.ds.Parties()[i]
 	return partyRow{
 		partyRef: s.partyRef(i),
-		Name:     clip(party.Name), ShortName: clip(party.ShortName), NameEN: clip(deref(party.NameEN)),
-		LeaderName: clip(deref(party.LeaderName)), Website: deref(party.Website), Candidates: len(s.partyCandidates[i]),
+		Name:     clip(party.Name), ShortName: clip(party.ShortName), NameEN: clip(dataset.Text(party.NameEN)),
+		LeaderName: clip(dataset.Text(party.LeaderName)), Website: dataset.Text(party.Website), Candidates: len(s.partyCandidates[i]),
 	}
 }
 
@@ -217,9 +217,9 @@ type localityView struct {
 func (s *Site) districtViews(ds []dataset.District) []districtView {
 	views := make([]districtView, len(ds))
 	for i, d := range ds {
-		v := districtView{Number: d.Number, Name: s.lang.T("district_n", d.Number), SourceURL: deref(d.SourceURL), Total: len(d.Localities)}
+		v := districtView{Number: d.Number, Name: s.lang.T("district_n", d.Number), SourceURL: dataset.Text(d.SourceURL), Total: len(d.Localities)}
 		for _, l := range d.Localities[:min(len(d.Localities), Listed)] {
-			v.Localities = append(v.Localities, localityView{clip(l.Name), clip(deref(l.NameEN)), clip(deref(l.Note)), l.Split})
+			v.Localities = append(v.Localities, localityView{clip(l.Name), clip(dataset.Text(l.NameEN)), clip(dataset.Text(l.Note)), l.Split})
 		}
 		if v.Total > Listed {
 			v.More = s.lang.T("localities_more", Listed, v.Total)
@@ -324,13 +324,6 @@ type candidateView struct {
 }
 
 type errorView struct{ Heading, Detail string }
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
 
 func (s *Site) yesNo(b *bool) string {
 	switch {
