@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"ballot/dataset"
+	"ballot/suggest"
 )
 
 // pendingSlug is a candidate whose slug is derived from the name, which
@@ -145,7 +146,7 @@ func (im *importer) repeatedRow(t *table, r row, name, party string, numbers []i
 	if len(set) > 1 {
 		in += "s"
 	}
-	im.add(t.file, r.line, "", "repeats line %d: %s, %s, in %s %s; delete one of the two rows, or, for two people of the same name, give each a slug", first, name, what, in, orList(strings.Fields(strings.Trim(fmt.Sprint(set), "[]")), "and"))
+	im.add(t.file, r.line, "", "repeats line %d: %s, %s, in %s %s; delete one of the two rows, or, for two people of the same name, give each a slug", first, name, what, in, suggest.List(strings.Fields(strings.Trim(fmt.Sprint(set), "[]")), "and"))
 }
 
 // deriveSlugs gives the candidates in derived their slugs, in the order

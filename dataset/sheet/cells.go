@@ -8,14 +8,6 @@ import (
 	"ballot/dataset"
 )
 
-// optional returns nil for an empty cell.
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 // boolean reads a yes/no cell; an empty cell is null. Only the words the
 // README lists are taken: a tick mark such as "x" is refused, since the
 // empty cells beside it would read as unknown, not as no.
@@ -37,7 +29,7 @@ func (im *importer) boolean(t *table, r row, col string) *bool {
 
 // url reads a cell that must be empty or an absolute http(s) URL.
 func (im *importer) url(t *table, r row, col string) *string {
-	s := optional(t.get(r, col))
+	s := dataset.Optional(t.get(r, col))
 	if s == nil {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"ballot/dataset"
+	"ballot/suggest"
 )
 
 // districts is what districts.csv gives, indexed by number, and the names
@@ -59,7 +60,7 @@ func (ds *districts) find(part string) (int, string) {
 		for _, n := range numbers {
 			list = append(list, strconv.Itoa(n))
 		}
-		return 0, fmt.Sprintf("%q is in %d districts in %s, %s: write the number of the one meant", part, len(numbers), DistrictsFile, orList(list, "and"))
+		return 0, fmt.Sprintf("%q is in %d districts in %s, %s: write the number of the one meant", part, len(numbers), DistrictsFile, suggest.List(list, "and"))
 	}
 	msg := fmt.Sprintf("district %q is not a number from 1 to %d, nor the name of a district or locality in %s", part, dataset.DistrictCount, DistrictsFile)
 	var near []string
@@ -67,7 +68,7 @@ func (ds *districts) find(part string) (int, string) {
 		near = append(near, fmt.Sprintf("%d for %s", ds.names[i].number, ds.names[i].name))
 	}
 	if len(near) > 0 {
-		msg += " (did you mean " + orList(near, "or") + "?)"
+		msg += " (did you mean " + suggest.List(near, "or") + "?)"
 	}
 	return 0, msg
 }
@@ -197,7 +198,7 @@ func (im *importer) locality(t *table, r row, n int, s *districtSeen) (loc datas
 	if name == "" {
 		return loc, false
 	}
-	loc = dataset.Locality{Name: name, NameEN: optional(t.get(r, "locality_name_en")), Note: optional(t.get(r, "note"))}
+	loc = dataset.Locality{Name: name, NameEN: dataset.Optional(t.get(r, "locality_name_en")), Note: dataset.Optional(t.get(r, "note"))}
 	if split := im.boolean(t, r, "split"); split != nil {
 		loc.Split = *split
 	}
@@ -227,7 +228,7 @@ func (ds *districts) nameAll() {
 			ds.name(fmt.Sprintf("District %d", n), n)
 			for _, l := range d.Localities {
 				ds.name(l.Name, n)
-				ds.name(deref(l.NameEN), n)
+				ds.name(dataset.Text(l.NameEN), n)
 				ds.name(l.Slug, n)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"ballot/dataset"
+	"ballot/suggest"
 )
 
 // parties is what parties.csv gives: the records and how candidates.csv
@@ -36,11 +37,11 @@ func (ps *parties) find(cell string) (int, string) {
 		for _, i := range found {
 			names = append(names, fmt.Sprintf("%q (line %d)", ps.records[i].Slug, ps.lines[i]))
 		}
-		return -1, fmt.Sprintf("%q is the name of %d parties in %s, %s: write the slug of the one meant", cell, len(found), PartiesFile, orList(names, "and"))
+		return -1, fmt.Sprintf("%q is the name of %d parties in %s, %s: write the slug of the one meant", cell, len(found), PartiesFile, suggest.List(names, "and"))
 	}
 	var keys []nameKey
 	for i, p := range ps.records {
-		for _, n := range []string{p.Slug, p.ShortName, p.Name, deref(p.NameEN)} {
+		for _, n := range []string{p.Slug, p.ShortName, p.Name, dataset.Text(p.NameEN)} {
 			if n != "" {
 				keys = append(keys, nameKey{key(n), i})
 			}
@@ -52,7 +53,7 @@ func (ps *parties) find(cell string) (int, string) {
 		near = append(near, fmt.Sprintf("%q for %s", ps.records[i].Slug, ps.records[i].Name))
 	}
 	if len(near) > 0 {
-		msg += " (did you mean " + orList(near, "or") + "?)"
+		msg += " (did you mean " + suggest.List(near, "or") + "?)"
 	}
 	return -1, msg + "; leave it empty for an independent"
 }
@@ -69,10 +70,10 @@ func (im *importer) parties(src fs.FS) parties {
 		p := dataset.Party{
 			Name:         im.required(t, r, "name"),
 			ShortName:    im.required(t, r, "short_name"),
-			NameEN:       optional(t.get(r, "name_en")),
-			Color:        optional(strings.ToLower(t.get(r, "color"))),
+			NameEN:       dataset.Optional(t.get(r, "name_en")),
+			Color:        dataset.Optional(strings.ToLower(t.get(r, "color"))),
 			Website:      im.url(t, r, "website"),
-			LeaderName:   optional(t.get(r, "leader_name")),
+			LeaderName:   dataset.Optional(t.get(r, "leader_name")),
 			LogoURL:      im.url(t, r, "logo_url"),
 			WikipediaURL: im.url(t, r, "wikipedia_url"),
 		}
@@ -105,7 +106,7 @@ func (im *importer) parties(src fs.FS) parties {
 			}
 			ps.byCode[key(n)] = i
 		}
-		for _, n := range []string{p.Name, deref(p.NameEN)} {
+		for _, n := range []string{p.Name, dataset.Text(p.NameEN)} {
 			if k := key(n); n != "" && !slices.Contains(ps.byName[k], i) {
 				ps.byName[k] = append(ps.byName[k], i)
 			}

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"ballot/dataset"
+	"ballot/suggest"
 )
 
 // read reads a file whole, through the stream that reads a sheet: without
@@ -199,7 +200,7 @@ func (im *importer) findColumns(rd *reader, name string, header []string, want c
 			im.add(name, 1, "", "column %d has no name", i+1)
 		case !slices.Contains(known, h):
 			msg := "unknown column"
-			if near := dataset.Nearest(h, known); near != "" {
+			if near := suggest.Best(h, slices.Values(known), 1); near != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", near)
 				misspelt[near] = true
 			}
