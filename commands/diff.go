@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 
+	"ballot/commands/gcpace"
 	"ballot/dataset"
 )
 
@@ -82,7 +82,7 @@ func diff(c *cli.Context) error {
 	// The garbage collector runs at half the usual growth of the heap:
 	// diff is one batch of short-lived garbage (each side's load), so
 	// this costs no time measurably and lowers the peak by a sixth.
-	defer debug.SetGCPercent(debug.SetGCPercent(50))
+	defer gcpace.Lower(50)()
 	// Both sides are loaded before either is judged, so one run reports
 	// every problem of both.
 	// Each side is kept encoded for the comparison, not loaded: a diff
@@ -290,6 +290,7 @@ func loadRecords(ctx context.Context, dir string) (*dataset.Dataset, error) {
 	if dir == "" {
 		return dataset.Default()
 	}
+	defer gcpace.Load()()
 	ds, err := dataset.LoadDirContext(ctx, dir, dataset.Options{RecordsOnly: true})
 	if err != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("stopped while loading the dataset: %w", context.Cause(ctx))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"ballot/answers"
 	"ballot/dataset"
 )
 
@@ -22,19 +23,21 @@ const (
 var csvValue = []string{"text/csv; charset=utf-8"}
 
 // download answers GET and HEAD for a collection's CSV download: every
-// row its filters keep (dataset.Rows), or the API's 400 problem for a
+// row its filters keep (dataset.Rows, written by answers.Download), or the API's 400 problem for a
 // refused filter.
 func (s *Server) download(c dataset.Collection) http.Handler {
 	disposition := []string{`attachment; filename="` + string(c) + `.csv"`}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := queries.Get().(*query)
 		defer q.release()
-		rows, err := s.snap.Load().ds.Rows(c, q.parse(r.URL.RawQuery))
+		ds := s.snap.Load().ds
+		rows, err := ds.Rows(c, q.parse(r.URL.RawQuery))
 		if err != nil {
 			writeError(w, r, err, nil)
 			return
 		}
-		etag := rows.ETag()
+		csv := answers.NewDownload(ds, rows)
+		etag := csv.ETag()
 		a := &answer{contentType: csvValue, etag: etag, gzipETag: strings.TrimSuffix(etag, `"`) + `-gzip"`}
 		gz := acceptsGzip(r.Header["Accept-Encoding"])
 		tag := a.etag
@@ -49,9 +52,9 @@ func (s *Server) download(c dataset.Collection) http.Handler {
 		case noneMatch(r.Header["If-None-Match"], tag):
 			a.body, a.gzipBody = []byte{}, []byte{}
 		case gz:
-			a.body, a.gzipBody = []byte{}, gzipCSV(rows.AppendCSV(nil))
+			a.body, a.gzipBody = []byte{}, gzipCSV(csv.AppendCSV(nil))
 		default:
-			a.body = rows.AppendCSV(nil)
+			a.body = csv.AppendCSV(nil)
 		}
 		w.Header()["Content-Disposition"] = disposition
 		s.writeAnswer(w, r, a)

@@ -53,8 +53,8 @@ import (
 const MaxClients = ratelimit.MaxClients
 
 // Options tune the server. New takes them as given, so a caller starts from
-// DefaultOptions and changes what it means to; the one exception is that a
-// nil Logger discards and a nil Now is time.Now.
+// DefaultOptions and changes what it means to; the exceptions are that a
+// nil Logger discards, a nil Now is time.Now and a nil PaceGC paces nothing.
 type Options struct {
 	// CacheMaxAge is the max-age of Cache-Control on successful answers;
 	// zero makes caches revalidate every time.
@@ -109,6 +109,12 @@ type Options struct {
 	DataDir string
 	// Build is the build served, for the ballot_build_info metric.
 	Build Build
+	// PaceGC, when set, is called as a dataset's documents and pages are
+	// prepared, which allocates as a load does, and the function it
+	// returns once they are: the process's owner paces its garbage
+	// collector there as it does for a load (ballot's commands lower
+	// GOGC).
+	PaceGC func() (restore func())
 }
 
 // Build names the build of ballot that serves: its module version and VCS
@@ -173,6 +179,9 @@ func New(ds *dataset.Dataset, opts Options) *Server {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.PaceGC == nil {
+		opts.PaceGC = func() func() { return func() {} }
 	}
 	s := &Server{
 		opts:          opts,
@@ -265,7 +274,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // setDataset prepares the snapshot of ds and serves it from the next
 // request on.
 func (s *Server) setDataset(ds *dataset.Dataset) {
-	defer dataset.PaceGC()()            // the documents and pages allocate as a load does
+	defer s.opts.PaceGC()()             // the documents and pages allocate as a load does
 	idx := newIndex(ds, s.endpointList) // the index document and the home page show it
 	snap := &snapshot{ds: ds, docs: buildDocuments(ds, idx, s.publicURL), loadedAt: s.opts.Now()}
 	if s.opts.Pages {

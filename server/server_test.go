@@ -655,3 +655,26 @@ func TestPreflight(t *testing.T) {
 		t.Errorf("echoed a malformed header list: %q", got)
 	}
 }
+
+// TestPreparingIsPaced: a server calls Options.PaceGC while it prepares
+// what it serves of a dataset, at start and on each reload, and ends each
+// pacing before it serves.
+func TestPreparingIsPaced(t *testing.T) {
+	ds, err := dataset.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, ended := 0, 0
+	opts := server.DefaultOptions()
+	opts.PaceGC = func() func() {
+		started++
+		return func() { ended++ }
+	}
+	srv := server.New(ds, opts)
+	if _, err := srv.Reload(func() (*dataset.Dataset, error) { return ds, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if started != 2 || ended != 2 {
+		t.Errorf("paced %d times and ended %d, want 2 and 2: at start and on the reload", started, ended)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"ballot/commands/gcpace"
 	"ballot/dataset"
 )
 
@@ -36,10 +37,12 @@ func main() {
 		size += fi.Size()
 	}
 	before := status("VmRSS")
+	restore := gcpace.Load() // as serve loads
 	ds, err := dataset.LoadDirContext(context.Background(), dir, dataset.Options{MaxFileBytes: *maxBytes})
 	if err != nil {
 		log.Fatal(err)
 	}
+	restore()
 	peak := status("VmHWM")
 	fmt.Printf("candidates=%d files_bytes=%d rss_before=%d peak_rss=%d peak_over_files=%.1f load_over_files=%.1f\n",
 		len(ds.Candidates()), size, before, peak, float64(peak)/float64(size), float64(peak-before)/float64(size))
