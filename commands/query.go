@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"ballot/answers"
+	"ballot/commands/gcpace"
 	"ballot/dataset"
 )
 
@@ -109,31 +110,41 @@ func query(c *cli.Context) error {
 		return err
 	}
 
+	return writeAnswer(c, ds, collection, res, format)
+}
+
+// writeAnswer writes the answer res of collection c in format: the API's
+// body or its records as the API encodes them, prepared as serve prepares
+// them (package answers), or its records as CSV or a table.
+func writeAnswer(c *cli.Context, ds *dataset.Dataset, collection dataset.Collection, res dataset.Result, format string) error {
 	w := c.App.Writer
 	switch format {
-	case "json":
-		body := res.AppendJSON(nil, time.Now())
-		if c.Bool("pretty") {
-			var b bytes.Buffer
-			if err := json.Indent(&b, body, "", "  "); err != nil {
-				return err
-			}
-			body = b.Bytes()
-		}
-		_, err = w.Write(body)
-		return err
-	case "ndjson":
+	case "csv":
+		return answers.WriteCSV(w, columnRows(ds, collection, res))
+	case "table":
+		return writeTable(w, ds, collection, res, c.Bool("ids"), tableWidth(w))
+	}
+	restore := gcpace.Load() // preparing allocates as a load does
+	ans := answers.Prepare(ds).Of(res)
+	restore()
+	if format == "ndjson" {
 		for i := range res.Count() {
-			if _, err := fmt.Fprintf(w, "%s\n", res.Record(i)); err != nil {
+			if _, err := fmt.Fprintf(w, "%s\n", ans.Record(i)); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if format == "table" {
-		return writeTable(w, ds, collection, res, c.Bool("ids"), tableWidth(w))
+	body := ans.AppendJSON(nil, time.Now())
+	if c.Bool("pretty") {
+		var b bytes.Buffer
+		if err := json.Indent(&b, body, "", "  "); err != nil {
+			return err
+		}
+		body = b.Bytes()
 	}
-	return answers.WriteCSV(w, columnRows(ds, collection, res))
+	_, err := w.Write(body)
+	return err
 }
 
 // noteLeftOut says on stderr, in one line, when records remain after the

@@ -25,7 +25,7 @@ type Rows struct {
 func (d *Dataset) Rows(c Collection, p Params) (Rows, error) {
 	switch c {
 	case Parties:
-		return Rows{c: c, pos: d.partiesList.pos, tag: "p"}, nil
+		return Rows{c: c, pos: d.partiesList.Pos, tag: "p"}, nil
 	case Districts:
 		res, err := d.queryDistricts(p)
 		if err != nil {
@@ -43,7 +43,7 @@ func (d *Dataset) Rows(c Collection, p Params) (Rows, error) {
 			return Rows{}, &ParamError{Params: bad}
 		}
 		l := d.candidateList(f.district, f.party)
-		r := Rows{c: c, pos: l.pos, tag: "c" + strconv.Itoa(d.candidateKey(f.district, f.party))}
+		r := Rows{c: c, pos: l.Pos, tag: "c" + strconv.Itoa(d.candidateKey(f.district, f.party))}
 		if f.readers.any() {
 			r.pos = d.match(l, f.readers)
 			// The rows depend on the folded text alone.

@@ -23,8 +23,8 @@
 //   - Where a page is rendered: package pages renders the HTML; site.go
 //     prepares the pages rendered at load and answers the pages' routes.
 //   - What is served: server.go. A snapshot holds the dataset and all that
-//     was prepared from it (documents, pages); a reload builds a new one
-//     and swaps one pointer.
+//     was prepared from it (its answers, documents and pages); a reload
+//     builds a new one and swaps one pointer.
 //   - The documents of the API (index, OpenAPI, catalogue): docs.go. The
 //     admin listener: admin.go. Listening and shutting down: listen.go.
 package server
@@ -44,6 +44,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"ballot/answers"
 	"ballot/dataset"
 	"ballot/server/ratelimit"
 )
@@ -162,12 +163,13 @@ type Server struct {
 }
 
 // snapshot is one dataset and everything prepared from it when it loaded:
-// its answers (inside the dataset), its documents and its pages. It is
-// immutable; a reload builds a new one and swaps the pointer.
+// its answers, its documents and its pages. It is immutable; a reload
+// builds a new one and swaps the pointer.
 type snapshot struct {
 	ds       *dataset.Dataset
-	docs     *documents // the index, the OpenAPI description and the catalogue
-	pages    *sitePages // nil when Options.Pages is off
+	answers  *answers.Answers // the API's answers of ds
+	docs     *documents       // the index, the OpenAPI description and the catalogue
+	pages    *sitePages       // nil when Options.Pages is off
 	loadedAt time.Time
 }
 
@@ -274,9 +276,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // setDataset prepares the snapshot of ds and serves it from the next
 // request on.
 func (s *Server) setDataset(ds *dataset.Dataset) {
-	defer s.opts.PaceGC()()             // the documents and pages allocate as a load does
+	defer s.opts.PaceGC()()             // the answers, documents and pages allocate as a load does
 	idx := newIndex(ds, s.endpointList) // the index document and the home page show it
-	snap := &snapshot{ds: ds, docs: buildDocuments(ds, idx, s.publicURL), loadedAt: s.opts.Now()}
+	snap := &snapshot{ds: ds, answers: answers.Prepare(ds), docs: buildDocuments(ds, idx, s.publicURL), loadedAt: s.opts.Now()}
 	if s.opts.Pages {
 		snap.pages = buildPages(ds, idx)
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"ballot/answers"
 	"ballot/dataset"
 	"ballot/internal/apitest"
 	"ballot/server"
@@ -356,7 +357,7 @@ func checkEnvelope(t *testing.T, body []byte) {
 		len(env.Data) < *m.Limit && *m.Offset+len(env.Data) != *m.Total):
 		t.Errorf("meta says count %d, total %d, limit %d, offset %d: not a page of the total", len(env.Data), *m.Total, *m.Limit, *m.Offset)
 	}
-	if _, err := time.Parse(dataset.TimeFormat, env.Meta.GeneratedAt); err != nil || len(env.Meta.GeneratedAt) != 24 {
+	if _, err := time.Parse(answers.TimeFormat, env.Meta.GeneratedAt); err != nil || len(env.Meta.GeneratedAt) != 24 {
 		t.Errorf("generatedAt = %q, want YYYY-MM-DDTHH:MM:SS.mmmZ", env.Meta.GeneratedAt)
 	}
 	if !bytes.HasPrefix(body, []byte(`{"data":[`)) {
