@@ -1,6 +1,7 @@
-// Command loadmem loads a dataset directory once, as serve does at start,
-// and prints the files' total size, the process's peak resident memory and
-// the ratio of the two: the peak memory of a load as a multiple of the data.
+// Command loadmem loads a dataset directory once and prepares its API's
+// answers, as serve does at start, and prints the files' total size, the
+// process's peak resident memory and the ratio of the two: the peak memory
+// of a load as a multiple of the data.
 //
 //	go run ./bench/synth -n 50000 -out bench/out/synth-50000
 //	go run ./bench/loadmem bench/out/synth-50000
@@ -17,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"ballot/answers"
 	"ballot/commands/gcpace"
 	"ballot/dataset"
 )
@@ -42,6 +44,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	answers.Prepare(ds) // the API's answers, which serve prepares next
 	restore()
 	peak := status("VmHWM")
 	fmt.Printf("candidates=%d files_bytes=%d rss_before=%d peak_rss=%d peak_over_files=%.1f load_over_files=%.1f\n",
