@@ -24,7 +24,8 @@ type Answers struct {
 	districtFilters []string
 }
 
-// Prepare prepares every answer the API can give of ds.
+// Prepare prepares every answer the API can give of ds, a dataset loaded
+// with its indexes (not dataset.Options.RecordsOnly).
 func Prepare(ds *dataset.Dataset) *Answers {
 	a := &Answers{ds: ds, lists: make([]*list, len(ds.Lists()))}
 	a.prepareFilters()
