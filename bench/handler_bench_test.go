@@ -29,6 +29,7 @@ import (
 	"testing"
 	"time"
 
+	"ballot/answers"
 	"ballot/dataset"
 	"ballot/internal/redistest"
 	"ballot/internal/testprograms"
@@ -207,13 +208,14 @@ func BenchmarkSynthCandidatesStoodIn(b *testing.B) {
 // prepared body with a fresh timestamp into one buffer, set two headers),
 // for comparison with BenchmarkCandidates.
 func BenchmarkCeiling(b *testing.B) {
-	res, err := malta(b).Query(dataset.Candidates, nil)
+	ds := malta(b)
+	res, err := ds.Query(dataset.Candidates, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	body := res.AppendJSON(nil, time.Now())
+	body := answers.Prepare(ds).Of(res).AppendJSON(nil, time.Now())
 	i := bytes.LastIndex(body, []byte(`"generatedAt":"`)) + len(`"generatedAt":"`)
-	head, tail := body[:i], body[i+len(dataset.TimeFormat):]
+	head, tail := body[:i], body[i+len(answers.TimeFormat):]
 	contentType := []string{"application/json; charset=utf-8"}
 	length := []string{strconv.Itoa(len(body))}
 	buf := make([]byte, 0, 64<<10)
@@ -223,7 +225,7 @@ func BenchmarkCeiling(b *testing.B) {
 	for b.Loop() {
 		clear(w.h)
 		out := append(buf[:0], head...)
-		out = time.Now().UTC().AppendFormat(out, dataset.TimeFormat)
+		out = time.Now().UTC().AppendFormat(out, answers.TimeFormat)
 		out = append(out, tail...)
 		w.h["Content-Type"] = contentType
 		w.h["Content-Length"] = length
@@ -240,9 +242,11 @@ func BenchmarkLoadSynth(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := dataset.LoadDir(dir); err != nil {
+		ds, err := dataset.LoadDir(dir)
+		if err != nil {
 			b.Fatal(err)
 		}
+		answers.Prepare(ds)
 	}
 }
 

@@ -8,12 +8,12 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"ballot/commands/gcpace"
 	"ballot/dataset"
 	"ballot/dataset/sheet"
 )
@@ -88,7 +88,7 @@ func importSheets(c *cli.Context) error {
 	// import is one batch of garbage (rows, records, the check of what is
 	// written), and this lowers its peak by about a quarter at little
 	// cost in time (docs/PERFORMANCE.md).
-	defer debug.SetGCPercent(debug.SetGCPercent(50))
+	defer gcpace.Lower(50)()
 	res, err := readSheets(c.Context, src, c.Int(flagName("max_dataset_bytes")), opts)
 	problems := newTextReport(c.App.Writer)
 	for _, p := range res.Problems {

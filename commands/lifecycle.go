@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"ballot/commands/gcpace"
 	"ballot/commands/logbuffer"
 	"ballot/dataset"
 	"ballot/server"
@@ -76,6 +77,7 @@ func (s *service) open(c *cli.Context) error {
 	}
 	server.LogWarnings(s.logger, s.ds.Warnings)
 	opts := s.cfg.serverOptions(s.logger)
+	opts.PaceGC = gcpace.Load // what a server prepares of a dataset allocates as a load does
 	if s.cfg.LogFormat == "text" {
 		opts.AccessLogText = s.stderr // the lines of the text logger, written by hand
 	}

@@ -2,18 +2,18 @@ package commands
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"ballot/answers"
+	"ballot/commands/gcpace"
 	"ballot/dataset"
 )
 
@@ -110,31 +110,41 @@ func query(c *cli.Context) error {
 		return err
 	}
 
+	return writeAnswer(c, ds, collection, res, format)
+}
+
+// writeAnswer writes the answer res of collection c in format: the API's
+// body or its records as the API encodes them, prepared as serve prepares
+// them (package answers), or its records as CSV or a table.
+func writeAnswer(c *cli.Context, ds *dataset.Dataset, collection dataset.Collection, res dataset.Result, format string) error {
 	w := c.App.Writer
 	switch format {
-	case "json":
-		body := res.AppendJSON(nil, time.Now())
-		if c.Bool("pretty") {
-			var b bytes.Buffer
-			if err := json.Indent(&b, body, "", "  "); err != nil {
-				return err
-			}
-			body = b.Bytes()
-		}
-		_, err = w.Write(body)
-		return err
-	case "ndjson":
+	case "csv":
+		return answers.WriteCSV(w, columnRows(ds, collection, res))
+	case "table":
+		return writeTable(w, ds, collection, res, c.Bool("ids"), tableWidth(w))
+	}
+	restore := gcpace.Load() // preparing allocates as a load does
+	ans := answers.Prepare(ds).Of(res)
+	restore()
+	if format == "ndjson" {
 		for i := range res.Count() {
-			if _, err := fmt.Fprintf(w, "%s\n", res.Record(i)); err != nil {
+			if _, err := fmt.Fprintf(w, "%s\n", ans.Record(i)); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if format == "table" {
-		return writeTable(w, ds, collection, res, c.Bool("ids"), tableWidth(w))
+	body := ans.AppendJSON(nil, time.Now())
+	if c.Bool("pretty") {
+		var b bytes.Buffer
+		if err := json.Indent(&b, body, "", "  "); err != nil {
+			return err
+		}
+		body = b.Bytes()
 	}
-	return writeColumns(w, ds, collection, res)
+	_, err := w.Write(body)
+	return err
 }
 
 // noteLeftOut says on stderr, in one line, when records remain after the
@@ -153,126 +163,10 @@ func noteLeftOut(w io.Writer, c dataset.Collection, res dataset.Result) error {
 	return err
 }
 
-// recordTypes gives each collection's record type, whose JSON field names
-// are the CSV and table columns, in order.
-var recordTypes = map[dataset.Collection]reflect.Type{
-	dataset.Parties:    reflect.TypeFor[dataset.Party](),
-	dataset.Districts:  reflect.TypeFor[dataset.District](),
-	dataset.Candidates: reflect.TypeFor[dataset.Candidate](),
-}
-
-func columns(c dataset.Collection) []string {
-	t := recordTypes[c]
-	cols := make([]string, t.NumField())
-	for i := range cols {
-		cols[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
-	}
-	return cols
-}
-
-// besideIDs names, for each column of party or district ids, the column
-// written beside it with what people read for them. A spreadsheet and a
-// table both get both: the ids to join on and to paste into the API, the
-// names and numbers to read.
-var besideIDs = map[string]string{
-	"party_id":            "party_short_name",
-	"primary_district_id": "primary_district_number",
-	"district_ids":        "district_numbers",
-}
-
-// labels maps party ids to short names and district ids to numbers.
-func labels(ds *dataset.Dataset) map[string]string {
-	m := map[string]string{}
-	for _, p := range ds.Parties() {
-		m[p.ID] = p.ShortName
-	}
-	for _, d := range ds.Districts() {
-		m[d.ID] = fmt.Sprint(d.Number)
-	}
-	return m
-}
-
-// columnRows returns the records as rows of cells under a header: one
-// column per field, with the columns of besideIDs, lists joined with ";"
-// (localities by name), null as empty.
+// columnRows returns the records as rows of cells under a header, in
+// query's columns (answers.FieldColumns).
 func columnRows(ds *dataset.Dataset, c dataset.Collection, res dataset.Result) [][]string {
-	var all reflect.Value // the collection's records, in published order
-	switch c {
-	case dataset.Parties:
-		all = reflect.ValueOf(ds.Parties())
-	case dataset.Districts:
-		all = reflect.ValueOf(ds.Districts())
-	case dataset.Candidates:
-		all = reflect.ValueOf(ds.Candidates())
-	}
-	cols := columns(c)
-	var head []string
-	for _, col := range cols {
-		beside, labelled := besideIDs[col]
-		head = append(head, col)
-		if labelled {
-			head = append(head, beside)
-		}
-	}
-	rows := [][]string{head}
-	names := labels(ds)
-	for i := range res.Count() {
-		rec := all.Index(res.Index(i)) // the answer's i-th record, as a value
-		row := make([]string, 0, len(head))
-		for j, col := range cols {
-			row = append(row, cell(rec.Field(j), nil))
-			if _, labelled := besideIDs[col]; labelled {
-				row = append(row, cell(rec.Field(j), names))
-			}
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
-// writeColumns writes the records as CSV, the rows of columnRows. A cell
-// that a spreadsheet would run as a formula is neutralised by
-// dataset.SafeCSVCell.
-func writeColumns(w io.Writer, ds *dataset.Dataset, c dataset.Collection, res dataset.Result) error {
-	rows := columnRows(ds, c, res)
-	for _, row := range rows {
-		for j := range row {
-			row[j] = dataset.SafeCSVCell(row[j])
-		}
-	}
-	cw := csv.NewWriter(w)
-	if err := cw.WriteAll(rows); err != nil {
-		return err
-	}
-	return cw.Error()
-}
-
-// cell writes one field: null as empty, ids as their labels, lists joined
-// with ";", and a list of records (localities) by their names.
-func cell(v reflect.Value, labels map[string]string) string {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() {
-			return ""
-		}
-		return cell(v.Elem(), labels)
-	case reflect.String:
-		if label, ok := labels[v.String()]; ok {
-			return label
-		}
-		return v.String()
-	case reflect.Slice:
-		parts := make([]string, v.Len())
-		for i := range parts {
-			item := v.Index(i)
-			if item.Kind() == reflect.Struct {
-				item = item.FieldByName("Name")
-			}
-			parts[i] = cell(item, labels)
-		}
-		return strings.Join(parts, ";")
-	}
-	return fmt.Sprint(v.Interface())
+	return answers.CSVRows(ds, c, res, answers.FieldColumns)
 }
 
 // asFlags is a refusal of the API's parameters as the command line

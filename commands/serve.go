@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"ballot/commands/gcpace"
 	"ballot/dataset"
 )
 
@@ -102,12 +103,14 @@ func fromSource(c *cli.Context, path string, inFile func(string) bool, err error
 // loadDataset loads the dataset in dir, or the embedded one, with files of
 // at most maxBytes (0: the default). It returns ctx's error as soon as ctx
 // ends: a SIGTERM during a long load stops serve at once, and the load left
-// behind stops at its next check.
+// behind stops at its next check. The garbage collector runs at
+// gcpace.LoadPercent meanwhile.
 func loadDataset(ctx context.Context, dir string, maxBytes int) (*dataset.Dataset, error) {
 	if dir == "" {
 		return dataset.Default()
 	}
 	return untilDone(ctx, func() (*dataset.Dataset, error) {
+		defer gcpace.Load()()
 		return dataset.LoadDirContext(ctx, dir, dataset.Options{MaxFileBytes: int64(maxBytes)})
 	}, func() error {
 		return fmt.Errorf("stopped while loading the dataset: %w", context.Cause(ctx))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"ballot/commands/gcpace"
 	"ballot/dataset"
 )
 
@@ -264,7 +265,8 @@ func count(n int, noun string) string {
 // checkDataset applies the rules of a load to the dataset in dir (the
 // embedded one when dir is ""), without preparing the answers a server
 // gives, and returns its warnings or a *dataset.Report. With warn set, each
-// warning is given to it instead, in order, and none is returned.
+// warning is given to it instead, in order, and none is returned. The
+// garbage collector runs at gcpace.LoadPercent meanwhile.
 func checkDataset(ctx context.Context, dir string, maxBytes int, warn func(dataset.Problem)) ([]dataset.Problem, error) {
 	if dir == "" {
 		ds, err := dataset.Default()
@@ -279,5 +281,6 @@ func checkDataset(ctx context.Context, dir string, maxBytes int, warn func(datas
 		}
 		return nil, nil
 	}
+	defer gcpace.Load()()
 	return dataset.CheckDirContext(ctx, dir, dataset.Options{MaxFileBytes: int64(maxBytes), Warn: warn})
 }

@@ -1,15 +1,15 @@
 // Package dataset owns ballot's data: the record types, loading and checking
-// a dataset directory, the indexes built once at load time, and the one query
-// function that both the HTTP server and the command line call.
+// a dataset directory, the indexes built once at load time (the lists of
+// records each filter answers with, the lookups by key and by locality, the
+// facts the readers' filters read), and the one query function that both the
+// HTTP server and the command line call. A query returns records, or their
+// positions: which list, which page, what the filters were understood to
+// be (Result, Rows).
 //
-// Two things here serve HTTP, and live here because they are made of a
-// list's internals, not of HTTP: a Result's ETag is the dataset version,
-// the list and the record count, prepared for every count at load; and its
-// gzip encoding splices the list's DEFLATE stream, compressed at load with a
-// flush at record boundaries, with the records and the tail of the answer
-// (see gzip.go). Moving either to server would mean exporting those
-// internals or redoing the work on every request. Which encoding to send,
-// the ETag's header and 304s are server's.
+// How an answer is written, the JSON envelope and meta, ETags, gzip and
+// CSV, is package answers', which prepares its bytes from a Dataset once
+// when it loads. dataset must not import answers, server or commands, nor
+// anything of HTTP: it knows records and rules, not the wire.
 package dataset
 
 import (
@@ -48,19 +48,17 @@ type Dataset struct {
 	partyByID      keyIndex
 	districtByID   map[string]int // id -> district number
 	partyReason    string         // the accepted values of the party parameter
-	partiesList    *list
-	districtsList  *list
-	candidateLists map[int]*list // by candidateKey; only the lists that hold a candidate
-	emptyList      *list
+	lists          []*List        // by ID
+	partiesList    *List
+	districtsList  *List
+	candidateLists map[int]*List // by candidateKey; only the lists that hold a candidate
+	emptyList      *List
 	recs           recordAnswers   // one record by its key
 	localities     localityAnswers // the districts holding a locality
-	// districtFilters[n] is meta.filters' district, by number.
-	districtFilters []string
 	// What the readers' filters read of each candidate (filter.go).
 	facts []candidateFacts
 	names nameIndex
-	// filesSize is the dataset files' size: a list of its records
-	// reserves at most a few times it before it is encoded (newList).
+	// filesSize is the dataset files' size (Size).
 	filesSize int
 }
 
@@ -271,12 +269,13 @@ func (d *Dataset) Districts() []District { return d.districts }
 // Candidates returns every candidate in published order.
 func (d *Dataset) Candidates() []Candidate { return d.candidates }
 
-// index sorts the records into their published order and prepares every
-// answer the API can give, so a request is a lookup and a write.
+// index sorts the records into their published order and makes the
+// indexes a query reads, so a query is a lookup.
 func (d *Dataset) index() {
 	d.order()
-	d.prepareFilters()
-	d.prepare()
+	d.indexLists()
+	d.indexRecords()
+	d.indexFilters()
 }
 
 // order sorts the records into their published order, with the maps of
@@ -311,82 +310,108 @@ func (d *Dataset) order() {
 	})
 }
 
-// prepare prepares every answer the API can give.
-func (d *Dataset) prepare() {
-	d.emptyList = newList[Candidate]("c-", nil, 0)
-	// A record encoded takes about twice its bytes in the file at most
-	// (every absent optional field written as null): a list reserves no
-	// more than three times the files' size, and grows past it if needed.
-	most := 3 * d.filesSize
-	d.partiesList = newList("p", d.parties, most)
-	d.districtsList = newList("d", d.districts, most)
-	d.candidateLists = map[int]*list{}
-	lists := []*list{d.emptyList, d.partiesList, d.districtsList}
-	if len(d.candidates) > 0 {
-		// Every candidate is encoded once, into the list of all of them;
-		// the lists of a filter copy the records from it, each list
-		// allocated at its size once the sizes are known.
-		all := newList("c"+strconv.Itoa(d.candidateKey(0, 0)), d.candidates, most)
-		d.candidateLists[d.candidateKey(0, 0)] = all
-		lists = append(lists, all)
-		keys := func(ci int) []int {
-			c := &d.candidates[ci]
-			dn := d.districtByID[c.PrimaryDistrictID]
-			ks := []int{d.candidateKey(dn, 0)}
-			if c.PartyID != nil { // independents belong to no party's list
-				pi, _ := d.partyByID.find(*c.PartyID, d.partyID)
-				pi++
-				ks = append(ks, d.candidateKey(0, pi), d.candidateKey(dn, pi))
-			}
-			return ks
+// indexLists makes the lists of records a query can answer with: each
+// collection whole, and the candidates of each district filter and party
+// filter that some candidate passes.
+func (d *Dataset) indexLists() {
+	d.lists = nil
+	d.emptyList = d.newList(Candidates, "c-", nil)
+	d.partiesList = d.newList(Parties, "p", identity(len(d.parties)))
+	d.districtsList = d.newList(Districts, "d", identity(len(d.districts)))
+	d.candidateLists = map[int]*List{}
+	if len(d.candidates) == 0 {
+		return
+	}
+	all := d.newList(Candidates, "c"+strconv.Itoa(d.candidateKey(0, 0)), identity(len(d.candidates)))
+	d.candidateLists[d.candidateKey(0, 0)] = all
+	keys := func(ci int) []int {
+		c := &d.candidates[ci]
+		dn := d.districtByID[c.PrimaryDistrictID]
+		ks := []int{d.candidateKey(dn, 0)}
+		if c.PartyID != nil { // independents belong to no party's list
+			pi, _ := d.partyByID.find(*c.PartyID, d.partyID)
+			pi++
+			ks = append(ks, d.candidateKey(0, pi), d.candidateKey(dn, pi))
 		}
-		type size struct{ records, bytes int }
-		sizes := map[int]size{}
-		var order []int
-		for ci := range d.candidates {
-			n := len(all.record(ci)) + 1 // and a comma
-			for _, k := range keys(ci) {
-				sz, seen := sizes[k]
-				if !seen {
-					order = append(order, k)
-				}
-				sizes[k] = size{sz.records + 1, sz.bytes + n}
+		return ks
+	}
+	// Each list is allocated at its size once the sizes are known.
+	sizes := map[int]int{}
+	var order []int
+	for ci := range d.candidates {
+		for _, k := range keys(ci) {
+			if _, seen := sizes[k]; !seen {
+				order = append(order, k)
 			}
-		}
-		for _, k := range order {
-			sz := sizes[k]
-			l := &list{
-				tag:  "c" + strconv.Itoa(k),
-				data: append(make([]byte, 0, len(envelopeStart)+sz.bytes), envelopeStart...),
-				ends: make([]int, 0, sz.records),
-				pos:  make([]int32, 0, sz.records),
-			}
-			d.candidateLists[k] = l
-			lists = append(lists, l)
-		}
-		for ci := range d.candidates {
-			record := all.record(ci)
-			for _, k := range keys(ci) {
-				d.candidateLists[k].add(record, ci)
-			}
+			sizes[k]++
 		}
 	}
-	lc := listCompressors.Get().(*listCompressor)
-	defer func() {
-		lc.buf = bytes.Buffer{} // not kept: as large as the largest list
-		listCompressors.Put(lc)
-	}()
-	for _, l := range lists {
-		limited := l != d.partiesList && l != d.districtsList
-		l.compress(lc, limited)
-		l.tagAll(d.Version, limited)
+	for _, k := range order {
+		d.candidateLists[k] = d.newList(Candidates, "c"+strconv.Itoa(k), make([]int32, 0, sizes[k]))
 	}
-	d.indexRecords()
-	d.indexFilters()
+	for ci := range d.candidates {
+		for _, k := range keys(ci) {
+			l := d.candidateLists[k]
+			l.Pos = append(l.Pos, int32(ci))
+		}
+	}
+}
+
+// newList adds a list of records at positions pos of c to the dataset's
+// lists.
+func (d *Dataset) newList(c Collection, tag string, pos []int32) *List {
+	l := &List{ID: len(d.lists), Tag: tag, Collection: c, Pos: pos}
+	d.lists = append(d.lists, l)
+	return l
+}
+
+// identity is the positions 0 to n-1: a whole collection.
+func identity(n int) []int32 {
+	pos := make([]int32, n)
+	for i := range pos {
+		pos[i] = int32(i)
+	}
+	return pos
+}
+
+// List is the records of one answer a query can give, prepared at load:
+// a collection whole, or the candidates of one district filter and one
+// party filter, in published order. Package answers prepares each list's
+// bytes once, by its ID.
+type List struct {
+	// ID is the list's index in Lists.
+	ID int
+	// Tag names the list inside a dataset version ("p", "d", "c14").
+	Tag string
+	// Collection is the collection the records are of.
+	Collection Collection
+	// Pos holds each record's position in its collection's published
+	// order: the list's i-th record is Parties()[Pos[i]], Districts()[Pos[i]]
+	// or Candidates()[Pos[i]].
+	Pos []int32
+}
+
+// Lists returns every list a query answers with, by ID. The slice is
+// shared: callers must not modify it.
+func (d *Dataset) Lists() []*List { return d.lists }
+
+// Whole returns the list of every record of c, in published order: its
+// i-th record is at position i.
+func (d *Dataset) Whole(c Collection) *List {
+	switch c {
+	case Parties:
+		return d.partiesList
+	case Districts:
+		return d.districtsList
+	}
+	return d.allCandidates()
 }
 
 // allCandidates is the list of every candidate.
-func (d *Dataset) allCandidates() *list { return d.candidateList(0, 0) }
+func (d *Dataset) allCandidates() *List { return d.candidateList(0, 0) }
+
+// Size is the size of the dataset's files, in bytes.
+func (d *Dataset) Size() int { return d.filesSize }
 
 func (d *Dataset) partySlug(i int) string     { return d.parties[i].Slug }
 func (d *Dataset) partyID(i int) string       { return d.parties[i].ID }
@@ -422,129 +447,6 @@ func (ix keyIndex) find(k string, key func(i int) string) (int, bool) {
 // filter"; party p > 0 is the party at index p-1.
 func (d *Dataset) candidateKey(district, party int) int {
 	return district*(len(d.parties)+1) + party
-}
-
-const envelopeStart = `{"data":[`
-
-// answerFormat names the shape of the answers around their records (the
-// envelope and the keys of meta) and is part of every answer's ETag with
-// the dataset version, so that a release that answers the same data in
-// another shape does not confirm a client's old body with a 304.
-// TestAnswerFormat holds it to the shape: change one, change the other.
-const answerFormat = "f3"
-
-// list is one prepared answer: the start of the envelope and the encoded
-// records of one filter, in order, with the offset at which each ends so that
-// the first n records are a slice of data.
-type list struct {
-	tag  string // identifies the list inside a dataset version (ETags)
-	data []byte
-	ends []int
-	// pos holds each record's position in its collection's published
-	// order (Parties, Districts or Candidates), so that a result gives its
-	// records as values without decoding what was just encoded.
-	pos []int32
-	gz  compressed
-	// etags[n]: the ETag of the first n records, for every n a limited
-	// list can answer; a list given whole (parties, districts) has only
-	// etags[0] and whole.
-	etags []string
-	whole string // the ETag of the whole list
-	// defaultETag is the ETag of the first page at the default limit when
-	// the list holds fewer records than it: n alone does not say the limit
-	// a candidates answer echoes then.
-	defaultETag string
-}
-
-// tagAll prepares the ETag of every answer the list can give: the dataset
-// version, the list and the number of records. The body also carries
-// generatedAt, which changes with every response, so the tags are weak.
-func (l *list) tagAll(version string, limited bool) {
-	last := 0
-	if limited {
-		last = min(len(l.ends), MaxLimit)
-	}
-	l.etags = make([]string, last+1)
-	for n := range l.etags {
-		l.etags[n] = `W/"` + version[:16] + "-" + answerFormat + l.tag + "-" + strconv.Itoa(n) + `"`
-	}
-	l.whole = `W/"` + version[:16] + "-" + answerFormat + l.tag + "-" + strconv.Itoa(len(l.ends)) + `"`
-	if n := len(l.ends); limited && n < DefaultLimit {
-		l.defaultETag = `W/"` + version[:16] + "-" + answerFormat + l.tag + "-" + strconv.Itoa(n) + "-l" + strconv.Itoa(DefaultLimit) + `"`
-	}
-}
-
-// add appends a record, the one at position pos of its collection.
-func (l *list) add(record []byte, pos int) {
-	if len(l.ends) > 0 {
-		l.data = append(l.data, ',')
-	}
-	l.data = append(l.data, record...)
-	l.ends = append(l.ends, len(l.data))
-	l.pos = append(l.pos, int32(pos))
-}
-
-// newList encodes records into a list. A list of many records is
-// allocated once at the size the first of them foretell, with a margin,
-// rather than grown as it fills: each growth copies the list so far and
-// leaves the old copy to be collected, which raised the peak memory of a
-// load of many small records by as much as the list itself. What it
-// reserves so is at most most bytes, so that large first records and small
-// others cannot make it reserve many times what the list needs.
-//
-// A list of fewer records than that sample is encoded twice, first to
-// learn its size: such a list is small, or holds records large enough
-// (districts of very many localities) that growing it would leave several
-// times its size to be collected.
-func newList[T any](tag string, records []T, most int) *list {
-	const sample = 256 // records encoded before the list is sized
-	l := &list{tag: tag, ends: make([]int, 0, len(records)), pos: make([]int32, 0, len(records))}
-	var e recordEncoder
-	size := len(envelopeStart)
-	if len(records) < sample {
-		for i := range records {
-			size += len(e.encode(&records[i])) + 1 // and a comma
-		}
-	}
-	l.data = append(make([]byte, 0, size), envelopeStart...)
-	for i := range records {
-		if i == sample {
-			left := len(records) - i
-			per := (len(l.data)-len(envelopeStart))/i + 1
-			l.data = slices.Grow(l.data, min(left*per+left*per/16, most))
-		}
-		l.add(e.encode(&records[i]), i)
-	}
-	return l
-}
-
-// record is the i-th record of the list, without the comma before it.
-func (l *list) record(i int) []byte {
-	start := len(envelopeStart)
-	if i > 0 {
-		start = l.ends[i-1] + 1 // past the comma
-	}
-	return l.data[start:l.ends[i]]
-}
-
-// recordEncoder encodes records one after the other as encodeRecord does,
-// into one buffer: what encode returns holds until the next call.
-type recordEncoder struct {
-	buf bytes.Buffer
-	enc *json.Encoder
-}
-
-func (e *recordEncoder) encode(v any) []byte {
-	if e.enc == nil {
-		e.enc = json.NewEncoder(&e.buf)
-		e.enc.SetEscapeHTML(false)
-	}
-	e.buf.Reset()
-	if err := e.enc.Encode(v); err != nil {
-		// As EncodeJSON: records always encode.
-		panic("dataset: encoding JSON: " + err.Error())
-	}
-	return bytes.TrimSuffix(e.buf.Bytes(), []byte("\n"))
 }
 
 // encodeRecord encodes one record without the final newline.

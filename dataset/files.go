@@ -186,10 +186,8 @@ func ResolvesInside(dir, name string) bool {
 // LoadDirContext loads the dataset in directory dir within opts' limits.
 // dir is resolved once (see ResolveDir) and only regular files inside the
 // directory it resolves to are read; it stops with ctx's error when
-// ctx ends between files or while a file is read or scanned. The garbage
-// collector runs at LoadGCPercent meanwhile.
+// ctx ends between files or while a file is read or scanned.
 func LoadDirContext(ctx context.Context, dir string, opts Options) (*Dataset, error) {
-	defer PaceGC()()
 	var ds *Dataset
 	err := withDir(dir, func(fsys fs.FS) (err error) {
 		ds, err = LoadContext(ctx, fsys, opts)
@@ -202,10 +200,8 @@ func LoadDirContext(ctx context.Context, dir string, opts Options) (*Dataset, er
 // LoadDirContext applies, and stops there: it does not prepare the answers
 // a server gives, which are most of a load's time and memory and check
 // nothing. It returns the warnings of a valid dataset, or a *Report of
-// every problem of an invalid one. The garbage collector runs at
-// LoadGCPercent meanwhile.
+// every problem of an invalid one.
 func CheckDirContext(ctx context.Context, dir string, opts Options) ([]Problem, error) {
-	defer PaceGC()()
 	var warnings []Problem
 	err := withDir(dir, func(fsys fs.FS) error {
 		d, r, err := check(ctx, fsys, opts)

@@ -1,11 +1,7 @@
 package dataset
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -34,17 +30,20 @@ const (
 
 func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// elected filter values, as page.elected holds them.
+// Elected is the elected filter's value.
+type Elected int8
+
+// The elected filter's values: none, true and false.
 const (
-	electedAny   = 0
-	electedTrue  = 1
-	electedFalse = 2
+	ElectedAny Elected = iota
+	ElectedTrue
+	ElectedFalse
 )
 
 // candidateFacts is what the readers' filters read of one candidate.
 type candidateFacts struct {
-	stood   uint32 // bit n set: district n is among district_ids
-	elected int8   // electedTrue, electedFalse, or electedAny for null
+	stood   uint32  // bit n set: district n is among district_ids
+	elected Elected // ElectedTrue, ElectedFalse, or ElectedAny for null
 }
 
 // nameIndex holds every candidate's name, given name and family name,
@@ -73,16 +72,16 @@ func (d *Dataset) indexFilters() {
 	var b strings.Builder
 	starts := make([]int, 0, len(d.candidates)+1)
 	for i, c := range d.candidates {
-		f := candidateFacts{elected: electedAny}
+		f := candidateFacts{elected: ElectedAny}
 		for _, id := range c.DistrictIDs {
 			if n, ok := d.districtByID[id]; ok {
 				f.stood |= 1 << n
 			}
 		}
 		if c.Elected != nil {
-			f.elected = electedFalse
+			f.elected = ElectedFalse
 			if *c.Elected {
-				f.elected = electedTrue
+				f.elected = ElectedTrue
 			}
 		}
 		d.facts[i] = f
@@ -109,12 +108,12 @@ func (d *Dataset) indexFilters() {
 
 // readersFilters are the readers' filters of a query, as understood.
 type readersFilters struct {
-	stoodIn int    // a district number; 0 for none
-	elected int8   // electedTrue, electedFalse or electedAny
-	q       string // the text asked for, trimmed; "" for none
+	stoodIn int     // a district number; 0 for none
+	elected Elected // ElectedTrue, ElectedFalse or ElectedAny
+	q       string  // the text asked for, trimmed; "" for none
 }
 
-func (f readersFilters) any() bool { return f.stoodIn > 0 || f.elected != electedAny || f.q != "" }
+func (f readersFilters) any() bool { return f.stoodIn > 0 || f.elected != ElectedAny || f.q != "" }
 
 // parseReadersFilters reads stood_in, elected and q, refusing each bad
 // value by name.
@@ -130,9 +129,9 @@ func (d *Dataset) parseReadersFilters(p Params, refuse func(name, reason string)
 	if v, ok := single(p, "elected", refuse); ok {
 		switch v {
 		case "true":
-			f.elected = electedTrue
+			f.elected = ElectedTrue
 		case "false":
-			f.elected = electedFalse
+			f.elected = ElectedFalse
 		default:
 			refuse("elected", reasonElected)
 		}
@@ -171,15 +170,15 @@ func (d *Dataset) districtNumber(v string) (int, string) {
 
 // match returns the positions, in published order, of the candidates of
 // the prepared list l that pass the readers' filters.
-func (d *Dataset) match(l *list, f readersFilters) []int32 {
+func (d *Dataset) match(l *List, f readersFilters) []int32 {
 	keep := func(ci int) bool {
 		facts := d.facts[ci]
 		return (f.stoodIn == 0 || facts.stood&(1<<f.stoodIn) != 0) &&
-			(f.elected == electedAny || facts.elected == f.elected)
+			(f.elected == ElectedAny || facts.elected == f.elected)
 	}
 	var out []int32
 	if f.q == "" {
-		for _, ci := range l.pos {
+		for _, ci := range l.Pos {
 			if keep(int(ci)) {
 				out = append(out, ci)
 			}
@@ -193,14 +192,14 @@ func (d *Dataset) match(l *list, f readersFilters) []int32 {
 	// The candidates to check: those holding the text's rarest pair of
 	// bytes, or, for a text folded to fewer than two bytes (marks alone),
 	// the whole list.
-	candidates := l.pos
+	candidates := l.Pos
 	for j := 0; j+1 < len(fq); j++ {
 		if c := d.names.pairs[uint16(fq[j])<<8|uint16(fq[j+1])]; j == 0 || len(c) < len(candidates) {
 			candidates = c
 		}
 	}
 	// Both ascend: the list's positions are searched from the last found.
-	pos := l.pos
+	pos := l.Pos
 	for _, ci := range candidates {
 		j, inList := slices.BinarySearch(pos, ci)
 		pos = pos[j:]
@@ -213,70 +212,10 @@ func (d *Dataset) match(l *list, f readersFilters) []int32 {
 
 // queryFiltered answers a candidates query with readers' filters: the
 // page of the matching records, from offset, at most limit of them.
-func (d *Dataset) queryFiltered(f readersFilters, pg page, matches []int32) Result {
-	all := d.allCandidates()
+func queryFiltered(f readersFilters, pg page, matches []int32) Result {
 	shown := matches[pg.offset:min(len(matches), pg.offset+pg.limit)]
-	pl := &list{tag: "f"}
-	pl.data = append(make([]byte, 0, 512*len(shown)), envelopeStart...)
-	for _, ci := range shown {
-		pl.add(Result{list: all, n: len(all.ends)}.Record(int(ci)), int(ci))
-	}
 	pg.filtered = true
 	pg.matched = len(matches)
 	pg.stoodIn, pg.elected, pg.q = f.stoodIn, f.elected, f.q
-	return Result{list: pl, n: len(shown), page: pg}
-}
-
-// filteredETag is the ETag of an answer with readers' filters: the
-// dataset version, every filter (q by a hash), the limit, the offset and
-// the count.
-func (r Result) filteredETag() string {
-	h := sha256.Sum256([]byte(r.q))
-	return `W/"` + r.d.Version[:16] + "-" + answerFormat + "r" + strconv.Itoa(r.n) +
-		"-l" + strconv.Itoa(r.limit) + "-d" + strconv.Itoa(r.district) + "-p" + strconv.Itoa(r.party) +
-		"-s" + strconv.Itoa(r.stoodIn) + "-e" + strconv.Itoa(int(r.elected)) + "-q" + hex.EncodeToString(h[:8]) +
-		"@" + strconv.Itoa(r.offset) + `"`
-}
-
-// appendReadersQuery appends the readers' filters in canonical form, each
-// followed by "&", for the next page's query string.
-func (r Result) appendReadersQuery(dst []byte) []byte {
-	if r.stoodIn > 0 {
-		dst = append(dst, "stood_in="...)
-		dst = strconv.AppendInt(dst, int64(r.stoodIn), 10)
-		dst = append(dst, '&')
-	}
-	switch r.elected {
-	case electedTrue:
-		dst = append(dst, "elected=true&"...)
-	case electedFalse:
-		dst = append(dst, "elected=false&"...)
-	}
-	if r.q != "" {
-		dst = append(dst, "q="...)
-		dst = append(dst, url.QueryEscape(r.q)...)
-		dst = append(dst, '&')
-	}
-	return dst
-}
-
-// appendReadersMeta appends meta.filters' stood_in, elected and q, each
-// null when not asked for.
-func (r Result) appendReadersMeta(dst []byte) []byte {
-	dst = append(dst, `,"stood_in":`...)
-	dst = append(dst, r.d.districtFilters[r.stoodIn]...)
-	dst = append(dst, `,"elected":`...)
-	switch r.elected {
-	case electedTrue:
-		dst = append(dst, "true"...)
-	case electedFalse:
-		dst = append(dst, "false"...)
-	default:
-		dst = append(dst, "null"...)
-	}
-	dst = append(dst, `,"q":`...)
-	if r.q == "" {
-		return append(dst, "null"...)
-	}
-	return append(dst, encodeRecord(r.q)...)
+	return Result{list: pg.d.allCandidates(), n: len(shown), page: pg, shown: shown}
 }

@@ -237,10 +237,10 @@ func TestManyParties(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := ds.Query(dataset.Parties, nil)
-	if err != nil || res.Count() != 606 || res.ETag() == "" {
-		t.Fatalf("parties: %d records, ETag %q, %v", res.Count(), res.ETag(), err)
+	if err != nil || res.Count() != 606 || answerOf(ds, res).ETag() == "" {
+		t.Fatalf("parties: %d records, ETag %q, %v", res.Count(), answerOf(ds, res).ETag(), err)
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(res.AppendGzip(nil, time.Now())))
+	zr, err := gzip.NewReader(bytes.NewReader(answerOf(ds, res).AppendGzip(nil, time.Now())))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,10 +49,10 @@ func (e *NotFoundError) Error() string {
 }
 
 // recordAnswers are the indexes that find one record by its key. The
-// answer itself is built on request from the record's bytes in its
-// collection's list (see picked): preparing one for each record, with its
-// own bytes, gzip stream and ETags, made a dataset of many small records
-// weigh many times its files.
+// answer itself is a Pick made on request of the record in its
+// collection's list: preparing one for each record, with its own bytes,
+// gzip stream and ETags, made a dataset of many small records weigh many
+// times its files.
 type recordAnswers struct {
 	candidateBySlug keyIndex
 	candidateByID   keyIndex
@@ -68,8 +68,9 @@ type localityAnswers struct {
 	// byName holds the districts of the other keys, those of a name or
 	// English name that are not the locality's slug: bit n for district n.
 	byName map[string]uint32
-	sets   map[uint32]*picked // the answer of each set of districts a key has
-	names  []string           // every locality name and English name, for suggestions
+	sets   map[uint32]*Pick // the answer of each set of districts a key has
+	picks  []*Pick          // the same answers, by ID
+	names  []string         // every locality name and English name, for suggestions
 }
 
 // localityRef is a locality of a district: Districts()[district].Localities[i].
@@ -131,16 +132,16 @@ func (d *Dataset) Record(c Collection, key string) (Result, error) {
 	switch c {
 	case Parties:
 		if found {
-			return d.one(d.partiesList, i, "rp", i), nil
+			return one(d.partiesList, i, "rp", i), nil
 		}
 		suggestion = suggest.Best(strings.ToLower(key), slugs(len(d.parties), d.partySlug), 1)
 	case Districts:
 		if found {
-			return d.one(d.districtsList, i, "rd", d.districts[i].Number), nil
+			return one(d.districtsList, i, "rd", d.districts[i].Number), nil
 		}
 	case Candidates:
 		if found {
-			return d.one(d.allCandidates(), i, "rc", i), nil
+			return one(d.allCandidates(), i, "rc", i), nil
 		}
 		suggestion = suggest.Best(strings.ToLower(key), slugs(len(d.candidates), d.candidateSlug), 1)
 	default:
@@ -149,19 +150,12 @@ func (d *Dataset) Record(c Collection, key string) (Result, error) {
 	return Result{}, &NotFoundError{Collection: c, Key: key, Suggestion: suggestion}
 }
 
-// one is the answer of the i-th record of l alone, with the ETag of the
-// list named prefix and number: "rp3", the fourth party.
-func (d *Dataset) one(l *list, i int, prefix string, number int) Result {
-	tag := prefix + strconv.Itoa(number)
-	p := &picked{tag: tag, etag: d.etag(tag, 1, ""), one: [1]int32{int32(i)}}
-	p.at = p.one[:]
+// one is the answer of the i-th record of l, a whole collection, alone,
+// tagged prefix and number: "rp3", the fourth party.
+func one(l *List, i int, prefix string, number int) Result {
+	p := &Pick{ID: -1, Tag: prefix + strconv.Itoa(number), one: [1]int32{int32(i)}}
+	p.At = p.one[:]
 	return Result{list: l, n: 1, pick: p}
-}
-
-// etag is the ETag of n records of the list tagged tag, as tagAll prepares
-// them, with suffix before the closing quote.
-func (d *Dataset) etag(tag string, n int, suffix string) string {
-	return `W/"` + d.Version[:16] + "-" + answerFormat + tag + "-" + strconv.Itoa(n) + suffix + `"`
 }
 
 // slugs are the n slugs slug(i) gives, without a slice of them: a dataset
@@ -190,7 +184,7 @@ func (d *Dataset) queryDistricts(p Params) (Result, error) {
 	}
 	if set := d.localityDistricts(LocalityKey(v)); set != 0 {
 		p := d.localities.sets[set]
-		return Result{list: d.districtsList, n: len(p.at), pick: p}, nil
+		return Result{list: d.districtsList, n: len(p.At), pick: p}, nil
 	}
 	reason := "names no locality of this dataset; give a locality's name, English name or slug"
 	if near := d.nearestLocalities(v, 3); len(near) > 0 {
@@ -245,7 +239,8 @@ func (d *Dataset) indexRecords() {
 	}
 	loc.names = sortNames(loc.names)
 	slices.SortFunc(loc.bySlug, func(a, b localityRef) int { return strings.Compare(d.localitySlug(a), d.localitySlug(b)) })
-	loc.sets = map[uint32]*picked{}
+	loc.sets = map[uint32]*Pick{}
+	loc.picks = nil
 	for i, r := range loc.bySlug {
 		if k := d.localitySlug(r); i == 0 || k != d.localitySlug(loc.bySlug[i-1]) {
 			d.prepareLocalitySet(d.localityDistricts(k))
@@ -290,27 +285,28 @@ func sortNames(names []string) []string {
 	return out
 }
 
-// prepareLocalitySet prepares the answer of a set of districts, bit n for
+// prepareLocalitySet makes the answer of a set of districts, bit n for
 // district n, if not prepared yet.
 func (d *Dataset) prepareLocalitySet(set uint32) {
 	if d.localities.sets[set] != nil {
 		return
 	}
 	// Districts in number order, numbered from 1, as the load checks.
-	p := &picked{}
+	p := &Pick{ID: len(d.localities.picks)}
 	tag := "l"
 	for n := 1; n <= 31; n++ {
 		if set&(1<<n) == 0 {
 			continue
 		}
-		if len(p.at) > 0 {
+		if len(p.At) > 0 {
 			tag += "."
 		}
 		tag += strconv.Itoa(n)
-		p.at = append(p.at, int32(n-1))
+		p.At = append(p.At, int32(n-1))
 	}
-	p.tag, p.etag = tag, d.etag(tag, len(p.at), "")
+	p.Tag = tag
 	d.localities.sets[set] = p
+	d.localities.picks = append(d.localities.picks, p)
 }
 
 // nearestLocalities returns up to n of the localities' names nearest the

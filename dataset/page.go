@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"fmt"
-	"strconv"
 )
 
 // A candidates answer is one page of a prepared list: the records from an
@@ -24,18 +23,9 @@ type page struct {
 	// alone, matched of all that match.
 	filtered bool
 	matched  int
-	stoodIn  int    // the stood_in filter's number; 0 for none
-	elected  int8   // electedTrue, electedFalse or electedAny
-	q        string // the q filter, trimmed; "" for none
-}
-
-// start is the position in the result's list of its first record: the
-// offset, but for a list that holds only the page.
-func (r Result) start() int {
-	if r.filtered {
-		return 0
-	}
-	return r.offset
+	stoodIn  int     // the stood_in filter's number; 0 for none
+	elected  Elected // ElectedTrue, ElectedFalse or ElectedAny
+	q        string  // the q filter, trimmed; "" for none
 }
 
 // Total is the number of records matching the query's filters, before the
@@ -47,7 +37,7 @@ func (r Result) Total() int {
 	case r.filtered:
 		return r.matched
 	}
-	return len(r.list.ends)
+	return len(r.list.Pos)
 }
 
 // Offset is the number of matching records before the first of the result.
@@ -60,132 +50,35 @@ func (r Result) Next() (int, bool) {
 	return next, r.d != nil && next < r.Total()
 }
 
-// AppendNextQuery appends the query string of the page after this one: the
-// filters in canonical form (a district by number, a party by slug), the
-// limit and the next offset, as in "district=5&party=pn&limit=100&offset=100",
-// with the readers' filters after party (q escaped). Numbers and slugs need
-// no escaping in a URL.
-func (r Result) AppendNextQuery(dst []byte) []byte {
-	next, _ := r.Next()
-	dst = r.AppendFilterQuery(dst)
-	dst = append(dst, "limit="...)
-	dst = strconv.AppendInt(dst, int64(r.limit), 10)
-	dst = append(dst, "&offset="...)
-	return strconv.AppendInt(dst, int64(next), 10)
+// Paged reports whether the result is a page of candidates, whose meta
+// says its limit, offset and filters: the other collections, and one
+// record, are not paged.
+func (r Result) Paged() bool { return r.d != nil }
+
+// Filtered reports whether the result is a page of readers' filters
+// (stood_in, elected, q): its records are picked one by one of all that
+// match (Index), not a run of a prepared list.
+func (r Result) Filtered() bool { return r.filtered }
+
+// Limit is the limit applied to a page.
+func (r Result) Limit() int { return r.limit }
+
+// Filters are the filters of a candidates query as understood, each in
+// its canonical form: what meta.filters echoes and the next page's link
+// names.
+type Filters struct {
+	// District and StoodIn are district numbers; 0 for none.
+	District, StoodIn int
+	// Party is the party's index in Parties plus one; 0 for none.
+	Party   int
+	Elected Elected
+	// Q is the text asked for, trimmed; "" for none.
+	Q string
 }
 
-// AppendFilterQuery appends the candidates' filters of the answer as a
-// query string in canonical form, each ended by "&" (a district by number,
-// a party by slug, q trimmed and escaped), as in "district=5&party=pn&q=ab&";
-// nothing for an answer with no filter. The same filters in any other form
-// give the same bytes: a page's cache key, or the link to the same rows
-// elsewhere (/candidates.csv?…).
-func (r Result) AppendFilterQuery(dst []byte) []byte {
-	if r.d == nil {
-		return dst
-	}
-	if r.district > 0 {
-		dst = append(dst, "district="...)
-		dst = strconv.AppendInt(dst, int64(r.district), 10)
-		dst = append(dst, '&')
-	}
-	if r.party > 0 {
-		dst = append(dst, "party="...)
-		dst = append(dst, r.d.parties[r.party-1].Slug...)
-		dst = append(dst, '&')
-	}
-	return r.appendReadersQuery(dst)
-}
-
-// appendPageMeta appends the keys of meta that follow count: total, and
-// for a page its limit, offset and filters, as in
-// ,"total":19,"limit":2,"offset":0,"filters":{"district":{…},"party":null,
-// "stood_in":null,"elected":true,"q":null}.
-func (r Result) appendPageMeta(dst []byte) []byte {
-	dst = append(dst, `,"total":`...)
-	dst = strconv.AppendInt(dst, int64(r.Total()), 10)
-	if r.d == nil {
-		return dst
-	}
-	dst = append(dst, `,"limit":`...)
-	dst = strconv.AppendInt(dst, int64(r.limit), 10)
-	dst = append(dst, `,"offset":`...)
-	dst = strconv.AppendInt(dst, int64(r.offset), 10)
-	dst = append(dst, `,"filters":{"district":`...)
-	dst = append(dst, r.d.districtFilters[r.district]...)
-	dst = append(dst, `,"party":`...)
-	dst = r.d.appendPartyFilter(dst, r.party)
-	dst = r.appendReadersMeta(dst)
-	return append(dst, '}')
-}
-
-// pageRecords is the records of a page, without the envelope: a slice of
-// the list's prepared bytes.
-func (r Result) pageRecords() []byte {
-	if r.n == 0 {
-		return nil
-	}
-	start := r.start()
-	if start == 0 {
-		return r.list.data[len(envelopeStart):r.list.end(r.n)]
-	}
-	return r.list.data[r.list.end(start)+1 : r.list.end(start+r.n)] // +1: past the comma
-}
-
-// pageETag is the ETag of a candidates answer whose list and count do not
-// imply the rest of its body: a page past the first, a limit other than the
-// default above the count, or no record at all (every empty filter shares
-// one list). It names the count, limit, filters and offset. The first
-// pages' tags are prepared at load; preparing one for every offset, limit
-// and count would take memory the cube of the list's length.
-func (r Result) pageETag() string {
-	tag := r.list.etags[0]
-	tag = tag[:len(tag)-2] // without "0" and the closing quote
-	return tag + strconv.Itoa(r.n) + "-l" + strconv.Itoa(r.limit) + "-d" + strconv.Itoa(r.district) +
-		"-p" + strconv.Itoa(r.party) + "@" + strconv.Itoa(r.offset) + `"`
-}
-
-// prepareFilters encodes, for meta.filters, each district as the district
-// filter echoes it ({"number":5,"id":"…"}); index 0, no filter, is null.
-// A party is encoded on request (appendPartyFilter): there are 13
-// districts, but there may be many parties.
-func (d *Dataset) prepareFilters() {
-	d.districtFilters = make([]string, DistrictCount+1)
-	d.districtFilters[0] = "null"
-	for _, dist := range d.districts {
-		d.districtFilters[dist.Number] = string(encodeRecord(struct {
-			Number int    `json:"number"`
-			ID     string `json:"id"`
-		}{dist.Number, dist.ID}))
-	}
-}
-
-// appendPartyFilter appends the party filter p (as in candidateKey) as
-// meta.filters echoes it, {"slug":"pn","id":"…"}, or null for none.
-func (d *Dataset) appendPartyFilter(dst []byte, p int) []byte {
-	if p == 0 {
-		return append(dst, "null"...)
-	}
-	party := &d.parties[p-1]
-	dst = append(dst, `{"slug":`...)
-	dst = appendJSONString(dst, party.Slug)
-	dst = append(dst, `,"id":`...)
-	dst = appendJSONString(dst, party.ID)
-	return append(dst, '}')
-}
-
-// appendJSONString appends s as EncodeJSON encodes it: as it is, quoted,
-// when it holds only printable ASCII other than quote and backslash (every
-// slug and UUID), through the encoder otherwise.
-func appendJSONString(dst []byte, s string) []byte {
-	for i := range len(s) {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return append(dst, encodeRecord(s)...)
-		}
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
+// Filters returns the page's filters.
+func (r Result) Filters() Filters {
+	return Filters{District: r.district, StoodIn: r.stoodIn, Party: r.party, Elected: r.elected, Q: r.q}
 }
 
 // checkOffset reads the offset parameter: decimal digits from 0 to total,

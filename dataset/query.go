@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // The candidates' limit parameter: its default and its accepted range.
@@ -96,13 +95,13 @@ func (d *Dataset) queryCandidates(p Params) (Result, error) {
 		if len(bad) > 0 {
 			return Result{}, &ParamError{Params: bad}
 		}
-		return d.queryFiltered(readers, page{d: d, offset: offset, limit: limit, district: district, party: party}, matches), nil
+		return queryFiltered(readers, page{d: d, offset: offset, limit: limit, district: district, party: party}, matches), nil
 	}
-	offset := checkOffset(p, filtersOK, len(l.ends), refuse)
+	offset := checkOffset(p, filtersOK, len(l.Pos), refuse)
 	if len(bad) > 0 {
 		return Result{}, &ParamError{Params: bad}
 	}
-	return Result{list: l, n: min(limit, len(l.ends)-offset), page: page{
+	return Result{list: l, n: min(limit, len(l.Pos)-offset), page: page{
 		d: d, offset: offset, limit: limit, district: district, party: party,
 	}}, nil
 }
@@ -136,8 +135,8 @@ func (d *Dataset) parseCandidateFilters(p Params, refuse func(name, reason strin
 	return f
 }
 
-// candidateList is the prepared list of a district and a party filter.
-func (d *Dataset) candidateList(district, party int) *list {
+// candidateList is the list of a district and a party filter.
+func (d *Dataset) candidateList(district, party int) *List {
 	if l := d.candidateLists[d.candidateKey(district, party)]; l != nil {
 		return l
 	}
@@ -214,148 +213,78 @@ func partyReason(bySlug keyIndex, slug func(i int) string) string {
 	return "must be a party slug (" + list + ") or a party UUID"
 }
 
-// Result is the answer to a query, ready to be written: n records of a
-// prepared list, from the page's offset on.
+// Result is the answer to a query: which records, of which list, and what
+// the query was understood to ask. How it is written (the envelope, meta,
+// the ETag, gzip) is package answers'.
 type Result struct {
-	list *list
+	list *List
 	n    int
 	page
-	// pick, when set, chooses the result's records of list by index: an
-	// answer built on request rather than prepared at load.
-	pick *picked
+	// pick, when set, chooses the result's records of list by index: one
+	// record by its key, or the districts of a locality.
+	pick *Pick
+	// shown, for a page of readers' filters, is the positions of its
+	// records, of all that match.
+	shown []int32
 }
 
-// picked is an answer of some records of a list, in the order given, not
-// prepared at load: one record by its key, or the districts of a locality.
-// Its body and gzip encoding are made on request from the records' bytes
-// in the list, so the record is held once, in its collection's list.
-type picked struct {
-	tag  string  // names the answer inside a dataset version, as a list's tag
-	etag string  // the ETag of the answer
-	at   []int32 // the records' indexes in the list
-	one  [1]int32
+// Pick is an answer of some records of a collection's whole list (see
+// Dataset.Whole), in the order given: one record by its key, or the
+// districts of a locality. Those of a locality are made at load, one for
+// each set of districts (Picks); one record's, on request.
+type Pick struct {
+	// ID is the pick's index in Picks, or -1 for one made on request.
+	ID int
+	// Tag names the answer inside a dataset version, as a list's Tag does.
+	Tag string
+	// At holds the records' positions in their collection.
+	At  []int32
+	one [1]int32
 }
+
+// Picks returns the picks made at load, by ID. The slice is shared:
+// callers must not modify it.
+func (d *Dataset) Picks() []*Pick { return d.localities.picks }
 
 // Count is the number of records in the result.
 func (r Result) Count() int { return r.n }
 
-// ETag identifies the result's content: the dataset version, the list, the
-// number of records and, for candidates, the limit, offset and filters the
-// body echoes (implied by the list and the count where they can be). It is
-// weak: the body also carries generatedAt.
-func (r Result) ETag() string {
-	if r.pick != nil {
-		return r.pick.etag
-	}
-	if r.d == nil {
-		return r.list.etag(r.n)
-	}
-	if r.filtered {
-		return r.filteredETag()
-	}
-	// A candidates answer's body also says its limit, offset and filters:
-	// the prepared tags serve where the list and n imply them all.
-	if r.offset == 0 && r.list != r.d.emptyList {
-		switch r.limit {
-		case r.n: // a full page: n is the limit
-			return r.list.etag(r.n)
-		case DefaultLimit: // the whole list, shorter than the default limit
-			return r.list.defaultETag
-		}
-	}
-	return r.pageETag()
-}
+// List is the list the result's records are of: for a pick or a page of
+// readers' filters, its collection's whole list.
+func (r Result) List() *List { return r.list }
 
-// etag is the ETag of the first n records of the list.
-func (l *list) etag(n int) string {
-	if n == len(l.ends) {
-		return l.whole
-	}
-	return l.etags[n]
-}
+// Pick is the result's pick, or nil when its records are a run of its
+// list's.
+func (r Result) Pick() *Pick { return r.pick }
 
-// AppendJSON appends the response body, the envelope
-// {"data":[...],"meta":{"count":N,"generatedAt":"..."}} and a newline, to
-// dst. The HTTP server and the command line both write bodies through it, so
-// their bytes are the same.
-func (r Result) AppendJSON(dst []byte, generatedAt time.Time) []byte {
-	if r.pick != nil {
-		dst = append(dst, envelopeStart...)
-		for i := range r.pick.at {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, r.Record(i)...)
-		}
-		return r.appendTail(dst, generatedAt)
+// Run reports where in List the result's records run, from start, when
+// they are a run of its list's records: not for a pick or a page of
+// readers' filters, whose records Index gives one by one.
+func (r Result) Run() (start int, ok bool) {
+	if r.pick != nil || r.filtered {
+		return 0, false
 	}
-	if r.start() > 0 {
-		dst = append(dst, envelopeStart...)
-		dst = append(dst, r.pageRecords()...)
-	} else {
-		dst = append(dst, r.list.data[:r.list.end(r.n)]...)
-	}
-	return r.appendTail(dst, generatedAt)
+	return r.offset, true
 }
-
-// appendTail appends what follows the records: the end of data and meta.
-func (r Result) appendTail(dst []byte, generatedAt time.Time) []byte {
-	dst = append(dst, `],"meta":{"count":`...)
-	dst = strconv.AppendInt(dst, int64(r.n), 10)
-	dst = r.appendPageMeta(dst)
-	dst = append(dst, `,"generatedAt":"`...)
-	dst = AppendTime(dst, generatedAt)
-	return append(dst, "\"}}\n"...)
-}
-
-// AppendTime appends t in TimeFormat, as t.UTC().AppendFormat(dst,
-// TimeFormat) does, digit by digit: on every answer, parsing the layout
-// costs more than the rest of the tail.
-func AppendTime(dst []byte, t time.Time) []byte {
-	t = t.UTC()
-	year, month, day := t.Date()
-	if year < 0 || year > 9999 {
-		return t.AppendFormat(dst, TimeFormat)
-	}
-	hour, minute, second := t.Clock()
-	ms := t.Nanosecond() / int(time.Millisecond)
-	return append(dst,
-		byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
-		byte('0'+month/10), byte('0'+month%10), '-',
-		byte('0'+day/10), byte('0'+day%10), 'T',
-		byte('0'+hour/10), byte('0'+hour%10), ':',
-		byte('0'+minute/10), byte('0'+minute%10), ':',
-		byte('0'+second/10), byte('0'+second%10), '.',
-		byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
-}
-
-// TimeFormat is the format of meta.generatedAt: UTC with exactly three
-// fractional digits.
-const TimeFormat = "2006-01-02T15:04:05.000Z"
 
 // Index returns the position of the result's i-th record in its
 // collection's published order: the record is Parties()[Index(i)],
 // Districts()[Index(i)] or Candidates()[Index(i)]. The pages and query's
-// columns read records as values through it, rather than decoding the JSON
-// the result holds.
-func (r Result) Index(i int) int { return int(r.list.pos[r.at(i)]) }
+// columns read records as values through it.
+func (r Result) Index(i int) int {
+	switch {
+	case r.pick != nil:
+		return int(r.pick.At[i])
+	case r.filtered:
+		return int(r.shown[i])
+	}
+	return int(r.list.Pos[r.offset+i])
+}
 
 // tag names the result's list inside a dataset version.
 func (r Result) tag() string {
 	if r.pick != nil {
-		return r.pick.tag
+		return r.pick.Tag
 	}
-	return r.list.tag
+	return r.list.Tag
 }
-
-// at is the index in the result's list of its i-th record.
-func (r Result) at(i int) int {
-	if r.pick != nil {
-		return int(r.pick.at[i])
-	}
-	return r.start() + i
-}
-
-// Record returns the encoded JSON of the i-th record of the result, exactly
-// as it appears in the body.
-func (r Result) Record(i int) []byte { return r.list.record(r.at(i)) }

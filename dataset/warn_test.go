@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"slices"
 	"testing"
 )
@@ -69,5 +70,31 @@ func TestRepeatsNameTheFirst(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("errors:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestOptionsWarn: with Options.Warn, a check and a load give each warning
+// to it, in the order a report lists them, and keep none.
+func TestOptionsWarn(t *testing.T) {
+	const dir = "../commands/testdata/datasets/warnings"
+	want, err := CheckDirContext(context.Background(), dir, Options{})
+	if err != nil || len(want) < 5 {
+		t.Fatalf("CheckDirContext: %d warnings, %v; want 5 or more", len(want), err)
+	}
+	var got []Problem
+	kept, err := CheckDirContext(context.Background(), dir, Options{Warn: func(p Problem) { got = append(got, p) }})
+	if err != nil || kept != nil {
+		t.Fatalf("CheckDirContext with Warn: %d kept, %v; want none", len(kept), err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings given to Warn:\n%v\nwant\n%v", got, want)
+	}
+	got = nil
+	ds, err := LoadDirContext(context.Background(), dir, Options{Warn: func(p Problem) { got = append(got, p) }})
+	if err != nil || ds.Warnings != nil {
+		t.Fatalf("LoadDirContext with Warn: %v, %v; want no warnings kept", err, ds.Warnings)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings of a load given to Warn:\n%v\nwant\n%v", got, want)
 	}
 }

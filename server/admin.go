@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"ballot/answers"
 	"ballot/dataset"
 )
 
@@ -97,14 +98,14 @@ func (s *Server) handleReady(w http.ResponseWriter, _ *http.Request) {
 			path = &r.path
 		}
 		body["last_refusal"] = map[string]any{
-			"at":          r.at.UTC().Format(dataset.TimeFormat),
+			"at":          r.at.UTC().Format(answers.TimeFormat),
 			"path":        path,
 			"error_count": r.count,
 			"errors":      r.problems,
 		}
 		if r.at.After(snap.loadedAt) {
 			body["detail"] = fmt.Sprintf("the last reload, at %s, was refused (%s): still serving the dataset loaded at %s",
-				r.at.UTC().Format(dataset.TimeFormat), pluralErrors(r.count), snap.loadedAt.UTC().Format(dataset.TimeFormat))
+				r.at.UTC().Format(answers.TimeFormat), pluralErrors(r.count), snap.loadedAt.UTC().Format(answers.TimeFormat))
 		}
 	}
 	writeAdminJSON(w, http.StatusOK, body)
@@ -116,7 +117,7 @@ func servedStatus(snap *snapshot) map[string]any {
 		"title":        snap.ds.Manifest.Title,
 		"version":      snap.ds.Version,
 		"published_at": publishedAt(snap.ds.Manifest),
-		"loaded_at":    snap.loadedAt.UTC().Format(dataset.TimeFormat),
+		"loaded_at":    snap.loadedAt.UTC().Format(answers.TimeFormat),
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"ballot/dataset"
+	"ballot/answers"
 )
 
 // answer is a successful answer: a document's or a page's bytes, prepared
@@ -22,7 +22,7 @@ type answer struct {
 	// body and gzipBody are a document's bytes; nil for a collection. A
 	// page rendered for the request has a body alone, sent as it is.
 	body, gzipBody []byte
-	result         dataset.Result // a collection's records
+	result         answers.Result // a collection's records
 	// cacheControl, when set, replaces the server's Cache-Control: the
 	// pages' fingerprinted stylesheet and icon are cached for a year.
 	cacheControl []string

@@ -2,13 +2,13 @@ package server
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
 	"strconv"
 	"strings"
 
+	"ballot/answers"
 	"ballot/dataset"
 )
 
@@ -68,16 +68,12 @@ func buildDocuments(ds *dataset.Dataset, idx index, publicURL string) *documents
 func prepare(contentType []string, body []byte) answer {
 	sum := sha256.Sum256(body)
 	tag := hex.EncodeToString(sum[:12])
-	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-	_, _ = zw.Write(body) // a bytes.Buffer does not fail
-	_ = zw.Close()
 	return answer{
 		contentType: contentType,
 		etag:        `"` + tag + `"`,
 		gzipETag:    `"` + tag + `-gzip"`,
 		body:        body,
-		gzipBody:    gz.Bytes(),
+		gzipBody:    answers.GzipDocument(body),
 	}
 }
 

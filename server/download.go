@@ -1,12 +1,10 @@
 package server
 
 import (
-	"bytes"
-	"compress/gzip"
 	"net/http"
 	"strings"
-	"sync"
 
+	"ballot/answers"
 	"ballot/dataset"
 )
 
@@ -22,19 +20,21 @@ const (
 var csvValue = []string{"text/csv; charset=utf-8"}
 
 // download answers GET and HEAD for a collection's CSV download: every
-// row its filters keep (dataset.Rows), or the API's 400 problem for a
+// row its filters keep (dataset.Rows, written by answers.Download), or the API's 400 problem for a
 // refused filter.
 func (s *Server) download(c dataset.Collection) http.Handler {
 	disposition := []string{`attachment; filename="` + string(c) + `.csv"`}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := queries.Get().(*query)
 		defer q.release()
-		rows, err := s.snap.Load().ds.Rows(c, q.parse(r.URL.RawQuery))
+		ds := s.snap.Load().ds
+		rows, err := ds.Rows(c, q.parse(r.URL.RawQuery))
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		etag := rows.ETag()
+		csv := answers.NewDownload(ds, rows)
+		etag := csv.ETag()
 		a := &answer{contentType: csvValue, etag: etag, gzipETag: strings.TrimSuffix(etag, `"`) + `-gzip"`}
 		gz := acceptsGzip(r.Header["Accept-Encoding"])
 		tag := a.etag
@@ -49,32 +49,18 @@ func (s *Server) download(c dataset.Collection) http.Handler {
 		case noneMatch(r.Header["If-None-Match"], tag):
 			a.body, a.gzipBody = []byte{}, []byte{}
 		case gz:
-			a.body, a.gzipBody = []byte{}, gzipCSV(rows.AppendCSV(nil))
+			a.body, a.gzipBody = []byte{}, gzipCSV(csv.AppendCSV(nil))
 		default:
-			a.body = rows.AppendCSV(nil)
+			a.body = csv.AppendCSV(nil)
 		}
 		w.Header()["Content-Disposition"] = disposition
 		s.writeAnswer(w, r, a)
 	})
 }
 
-// csvGzips recycles the downloads' gzip writers: a new one allocates
-// hundreds of kilobytes, far more than a download's rows.
-var csvGzips = sync.Pool{New: func() any {
-	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed) // a valid level never fails
-	return zw
-}}
-
 // gzipCSV compresses a download for a client that accepts gzip: made on
 // request like the rows themselves, at the fastest level, which still
 // takes a CSV to about a sixth of its size.
 func gzipCSV(body []byte) []byte {
-	var buf bytes.Buffer
-	buf.Grow(len(body)/4 + 64)
-	zw := csvGzips.Get().(*gzip.Writer)
-	defer csvGzips.Put(zw)
-	zw.Reset(&buf)
-	_, _ = zw.Write(body) // a bytes.Buffer does not fail
-	_ = zw.Close()
-	return buf.Bytes()
+	return answers.GzipOnRequest(make([]byte, 0, len(body)/4+64), body)
 }

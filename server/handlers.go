@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"ballot/answers"
 	"ballot/dataset"
 )
 
@@ -18,12 +19,13 @@ func (s *Server) collection(c dataset.Collection) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := queries.Get().(*query)
 		defer q.release()
-		res, err := s.snap.Load().ds.Query(c, q.parse(r.URL.RawQuery))
+		snap := s.snap.Load()
+		res, err := snap.ds.Query(c, q.parse(r.URL.RawQuery))
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		s.writeResult(w, r, res)
+		s.writeResult(w, r, snap.answers.Of(res))
 	})
 }
 
@@ -32,17 +34,18 @@ func (s *Server) collection(c dataset.Collection) http.Handler {
 // collection's is; query parameters are ignored.
 func (s *Server) record(c dataset.Collection, key string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		res, err := s.snap.Load().ds.Record(c, pathKey(r, key))
+		snap := s.snap.Load()
+		res, err := snap.ds.Record(c, pathKey(r, key))
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		s.writeResult(w, r, res)
+		s.writeResult(w, r, snap.answers.Of(res))
 	})
 }
 
 // writeResult writes a collection's or a record's answer.
-func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, res dataset.Result) {
+func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, res answers.Result) {
 	etag := res.ETag() // prepared at load
 	s.writeAnswer(w, r, &answer{contentType: jsonValue, etag: etag, gzipETag: etag, result: res})
 }

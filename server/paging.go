@@ -3,7 +3,7 @@ package server
 import (
 	"strconv"
 
-	"ballot/dataset"
+	"ballot/answers"
 )
 
 // lengthAndLink returns the Content-Length value of a body of length bytes
@@ -13,11 +13,11 @@ import (
 // in canonical form and limit and offset set. Both are made in one
 // allocation, which the length alone cost before. path is the endpoint's
 // path, which routing matched exactly.
-func (s *Server) lengthAndLink(length int, path string, res dataset.Result) (string, string) {
+func (s *Server) lengthAndLink(length int, path string, res answers.Result) (string, string) {
 	var text [512]byte
 	b := strconv.AppendInt(text[:0], int64(length), 10)
 	n := len(b)
-	if _, ok := res.Next(); ok {
+	if _, ok := res.Query().Next(); ok {
 		b = append(b, '<')
 		b = append(b, s.publicURL...)
 		b = append(b, path...)

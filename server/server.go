@@ -27,8 +27,8 @@
 //   - Where a page is rendered: package pages renders the HTML; site.go
 //     prepares the pages rendered at load and answers the pages' routes.
 //   - What is served: server.go. A snapshot holds the dataset and all that
-//     was prepared from it (documents, pages); a reload builds a new one
-//     and swaps one pointer.
+//     was prepared from it (its answers, documents and pages); a reload
+//     builds a new one and swaps one pointer.
 //   - The documents of the API (index, OpenAPI, catalogue): docs.go. The
 //     admin listener: admin.go. Listening and shutting down: listen.go.
 package server
@@ -48,6 +48,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"ballot/answers"
 	"ballot/dataset"
 	"ballot/server/ratelimit"
 )
@@ -57,8 +58,8 @@ import (
 const MaxClients = ratelimit.MaxClients
 
 // Options tune the server. New takes them as given, so a caller starts from
-// DefaultOptions and changes what it means to; the one exception is that a
-// nil Logger discards and a nil Now is time.Now.
+// DefaultOptions and changes what it means to; the exceptions are that a
+// nil Logger discards, a nil Now is time.Now and a nil PaceGC paces nothing.
 type Options struct {
 	// CacheMaxAge is the max-age of Cache-Control on successful answers;
 	// zero makes caches revalidate every time.
@@ -113,6 +114,12 @@ type Options struct {
 	DataDir string
 	// Build is the build served, for the ballot_build_info metric.
 	Build Build
+	// PaceGC, when set, is called as a dataset's documents and pages are
+	// prepared, which allocates as a load does, and the function it
+	// returns once they are: the process's owner paces its garbage
+	// collector there as it does for a load (ballot's commands lower
+	// GOGC).
+	PaceGC func() (restore func())
 }
 
 // Build names the build of ballot that serves: its module version and VCS
@@ -160,12 +167,13 @@ type Server struct {
 }
 
 // snapshot is one dataset and everything prepared from it when it loaded:
-// its answers (inside the dataset), its documents and its pages. It is
-// immutable; a reload builds a new one and swaps the pointer.
+// its answers, its documents and its pages. It is immutable; a reload
+// builds a new one and swaps the pointer.
 type snapshot struct {
 	ds       *dataset.Dataset
-	docs     *documents // the index, the OpenAPI description and the catalogue
-	pages    *sitePages // nil when Options.Pages is off
+	answers  *answers.Answers // the API's answers of ds
+	docs     *documents       // the index, the OpenAPI description and the catalogue
+	pages    *sitePages       // nil when Options.Pages is off
 	loadedAt time.Time
 }
 
@@ -177,6 +185,9 @@ func New(ds *dataset.Dataset, opts Options) *Server {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.PaceGC == nil {
+		opts.PaceGC = func() func() { return func() {} }
 	}
 	s := &Server{
 		opts:          opts,
@@ -269,9 +280,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // setDataset prepares the snapshot of ds and serves it from the next
 // request on.
 func (s *Server) setDataset(ds *dataset.Dataset) {
-	defer dataset.PaceGC()()            // the documents and pages allocate as a load does
+	defer s.opts.PaceGC()()             // the answers, documents and pages allocate as a load does
 	idx := newIndex(ds, s.endpointList) // the index document and the home page show it
-	snap := &snapshot{ds: ds, docs: buildDocuments(ds, idx, s.publicURL), loadedAt: s.opts.Now()}
+	snap := &snapshot{ds: ds, answers: answers.Prepare(ds), docs: buildDocuments(ds, idx, s.publicURL), loadedAt: s.opts.Now()}
 	if s.opts.Pages {
 		snap.pages = buildPages(ds, idx)
 	}

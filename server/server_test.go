@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"ballot/answers"
 	"ballot/dataset"
 	"ballot/internal/apitest"
 	"ballot/server"
@@ -356,7 +357,7 @@ func checkEnvelope(t *testing.T, body []byte) {
 		len(env.Data) < *m.Limit && *m.Offset+len(env.Data) != *m.Total):
 		t.Errorf("meta says count %d, total %d, limit %d, offset %d: not a page of the total", len(env.Data), *m.Total, *m.Limit, *m.Offset)
 	}
-	if _, err := time.Parse(dataset.TimeFormat, env.Meta.GeneratedAt); err != nil || len(env.Meta.GeneratedAt) != 24 {
+	if _, err := time.Parse(answers.TimeFormat, env.Meta.GeneratedAt); err != nil || len(env.Meta.GeneratedAt) != 24 {
 		t.Errorf("generatedAt = %q, want YYYY-MM-DDTHH:MM:SS.mmmZ", env.Meta.GeneratedAt)
 	}
 	if !bytes.HasPrefix(body, []byte(`{"data":[`)) {
@@ -653,5 +654,28 @@ func TestPreflight(t *testing.T) {
 	rec = do(t, s, request{method: http.MethodOptions, target: "/api/public/v1/candidates", header: map[string]string{"Access-Control-Request-Headers": "X-Ok, Bad\r\nHeader: 1"}})
 	if got := rec.Header().Get("Access-Control-Allow-Headers"); got != "" {
 		t.Errorf("echoed a malformed header list: %q", got)
+	}
+}
+
+// TestPreparingIsPaced: a server calls Options.PaceGC while it prepares
+// what it serves of a dataset, at start and on each reload, and ends each
+// pacing before it serves.
+func TestPreparingIsPaced(t *testing.T) {
+	ds, err := dataset.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, ended := 0, 0
+	opts := server.DefaultOptions()
+	opts.PaceGC = func() func() {
+		started++
+		return func() { ended++ }
+	}
+	srv := server.New(ds, opts)
+	if _, err := srv.Reload(func() (*dataset.Dataset, error) { return ds, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if started != 2 || ended != 2 {
+		t.Errorf("paced %d times and ended %d, want 2 and 2: at start and on the reload", started, ended)
 	}
 }

@@ -298,7 +298,7 @@ func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if page := p.site.DistrictsFor(res, params); page != nil {
+	if page := p.site.DistrictsFor(snap.answers.Of(res), params); page != nil {
 		s.writeRendered(w, r, *page)
 		return
 	}

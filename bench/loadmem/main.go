@@ -1,6 +1,7 @@
-// Command loadmem loads a dataset directory once, as serve does at start,
-// and prints the files' total size, the process's peak resident memory and
-// the ratio of the two: the peak memory of a load as a multiple of the data.
+// Command loadmem loads a dataset directory once and prepares its API's
+// answers, as serve does at start, and prints the files' total size, the
+// process's peak resident memory and the ratio of the two: the peak memory
+// of a load as a multiple of the data.
 //
 //	go run ./bench/synth -n 50000 -out bench/out/synth-50000
 //	go run ./bench/loadmem bench/out/synth-50000
@@ -17,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 
+	"ballot/answers"
+	"ballot/commands/gcpace"
 	"ballot/dataset"
 )
 
@@ -36,10 +39,13 @@ func main() {
 		size += fi.Size()
 	}
 	before := status("VmRSS")
+	restore := gcpace.Load() // as serve loads
 	ds, err := dataset.LoadDirContext(context.Background(), dir, dataset.Options{MaxFileBytes: *maxBytes})
 	if err != nil {
 		log.Fatal(err)
 	}
+	answers.Prepare(ds) // the API's answers, which serve prepares next
+	restore()
 	peak := status("VmHWM")
 	fmt.Printf("candidates=%d files_bytes=%d rss_before=%d peak_rss=%d peak_over_files=%.1f load_over_files=%.1f\n",
 		len(ds.Candidates()), size, before, peak, float64(peak)/float64(size), float64(peak-before)/float64(size))

@@ -43,6 +43,7 @@ import (
 	"strconv"
 	"strings"
 
+	"ballot/answers"
 	"ballot/dataset"
 	"ballot/suggest"
 )
@@ -702,14 +703,15 @@ func Locality(params dataset.Params) string {
 }
 
 // DistrictsFor is the districts page of a locality lookup dataset.Query
-// accepted, res its answer; nil without a locality, which is
-// Site.Districts.
-func (s *Site) DistrictsFor(res dataset.Result, params dataset.Params) *Rendered {
+// accepted, ans its answer as the API gives it (whose ETag names its
+// records); nil without a locality, which is Site.Districts.
+func (s *Site) DistrictsFor(ans answers.Result, params dataset.Params) *Rendered {
 	locality := Locality(params)
 	if locality == "" {
 		return nil
 	}
-	return &Rendered{"districts-" + s.tag + "-" + hashOf(res.ETag()+"\x00"+locality), func() []byte {
+	res := ans.Query()
+	return &Rendered{"districts-" + s.tag + "-" + hashOf(ans.ETag()+"\x00"+locality), func() []byte {
 		v := districtsView{Locality: locality, Lookup: true}
 		ds := make([]dataset.District, res.Count())
 		for i := range ds {

@@ -1,11 +1,11 @@
-package dataset_test
+package answers_test
 
 import (
 	"math/rand/v2"
 	"testing"
 	"time"
 
-	"ballot/dataset"
+	"ballot/answers"
 )
 
 func TestAppendTimeMatchesAppendFormat(t *testing.T) {
@@ -25,8 +25,8 @@ func TestAppendTimeMatchesAppendFormat(t *testing.T) {
 		cases = append(cases, time.Unix(rng.Int64N(400*365*86400)-100*365*86400, rng.Int64N(1e9)))
 	}
 	for _, tc := range cases {
-		want := tc.UTC().AppendFormat([]byte("x"), dataset.TimeFormat)
-		if got := dataset.AppendTime([]byte("x"), tc); string(got) != string(want) {
+		want := tc.UTC().AppendFormat([]byte("x"), answers.TimeFormat)
+		if got := answers.AppendTime([]byte("x"), tc); string(got) != string(want) {
 			t.Fatalf("AppendTime(%v) = %q, want %q", tc, got, want)
 		}
 	}
@@ -37,12 +37,12 @@ func BenchmarkAppendTime(b *testing.B) {
 	buf := make([]byte, 0, 64)
 	b.Run("AppendTime", func(b *testing.B) {
 		for b.Loop() {
-			buf = dataset.AppendTime(buf[:0], now)
+			buf = answers.AppendTime(buf[:0], now)
 		}
 	})
 	b.Run("AppendFormat", func(b *testing.B) {
 		for b.Loop() {
-			buf = now.UTC().AppendFormat(buf[:0], dataset.TimeFormat)
+			buf = now.UTC().AppendFormat(buf[:0], answers.TimeFormat)
 		}
 	})
 }

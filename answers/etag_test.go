@@ -1,4 +1,4 @@
-package dataset_test
+package answers_test
 
 import (
 	"strconv"
@@ -38,8 +38,9 @@ func TestETagsTellBodiesApart(t *testing.T) {
 						continue // an offset beyond this filter's total
 					}
 					queries++
-					body := string(res.AppendJSON(nil, at))
-					tag := res.ETag()
+					ans := of(d, res)
+					body := string(ans.AppendJSON(nil, at))
+					tag := ans.ETag()
 					if prev, ok := bodyOf[tag]; ok && prev != body {
 						t.Fatalf("district %d, party %q, limit %q, offset %q: ETag %s also tags another body:\n%s\n%s", district, party, limit, offset, tag, prev, body)
 					}

@@ -1,4 +1,4 @@
-package dataset_test
+package answers_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"ballot/answers"
 	"ballot/dataset"
 )
 
@@ -50,15 +51,15 @@ func TestAppendGzip(t *testing.T) {
 	}
 	type answer struct {
 		name string
-		res  dataset.Result
+		res  answers.Result
 	}
-	var answers []answer
+	var all []answer
 	for _, q := range queries {
 		res, err := ds.Query(q.c, q.p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		answers = append(answers, answer{string(q.c) + " " + fmt.Sprint(q.p), res})
+		all = append(all, answer{string(q.c) + " " + fmt.Sprint(q.p), of(ds, res)})
 	}
 	// One-record answers, compressed on request.
 	for _, r := range []struct {
@@ -69,9 +70,9 @@ func TestAppendGzip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		answers = append(answers, answer{string(r.c) + "/" + r.key, res})
+		all = append(all, answer{string(r.c) + "/" + r.key, of(ds, res)})
 	}
-	for _, a := range answers {
+	for _, a := range all {
 		res := a.res
 		plain := res.AppendJSON(nil, at)
 		zr, err := gzip.NewReader(bytes.NewReader(res.AppendGzip(nil, at)))
@@ -90,7 +91,8 @@ func TestAppendGzip(t *testing.T) {
 
 func BenchmarkAppendGzip(b *testing.B) {
 	ds, _ := dataset.Default()
-	res, _ := ds.Query(dataset.Candidates, nil)
+	q, _ := ds.Query(dataset.Candidates, nil)
+	res := of(ds, q)
 	buf := make([]byte, 0, 64<<10)
 	now := time.Now()
 	b.ReportAllocs()
@@ -107,14 +109,15 @@ func TestLocalityAnswerOwnETag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loc, err := ds.Query(dataset.Districts, dataset.Params{"locality": {"valletta"}})
+	locQ, err := ds.Query(dataset.Districts, dataset.Params{"locality": {"valletta"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := ds.Record(dataset.Districts, "1")
+	recQ, err := ds.Record(dataset.Districts, "1")
 	if err != nil {
 		t.Fatal(err)
 	}
+	loc, rec := of(ds, locQ), of(ds, recQ)
 	if loc.ETag() == rec.ETag() {
 		t.Errorf("the locality answer and district 1's record answer share the ETag %s", loc.ETag())
 	}

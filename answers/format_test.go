@@ -1,4 +1,4 @@
-package dataset_test
+package answers_test
 
 import (
 	"crypto/sha256"
@@ -24,7 +24,7 @@ func TestAnswerFormat(t *testing.T) {
 	}
 	at := time.Date(2026, 11, 21, 4, 15, 0, 0, time.UTC)
 	var shape strings.Builder
-	answers := []func() (dataset.Result, error){
+	queries := []func() (dataset.Result, error){
 		func() (dataset.Result, error) { return d.Query(dataset.Parties, nil) },
 		func() (dataset.Result, error) { return d.Query(dataset.Districts, nil) },
 		func() (dataset.Result, error) {
@@ -36,14 +36,15 @@ func TestAnswerFormat(t *testing.T) {
 		func() (dataset.Result, error) { return d.Record(dataset.Parties, "pn") },
 	}
 	var format string
-	for _, answer := range answers {
-		res, err := answer()
+	for _, query := range queries {
+		res, err := query()
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := res.AppendJSON(nil, at)
+		ans := of(d, res)
+		body := ans.AppendJSON(nil, at)
 		shape.WriteString(keys(t, body) + "\n")
-		tag := res.ETag()
+		tag := ans.ETag()
 		format = tag[len(`W/"`)+17 : len(`W/"`)+19]
 	}
 	sum := sha256.Sum256([]byte(shape.String()))
@@ -53,7 +54,7 @@ func TestAnswerFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got != string(want) {
-		t.Errorf("testdata/answer-format holds %q, the answers give %q:\n%s\nif the shape changed, change answerFormat in dataset.go, then write the new line to testdata/answer-format", want, got, shape.String())
+		t.Errorf("testdata/answer-format holds %q, the answers give %q:\n%s\nif the shape changed, change answerFormat in answers.go, then write the new line to testdata/answer-format", want, got, shape.String())
 	}
 }
 

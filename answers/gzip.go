@@ -1,4 +1,4 @@
-package dataset
+package answers
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"sync"
 	"time"
+
+	"ballot/dataset"
 )
 
 // A gzip body is a header, a DEFLATE stream and a trailer holding the CRC-32
@@ -55,31 +57,75 @@ func isFlushPoint(n, total int, limited bool) bool {
 	if !limited {
 		return n == 0 || n == total
 	}
-	return n <= MaxLimit && (n <= 20 || n%10 == 0 || n == total)
+	return n <= dataset.MaxLimit && (n <= 20 || n%10 == 0 || n == total)
 }
 
-// listCompressor holds the DEFLATE writer of a load, reset for each list:
-// a new writer allocates about a megabyte of tables, and one per
-// list was most of the time a small dataset took to load. Loads take them
-// from listCompressors, so loads one after the other (tests, fuzzing) share
-// them too.
-type listCompressor struct {
-	fw  *flate.Writer // lists, at the default level
-	buf bytes.Buffer
+// compressor is a DEFLATE writer appending to a byte slice. Every
+// compression the project does takes one from compressors: a new writer
+// allocates about a megabyte of tables, and one per list was most of the
+// time a small dataset took to load.
+type compressor struct {
+	fw    *flate.Writer
+	out   appender
+	level int
 }
 
-var listCompressors = sync.Pool{New: func() any {
-	c := &listCompressor{}
-	c.fw, _ = flate.NewWriter(&c.buf, flate.DefaultCompression) // a valid level does not fail
-	return c
-}}
+// appender is an io.Writer that appends to a slice.
+type appender struct{ b []byte }
+
+func (a *appender) Write(p []byte) (int, error) {
+	a.b = append(a.b, p...)
+	return len(p), nil
+}
+
+// The levels compressors keeps writers of, one pool each: a writer's
+// level is fixed when it is made.
+const (
+	// listLevel compresses the lists at load, once: the default level.
+	listLevel = flate.DefaultCompression
+	// requestLevel compresses what is made on request (a page past the
+	// first, picked records, a CSV download): the fastest, which allocates
+	// nothing once warm and still takes a CSV to about a sixth of its size.
+	requestLevel = flate.BestSpeed
+	// documentLevel compresses the documents prepared at load (the index,
+	// OpenAPI, the catalogue, the pages): as small as they get.
+	documentLevel = flate.BestCompression
+)
+
+// compressorPool is the one pool of DEFLATE writers, by level.
+type compressorPool struct {
+	byLevel map[int]*sync.Pool
+}
+
+var compressors = func() compressorPool {
+	p := compressorPool{byLevel: map[int]*sync.Pool{}}
+	for _, level := range []int{listLevel, requestLevel, documentLevel} {
+		p.byLevel[level] = &sync.Pool{New: func() any {
+			c := &compressor{level: level}
+			c.fw, _ = flate.NewWriter(&c.out, level) // a valid level does not fail
+			return c
+		}}
+	}
+	return p
+}()
+
+// get returns a compressor at level, writing to an empty slice.
+func (p compressorPool) get(level int) *compressor {
+	return p.byLevel[level].Get().(*compressor)
+}
+
+// put returns c to the pool; what it wrote is no longer its.
+func (p compressorPool) put(c *compressor) {
+	c.out.b = nil
+	p.byLevel[c.level].Put(c)
+}
 
 // compress prepares the list's gzip encoding with lc. Lists a limit applies
 // to need no flush point past MaxLimit.
-func (l *list) compress(lc *listCompressor, limited bool) {
+func (l *list) compress(lc *compressor, limited bool) {
 	last := len(l.ends)
 	if limited {
-		last = min(last, MaxLimit)
+		last = min(last, dataset.MaxLimit)
 	}
 	var c compressed
 	if limited || last <= 1 {
@@ -87,9 +133,9 @@ func (l *list) compress(lc *listCompressor, limited bool) {
 	} else {
 		c.ends, c.crcs, c.whole = make([]int, 2), make([]uint32, 2), last
 	}
-	buf, fw := &lc.buf, lc.fw
-	buf.Reset()
-	fw.Reset(buf)
+	fw := lc.fw
+	lc.out.b = lc.out.b[:0]
+	fw.Reset(&lc.out)
 	var crc uint32
 	prev := 0
 	for n := 0; n <= last; n++ {
@@ -106,41 +152,34 @@ func (l *list) compress(lc *listCompressor, limited bool) {
 		_, _ = fw.Write(l.data[prev:end]) // a bytes.Buffer does not fail
 		_ = fw.Flush()
 		crc = crc32.Update(crc, crc32.IEEETable, l.data[prev:end])
-		c.ends[slot] = buf.Len()
+		c.ends[slot] = len(lc.out.b)
 		c.crcs[slot] = crc
 		prev = end
 	}
-	c.stream = bytes.Clone(buf.Bytes())
+	c.stream = bytes.Clone(lc.out.b)
 	l.gz = c
-}
-
-// end is the length of the envelope's start and the first n records.
-func (l *list) end(n int) int {
-	if n == 0 {
-		return len(envelopeStart)
-	}
-	return l.ends[n-1]
 }
 
 // AppendGzip appends the gzip encoding of the body AppendJSON writes.
 func (r Result) AppendGzip(dst []byte, generatedAt time.Time) []byte {
-	if r.pick != nil || r.start() > 0 || r.filtered {
+	if start, run := r.res.Run(); !run || start > 0 {
 		return r.appendGzipPage(dst, generatedAt)
 	}
-	p, end, crc := r.list.gz.flush(r.n)
+	n := r.res.Count()
+	p, end, crc := r.l.gz.flush(n)
 	dst = append(dst, gzipHeader...)
-	dst = append(dst, r.list.gz.stream[:end]...)
+	dst = append(dst, r.l.gz.stream[:end]...)
 	// After a sync flush the stream is byte-aligned, so stored blocks can
 	// follow: a header byte, the length and its complement, then the bytes
 	// as they are. Compressing them would cost more time than it saves.
-	extra := r.list.data[r.list.end(p):r.list.end(r.n)]
+	extra := r.l.data[r.l.end(p):r.l.end(n)]
 	crc = crc32.Update(crc, crc32.IEEETable, extra)
 	for len(extra) > 0 {
 		chunk := extra[:min(len(extra), 0xffff)]
 		dst = appendStored(dst, chunk, false)
 		extra = extra[len(chunk):]
 	}
-	return r.appendGzipTail(dst, crc, r.list.end(r.n), generatedAt)
+	return r.appendGzipTail(dst, crc, r.l.end(n), generatedAt)
 }
 
 // appendGzipTail ends a gzip body whose DEFLATE stream so far is
@@ -166,33 +205,13 @@ func (r Result) appendGzipTail(dst []byte, crc uint32, size int, generatedAt tim
 // few records, which costs the first pages (the answers asked for most) a
 // good part of their compression, or a second copy of every list.
 
-// pageCompressor is a DEFLATE writer appending to a byte slice.
-type pageCompressor struct {
-	fw  *flate.Writer
-	out appender
-}
-
-// appender is an io.Writer that appends to a slice.
-type appender struct{ b []byte }
-
-func (a *appender) Write(p []byte) (int, error) {
-	a.b = append(a.b, p...)
-	return len(p), nil
-}
-
-var pageCompressors = sync.Pool{New: func() any {
-	c := &pageCompressor{}
-	c.fw, _ = flate.NewWriter(&c.out, flate.BestSpeed) // a valid level does not fail
-	return c
-}}
-
 var envelopeStartBytes = []byte(envelopeStart)
 
 // appendGzipPage appends the gzip encoding of a page past the first, of
 // a page of readers' filters, whose list is not compressed at load, or of
 // an answer of picked records.
 func (r Result) appendGzipPage(dst []byte, generatedAt time.Time) []byte {
-	c := pageCompressors.Get().(*pageCompressor)
+	c := compressors.get(requestLevel)
 	c.out.b = append(dst, gzipHeader...)
 	c.fw.Reset(&c.out)
 	crc, size := uint32(0), 0
@@ -202,20 +221,19 @@ func (r Result) appendGzipPage(dst []byte, generatedAt time.Time) []byte {
 		size += len(b)
 	}
 	write(envelopeStartBytes)
-	if r.pick != nil {
-		for i := range r.pick.at {
+	if start, run := r.res.Run(); run {
+		write(r.runRecords(start))
+	} else {
+		for i := range r.res.Count() {
 			if i > 0 {
 				write(comma)
 			}
 			write(r.Record(i))
 		}
-	} else {
-		write(r.pageRecords())
 	}
 	_ = c.fw.Flush() // byte-aligned, not final: the tail follows
 	dst = c.out.b
-	c.out.b = nil
-	pageCompressors.Put(c)
+	compressors.put(c)
 	return r.appendGzipTail(dst, crc, size, generatedAt)
 }
 
@@ -231,3 +249,32 @@ func appendStored(dst, b []byte, final bool) []byte {
 	dst = append(dst, head, byte(n), byte(n>>8), ^byte(n), ^byte(n>>8))
 	return append(dst, b...)
 }
+
+// gzipMember appends to dst body compressed whole as a gzip member at level
+// (requestLevel for what is made on request, documentLevel for what is
+// prepared at load), as compress/gzip writes it.
+func gzipMember(dst, body []byte, level int) []byte {
+	c := compressors.get(level)
+	c.out.b = append(dst, gzipHeader...)
+	// The extra flags say the level, as compress/gzip sets them.
+	switch level {
+	case flate.BestCompression:
+		c.out.b[len(c.out.b)-2] = 2
+	case flate.BestSpeed:
+		c.out.b[len(c.out.b)-2] = 4
+	}
+	c.fw.Reset(&c.out)
+	_, _ = c.fw.Write(body) // an appender does not fail
+	_ = c.fw.Close()
+	dst = binary.LittleEndian.AppendUint32(c.out.b, crc32.ChecksumIEEE(body))
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(body)))
+	compressors.put(c)
+	return dst
+}
+
+// GzipDocument compresses a document prepared at load, as small as it gets.
+func GzipDocument(body []byte) []byte { return gzipMember(nil, body, documentLevel) }
+
+// GzipOnRequest appends to dst a body made on request compressed, at the
+// fastest level.
+func GzipOnRequest(dst, body []byte) []byte { return gzipMember(dst, body, requestLevel) }

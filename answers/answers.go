@@ -1,0 +1,229 @@
+package answers
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"ballot/dataset"
+)
+
+// Answers are the API's answers of one dataset, prepared once when it
+// loads: each list's records encoded to JSON after the start of the
+// envelope, its gzip encoding and its ETags. A request is a lookup and a
+// write (Of). Answers are immutable; a reload prepares new ones.
+type Answers struct {
+	ds    *dataset.Dataset
+	lists []*list // by dataset.List.ID
+	// pickETags are the ETags of the picks made at load (the districts of
+	// a locality), by dataset.Pick.ID.
+	pickETags []string
+	// districtFilters[n] is meta.filters' district, and stood_in, by
+	// number.
+	districtFilters []string
+}
+
+// Prepare prepares every answer the API can give of ds, a dataset loaded
+// with its indexes (not dataset.Options.RecordsOnly).
+func Prepare(ds *dataset.Dataset) *Answers {
+	a := &Answers{ds: ds, lists: make([]*list, len(ds.Lists()))}
+	a.prepareFilters()
+	a.encodeLists()
+	lc := compressors.get(listLevel)
+	defer compressors.put(lc) // without its bytes, as large as the largest list
+
+	for _, dl := range ds.Lists() {
+		l := a.lists[dl.ID]
+		limited := dl.Collection == dataset.Candidates
+		l.compress(lc, limited)
+		l.tagAll(ds.Version, limited)
+	}
+	a.pickETags = make([]string, len(ds.Picks()))
+	for _, p := range ds.Picks() {
+		a.pickETags[p.ID] = a.etag(p.Tag, len(p.At), "")
+	}
+	return a
+}
+
+// Dataset is the dataset the answers are of.
+func (a *Answers) Dataset() *dataset.Dataset { return a.ds }
+
+// encodeLists encodes the records of every list. Every record is encoded
+// once, into its collection's whole list; the lists of a filter copy the
+// records from it, each list allocated at its size.
+func (a *Answers) encodeLists() {
+	ds := a.ds
+	// A record encoded takes about twice its bytes in the file at most
+	// (every absent optional field written as null): a list reserves no
+	// more than three times the files' size, and grows past it if needed.
+	most := 3 * ds.Size()
+	whole := map[dataset.Collection]*list{
+		dataset.Parties:    newList(ds.Whole(dataset.Parties).Tag, ds.Parties(), most),
+		dataset.Districts:  newList(ds.Whole(dataset.Districts).Tag, ds.Districts(), most),
+		dataset.Candidates: newList(ds.Whole(dataset.Candidates).Tag, ds.Candidates(), most),
+	}
+	for c, l := range whole {
+		a.lists[ds.Whole(c).ID] = l
+	}
+	all := whole[dataset.Candidates]
+	for _, dl := range ds.Lists() {
+		if a.lists[dl.ID] != nil {
+			continue
+		}
+		size := len(envelopeStart)
+		for _, ci := range dl.Pos {
+			size += len(all.record(int(ci))) + 1 // and a comma
+		}
+		l := &list{
+			tag:  dl.Tag,
+			data: append(make([]byte, 0, size), envelopeStart...),
+			ends: make([]int, 0, len(dl.Pos)),
+		}
+		for _, ci := range dl.Pos {
+			l.add(all.record(int(ci)))
+		}
+		a.lists[dl.ID] = l
+	}
+}
+
+// etag is the ETag of n records of the list or pick tagged tag, as tagAll
+// prepares them, with suffix before the closing quote.
+func (a *Answers) etag(tag string, n int, suffix string) string {
+	return `W/"` + a.ds.Version[:16] + "-" + answerFormat + tag + "-" + strconv.Itoa(n) + suffix + `"`
+}
+
+const envelopeStart = `{"data":[`
+
+// answerFormat names the shape of the answers around their records (the
+// envelope and the keys of meta) and is part of every answer's ETag with
+// the dataset version, so that a release that answers the same data in
+// another shape does not confirm a client's old body with a 304.
+// TestAnswerFormat holds it to the shape: change one, change the other.
+const answerFormat = "f3"
+
+// list is one prepared answer: the start of the envelope and the encoded
+// records of one dataset.List, in order, with the offset at which each
+// ends so that the first n records are a slice of data.
+type list struct {
+	tag  string // identifies the list inside a dataset version (ETags)
+	data []byte
+	ends []int
+	gz   compressed
+	// etags[n]: the ETag of the first n records, for every n a limited
+	// list can answer; a list given whole (parties, districts) has only
+	// etags[0] and whole.
+	etags []string
+	whole string // the ETag of the whole list
+	// defaultETag is the ETag of the first page at the default limit when
+	// the list holds fewer records than it: n alone does not say the limit
+	// a candidates answer echoes then.
+	defaultETag string
+}
+
+// tagAll prepares the ETag of every answer the list can give: the dataset
+// version, the list and the number of records. The body also carries
+// generatedAt, which changes with every response, so the tags are weak.
+func (l *list) tagAll(version string, limited bool) {
+	last := 0
+	if limited {
+		last = min(len(l.ends), dataset.MaxLimit)
+	}
+	l.etags = make([]string, last+1)
+	for n := range l.etags {
+		l.etags[n] = `W/"` + version[:16] + "-" + answerFormat + l.tag + "-" + strconv.Itoa(n) + `"`
+	}
+	l.whole = `W/"` + version[:16] + "-" + answerFormat + l.tag + "-" + strconv.Itoa(len(l.ends)) + `"`
+	if n := len(l.ends); limited && n < dataset.DefaultLimit {
+		l.defaultETag = `W/"` + version[:16] + "-" + answerFormat + l.tag + "-" + strconv.Itoa(n) + "-l" + strconv.Itoa(dataset.DefaultLimit) + `"`
+	}
+}
+
+// etag is the ETag of the first n records of the list.
+func (l *list) etag(n int) string {
+	if n == len(l.ends) {
+		return l.whole
+	}
+	return l.etags[n]
+}
+
+// add appends a record.
+func (l *list) add(record []byte) {
+	if len(l.ends) > 0 {
+		l.data = append(l.data, ',')
+	}
+	l.data = append(l.data, record...)
+	l.ends = append(l.ends, len(l.data))
+}
+
+// newList encodes records into a list. A list of many records is
+// allocated once at the size the first of them foretell, with a margin,
+// rather than grown as it fills: each growth copies the list so far and
+// leaves the old copy to be collected, which raised the peak memory of a
+// load of many small records by as much as the list itself. What it
+// reserves so is at most most bytes, so that large first records and small
+// others cannot make it reserve many times what the list needs.
+//
+// A list of fewer records than that sample is encoded twice, first to
+// learn its size: such a list is small, or holds records large enough
+// (districts of very many localities) that growing it would leave several
+// times its size to be collected.
+func newList[T any](tag string, records []T, most int) *list {
+	const sample = 256 // records encoded before the list is sized
+	l := &list{tag: tag, ends: make([]int, 0, len(records))}
+	var e recordEncoder
+	size := len(envelopeStart)
+	if len(records) < sample {
+		for i := range records {
+			size += len(e.encode(&records[i])) + 1 // and a comma
+		}
+	}
+	l.data = append(make([]byte, 0, size), envelopeStart...)
+	for i := range records {
+		if i == sample {
+			left := len(records) - i
+			per := (len(l.data)-len(envelopeStart))/i + 1
+			l.data = slices.Grow(l.data, min(left*per+left*per/16, most))
+		}
+		l.add(e.encode(&records[i]))
+	}
+	return l
+}
+
+// record is the i-th record of the list, without the comma before it.
+func (l *list) record(i int) []byte {
+	start := len(envelopeStart)
+	if i > 0 {
+		start = l.ends[i-1] + 1 // past the comma
+	}
+	return l.data[start:l.ends[i]]
+}
+
+// end is the length of the envelope's start and the first n records.
+func (l *list) end(n int) int {
+	if n == 0 {
+		return len(envelopeStart)
+	}
+	return l.ends[n-1]
+}
+
+// recordEncoder encodes records one after the other as dataset.EncodeJSON
+// does, without the final newline, into one buffer: what encode returns
+// holds until the next call.
+type recordEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func (e *recordEncoder) encode(v any) []byte {
+	if e.enc == nil {
+		e.enc = json.NewEncoder(&e.buf)
+		e.enc.SetEscapeHTML(false)
+	}
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		// As dataset.EncodeJSON: records always encode.
+		panic("answers: encoding JSON: " + err.Error())
+	}
+	return bytes.TrimSuffix(e.buf.Bytes(), []byte("\n"))
+}
