@@ -5,12 +5,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"ballot/internal/testprograms"
 )
 
 // TestProdCacheControl runs serve with the shared-cache settings from each
 // place a setting comes from (the file, a variable, a flag) and checks the
 // exact Cache-Control of a 200 and a 304; with none, only max-age is sent.
 func TestProdCacheControl(t *testing.T) {
+	testprograms.EndToEnd(t, "runs the binary in a working directory and environment of its own")
 	t.Parallel()
 	tests := []struct {
 		name   string

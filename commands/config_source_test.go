@@ -6,12 +6,14 @@ import (
 	"testing"
 
 	"ballot/commands"
+	"ballot/internal/testprograms"
 )
 
 // TestConfigSourcesAgree: a bad setting is a usage error (exit 2) whether
 // it comes from config.toml, an environment variable or a flag, with one
 // line that names the setting and where it came from.
 func TestConfigSourcesAgree(t *testing.T) {
+	testprograms.EndToEnd(t, "runs the binary in a working directory and environment of its own")
 	const refused = "max_header_bytes must be from 1024 to 1048576 (1 MiB)"
 	tests := []struct {
 		name string

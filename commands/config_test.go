@@ -17,6 +17,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"ballot/commands"
+	"ballot/internal/testprograms"
 )
 
 // TestRepositoryConfig decodes the config.toml shipped at the repository's
@@ -153,6 +154,7 @@ func TestConfigErrors(t *testing.T) {
 // TestProdConfiguration starts the binary with a config.toml in its working
 // directory, environment variables and flags.
 func TestProdConfiguration(t *testing.T) {
+	testprograms.EndToEnd(t, "runs the binary in a working directory and environment of its own")
 	t.Parallel()
 	t.Run("unknown key in ./config.toml", checkConfigUnknownKey)
 	t.Run("invalid value in the environment", checkConfigInvalidEnv)
@@ -282,9 +284,9 @@ func checkBusyAdminListen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer busy.Close()
-	// "At once" is before serving: no serving line, and prodRun's bound
-	// kills a serve that would go on.
-	code, stderr, _ := prodRun(t, t.TempDir(), nil, "serve", "--listen", "127.0.0.1:0", "--admin-listen", busy.Addr().String())
+	// "At once" is before serving: no serving line, and runWithin's bound
+	// fails a serve that would go on.
+	code, _, stderr := runWithin(t, 30*time.Second, "serve", "--listen", "127.0.0.1:0", "--admin-listen", busy.Addr().String())
 	if code != 1 || !strings.Contains(stderr, "admin_listen") || !strings.Contains(stderr, busy.Addr().String()) || strings.Contains(stderr, "serving") {
 		t.Errorf("exit %d, stderr %q; want exit 1 with a message naming admin_listen and %s, before serving", code, stderr, busy.Addr())
 	}
