@@ -6,14 +6,12 @@ import (
 	"testing"
 
 	"ballot/commands"
-	"ballot/internal/testprograms"
 )
 
 // TestConfigSourcesAgree: a bad setting is a usage error (exit 2) whether
 // it comes from config.toml, an environment variable or a flag, with one
 // line that names the setting and where it came from.
 func TestConfigSourcesAgree(t *testing.T) {
-	testprograms.EndToEnd(t, "runs the binary in a working directory and environment of its own")
 	const refused = "max_header_bytes must be from 1024 to 1048576 (1 MiB)"
 	tests := []struct {
 		name string
@@ -43,7 +41,7 @@ func TestConfigSourcesAgree(t *testing.T) {
 				}
 			}
 			args := append([]string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", ""}, tt.args...)
-			code, stderr, _ := prodRun(t, dir, tt.env, args...)
+			code, _, stderr := runIn(t, dir, tt.env, args...)
 			if code != commands.ExitUsage || stderr != tt.want {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, commands.ExitUsage, tt.want)
 			}

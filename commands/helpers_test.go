@@ -5,9 +5,10 @@ package commands_test
 // 127.0.0.1:0", no config file, no environment) and talk to it over real
 // TCP on loopback. Most run it in this process, through commands.Run with
 // buffers for stdout and stderr (run, serveInProcess): a serve is stopped
-// by ending its context, as main does on SIGTERM, expecting exit 0. A test
-// that needs a real process (a signal, an exit status, its peak memory, a
-// working directory or environment of its own) runs the binary, built once
+// by ending its context, as main does on SIGTERM, expecting exit 0; a
+// command that reads config.toml or BALLOT_ variables runs in a directory
+// and environment of its own (runIn, serveIn). A test that needs a real process (a
+// signal, an exit status, its peak memory) runs the binary, built once
 // per test binary (e2eBuild), and stops it by its PID with SIGTERM (SIGKILL
 // after a timeout); such a test is end-to-end (testprograms.EndToEnd) and
 // go test -short skips it. Nothing here imports the product's packages but
@@ -1118,6 +1119,32 @@ func runWithin(t *testing.T, bound time.Duration, args ...string) (code int, std
 		t.Fatalf("ballot %q did not end within %v", args, bound)
 		return 0, "", ""
 	}
+}
+
+// runIn is runWithin in working directory dir with the variables env
+// ("NAME=value") set, for a command that reads its configuration from
+// there. The directory and the variables are the process's own, so the
+// test may not be parallel (t.Chdir and t.Setenv refuse).
+func runIn(t *testing.T, dir string, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	t.Chdir(dir)
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		t.Setenv(name, value)
+	}
+	return runWithin(t, 30*time.Second, args...)
+}
+
+// serveIn is serveInProcess in working directory dir with the variables
+// env ("NAME=value") set, as runIn: the test may not be parallel.
+func serveIn(t *testing.T, dir string, env []string, args ...string) *e2eProc {
+	t.Helper()
+	t.Chdir(dir)
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		t.Setenv(name, value)
+	}
+	return serveInProcess(t, args...)
 }
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
