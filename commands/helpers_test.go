@@ -146,7 +146,11 @@ func (l *stderrLog) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	l.buf.Write(p)
 	if l.addr == "" {
-		if m := e2eListening.FindSubmatch(l.buf.Bytes()); m != nil {
+		m := e2eListening.FindSubmatch(l.buf.Bytes())
+		if m == nil {
+			m = prodAPIJSON.FindSubmatch(l.buf.Bytes()) // --log-format json
+		}
+		if m != nil {
 			l.addr = string(m[1])
 			l.found <- l.addr
 		}
@@ -264,11 +268,15 @@ func startServerWith(t *testing.T, args ...string) *e2eProc {
 }
 
 // started registers p's graceful stop as a cleanup and waits for the
-// "serving" line with its address.
+// "serving" line with its address, in the text or the JSON log.
 func (p *e2eProc) started(t *testing.T) {
 	t.Helper()
 	t.Cleanup(func() {
-		p.stop(t)
+		if log := p.stderr.String(); prodAPIJSON.MatchString(log) && !strings.Contains(log, "ballot: serving") {
+			prodStopJSON(t, p)
+		} else {
+			p.stop(t)
+		}
 		if t.Failed() {
 			t.Logf("stderr of %s:\n%s", p, p.stderr.shortened())
 		}
@@ -1122,29 +1130,39 @@ func runWithin(t *testing.T, bound time.Duration, args ...string) (code int, std
 }
 
 // runIn is runWithin in working directory dir with the variables env
-// ("NAME=value") set, for a command that reads its configuration from
-// there. The directory and the variables are the process's own, so the
-// test may not be parallel (t.Chdir and t.Setenv refuse).
+// ("NAME=value") set and no other BALLOT_ variable, for a command that
+// reads its configuration from there. The directory and the variables are
+// the process's own, so the test may not be parallel (t.Chdir and t.Setenv
+// refuse); both are put back when it ends.
 func runIn(t *testing.T, dir string, env []string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	t.Chdir(dir)
-	for _, kv := range env {
-		name, value, _ := strings.Cut(kv, "=")
-		t.Setenv(name, value)
-	}
+	enterIn(t, dir, env)
 	return runWithin(t, 30*time.Second, args...)
 }
 
 // serveIn is serveInProcess in working directory dir with the variables
-// env ("NAME=value") set, as runIn: the test may not be parallel.
+// env set and no other BALLOT_ variable, as runIn.
 func serveIn(t *testing.T, dir string, env []string, args ...string) *e2eProc {
 	t.Helper()
+	enterIn(t, dir, env)
+	return serveInProcess(t, args...)
+}
+
+// enterIn makes dir the working directory and env the only BALLOT_
+// variables (but BALLOT_TEST_REQUIRE) until t ends.
+func enterIn(t *testing.T, dir string, env []string) {
+	t.Helper()
 	t.Chdir(dir)
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "BALLOT_") && name != testprograms.RequireVar {
+			t.Setenv(name, "") // put back when t ends
+			_ = os.Unsetenv(name)
+		}
+	}
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
 		t.Setenv(name, value)
 	}
-	return serveInProcess(t, args...)
 }
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
