@@ -5,9 +5,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"ballot/internal/testprograms"
 )
 
 func TestAccessLogKeepsTheLastLinesOnSIGTERM(t *testing.T) {
+	testprograms.EndToEnd(t, "sends SIGTERM to the binary")
 	// The access log is buffered; SIGTERM right after the last answer
 	// must still bring out every line, before "ballot: stopped".
 	p := startServer(t)

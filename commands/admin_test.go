@@ -13,7 +13,7 @@ import (
 // metrics the issue names, with values that follow the requests made.
 func TestProdAdminListener(t *testing.T) {
 	t.Parallel()
-	p := startServerWith(t, "--rate-limit", "2", "--admin-listen", "127.0.0.1:0")
+	p := serveInProcess(t, "--rate-limit", "2", "--admin-listen", "127.0.0.1:0")
 	admin := prodAdmin(t, p)
 	if admin == p.addr {
 		t.Fatalf("the admin listener is the public address %s", admin)
@@ -188,7 +188,7 @@ func checkAdminMetrics(t *testing.T, mfs map[string]*dto.MetricFamily, ready pro
 // checkEvictions starts a server tracking two clients and sends five: the
 // oldest windows are dropped, counted, and start afresh.
 func checkEvictions(t *testing.T, hc *http.Client) {
-	p := startServerWith(t, "--max-tracked-clients", "2", "--rate-limit", "3", "--admin-listen", "127.0.0.1:0")
+	p := serveInProcess(t, "--max-tracked-clients", "2", "--rate-limit", "3", "--admin-listen", "127.0.0.1:0")
 	admin := prodAdmin(t, p)
 	first := p.client(t, "127.0.0.1")
 	for i := range 3 {

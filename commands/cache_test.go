@@ -11,7 +11,6 @@ import (
 // place a setting comes from (the file, a variable, a flag) and checks the
 // exact Cache-Control of a 200 and a 304; with none, only max-age is sent.
 func TestProdCacheControl(t *testing.T) {
-	t.Parallel()
 	tests := []struct {
 		name   string
 		config string
@@ -30,14 +29,13 @@ func TestProdCacheControl(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
 			dir := t.TempDir()
 			if tt.config != "" {
 				if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(tt.config), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
-			p := prodStart(t, dir, tt.env, append([]string{"--admin-listen", ""}, tt.args...)...)
+			p := serveIn(t, dir, tt.env, append([]string{"--admin-listen", ""}, tt.args...)...)
 			hc := prodHTTP(t)
 			ok := prodDo(t, hc, http.MethodGet, p.url(e2eBase+"/parties"), nil)
 			checkOK(t, ok)

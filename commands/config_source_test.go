@@ -41,7 +41,7 @@ func TestConfigSourcesAgree(t *testing.T) {
 				}
 			}
 			args := append([]string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", ""}, tt.args...)
-			code, stderr, _ := prodRun(t, dir, tt.env, args...)
+			code, _, stderr := runIn(t, dir, tt.env, args...)
 			if code != commands.ExitUsage || stderr != tt.want {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, commands.ExitUsage, tt.want)
 			}

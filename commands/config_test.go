@@ -17,6 +17,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"ballot/commands"
+	"ballot/internal/testprograms"
 )
 
 // TestRepositoryConfig decodes the config.toml shipped at the repository's
@@ -150,10 +151,9 @@ func TestConfigErrors(t *testing.T) {
 	})
 }
 
-// TestProdConfiguration starts the binary with a config.toml in its working
+// TestProdConfiguration runs serve with a config.toml in its working
 // directory, environment variables and flags.
 func TestProdConfiguration(t *testing.T) {
-	t.Parallel()
 	t.Run("unknown key in ./config.toml", checkConfigUnknownKey)
 	t.Run("invalid value in the environment", checkConfigInvalidEnv)
 	// The file says 2, the environment 3, the flag 4: later wins.
@@ -167,16 +167,16 @@ func checkConfigUnknownKey(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte("listen = \"127.0.0.1:0\"\nadmin_listen = \"\"\nrate_limitt = 5\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// prodRun bounds the run: a serve that went on instead of refusing the
-	// file is killed and fails the test.
-	code, stderr, _ := prodRun(t, dir, nil, "serve")
+	// runIn bounds the run: a serve that went on instead of refusing the
+	// file fails the test.
+	code, _, stderr := runIn(t, dir, nil, "serve")
 	if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "rate_limitt") || !strings.Contains(stderr, "config.toml") {
 		t.Errorf("exit %d, stderr %q; want exit 2 and one line naming config.toml and rate_limitt", code, stderr)
 	}
 }
 
 func checkConfigInvalidEnv(t *testing.T) {
-	code, stderr, _ := prodRun(t, t.TempDir(), []string{"BALLOT_LOG_FORMAT=xml"}, "serve", "--listen", "127.0.0.1:0", "--admin-listen", "")
+	code, _, stderr := runIn(t, t.TempDir(), []string{"BALLOT_LOG_FORMAT=xml"}, "serve", "--listen", "127.0.0.1:0", "--admin-listen", "")
 	if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "log_format") || !strings.Contains(stderr, "json") {
 		t.Errorf("BALLOT_LOG_FORMAT=xml: exit %d, stderr %q; want exit 2 and one line naming log_format and what it accepts", code, stderr)
 	}
@@ -187,9 +187,9 @@ func checkConfigPrecedence(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte("rate_limit = 2\nadmin_listen = \"\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	checkRateLimited(t, prodStart(t, dir, nil), 2)
-	checkRateLimited(t, prodStart(t, dir, []string{"BALLOT_RATE_LIMIT=3"}), 3)
-	checkRateLimited(t, prodStart(t, dir, []string{"BALLOT_RATE_LIMIT=3"}, "--rate-limit", "4"), 4)
+	checkRateLimited(t, serveIn(t, dir, nil), 2)
+	checkRateLimited(t, serveIn(t, dir, []string{"BALLOT_RATE_LIMIT=3"}), 3)
+	checkRateLimited(t, serveIn(t, dir, []string{"BALLOT_RATE_LIMIT=3"}, "--rate-limit", "4"), 4)
 
 	// A value the file gets wrong is corrected by the environment or a
 	// flag; left alone, it is the file's mistake, named as such (exit 2,
@@ -198,9 +198,9 @@ func checkConfigPrecedence(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bad, "config.toml"), []byte("rate_limit = 0\nadmin_listen = \"\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	checkRateLimited(t, prodStart(t, bad, []string{"BALLOT_RATE_LIMIT=3"}), 3)
-	checkRateLimited(t, prodStart(t, bad, nil, "--rate-limit", "4"), 4)
-	code, stderr, _ := prodRun(t, bad, nil, "serve", "--listen", "127.0.0.1:0")
+	checkRateLimited(t, serveIn(t, bad, []string{"BALLOT_RATE_LIMIT=3"}), 3)
+	checkRateLimited(t, serveIn(t, bad, nil, "--rate-limit", "4"), 4)
+	code, _, stderr := runIn(t, bad, nil, "serve", "--listen", "127.0.0.1:0")
 	if want := "ballot: config config.toml: rate_limit must be a number of requests per minute from 1 to 1000000000\n"; code != 2 || stderr != want {
 		t.Errorf("rate_limit = 0 in the file alone: exit %d, stderr %q; want 2 and %q", code, stderr, want)
 	}
@@ -226,7 +226,7 @@ func checkRateLimited(t *testing.T, p *e2eProc, limit int) {
 // checkJSONLog checks that --log-format json writes only JSON lines, with an
 // access-log line per request.
 func checkJSONLog(t *testing.T) {
-	p := prodStart(t, t.TempDir(), nil, "--log-format", "json", "--admin-listen", "")
+	p := serveInProcess(t, "--log-format", "json", "--admin-listen", "")
 	c := p.client(t, "127.0.0.3")
 	ok := c.send(t, http.MethodGet, e2eBase+"/candidates?limit=2", nil)
 	checkOK(t, ok)
@@ -282,16 +282,43 @@ func checkBusyAdminListen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer busy.Close()
-	// "At once" is before serving: no serving line, and prodRun's bound
-	// kills a serve that would go on.
-	code, stderr, _ := prodRun(t, t.TempDir(), nil, "serve", "--listen", "127.0.0.1:0", "--admin-listen", busy.Addr().String())
+	// "At once" is before serving: no serving line, and runWithin's bound
+	// fails a serve that would go on.
+	code, _, stderr := runWithin(t, 30*time.Second, "serve", "--listen", "127.0.0.1:0", "--admin-listen", busy.Addr().String())
 	if code != 1 || !strings.Contains(stderr, "admin_listen") || !strings.Contains(stderr, busy.Addr().String()) || strings.Contains(stderr, "serving") {
 		t.Errorf("exit %d, stderr %q; want exit 1 with a message naming admin_listen and %s, before serving", code, stderr, busy.Addr())
 	}
 	// The same through the environment.
-	code, stderr, _ = prodRun(t, t.TempDir(), []string{"BALLOT_ADMIN_LISTEN=" + busy.Addr().String()}, "serve", "--listen", "127.0.0.1:0")
+	code, _, stderr = runIn(t, t.TempDir(), []string{"BALLOT_ADMIN_LISTEN=" + busy.Addr().String()}, "serve", "--listen", "127.0.0.1:0")
 	if code != 1 || !strings.Contains(stderr, "admin_listen") {
 		t.Errorf("BALLOT_ADMIN_LISTEN busy: exit %d, stderr %q; want exit 1 naming admin_listen", code, stderr)
+	}
+}
+
+// TestBinaryExitStatus runs the built binary, in a working directory and
+// an environment of its own, for what commands.Run does not show: that
+// main makes Run's code the process's exit status. A config.toml with an
+// unknown key is a usage error (exit 2); a busy admin_listen from the
+// environment, a failure (exit 1); each with one line.
+func TestBinaryExitStatus(t *testing.T) {
+	testprograms.EndToEnd(t, "runs the built binary for its exit status")
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte("listen = \"127.0.0.1:0\"\nadmin_listen = \"\"\nrate_limitt = 5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr, _ := prodRun(t, dir, nil, "serve")
+	if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "rate_limitt") || !strings.Contains(stderr, "config.toml") {
+		t.Errorf("exit %d, stderr %q; want exit 2 and one line naming config.toml and rate_limitt", code, stderr)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	code, stderr, _ = prodRun(t, t.TempDir(), []string{"BALLOT_ADMIN_LISTEN=" + busy.Addr().String()}, "serve", "--listen", "127.0.0.1:0")
+	if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "admin_listen") {
+		t.Errorf("BALLOT_ADMIN_LISTEN busy: exit %d, stderr %q; want exit 1 and one line naming admin_listen", code, stderr)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 // one fresh process, request by request, with the exact rate-limit headers.
 func TestE2EContract(t *testing.T) {
 	t.Parallel()
-	p := startServer(t)
+	p := serveInProcess(t)
 	c := p.client(t, "127.0.0.1")
 
 	t.Run("envelope", func(t *testing.T) { checkEnvelopes(t, c) })

@@ -2,9 +2,6 @@ package commands_test
 
 import (
 	"bufio"
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,38 +13,21 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"ballot/internal/testprograms"
 )
 
 // What a dataset file or a start-up can do to serve: files that block,
 // grow or lead out of the dataset directory, a configuration file that
 // blocks, and a signal while the dataset loads.
 
-// filesRun runs the built binary with args in a fresh directory and returns
-// its exit code and stderr. A run that has not ended within a minute (the
-// defect some of these tests look for is a process that never ends) is
-// killed and fails the test.
+// filesRun runs ballot with args in-process and returns its exit code and
+// stderr. A run that has not ended within a minute (the defect some of
+// these tests look for is a serve that never ends) fails the test.
 func filesRun(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, e2eBuild(t), args...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = filesEnv()
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("ballot %q did not end within a minute; killed. stderr:\n%s", args, stderr.String())
-	}
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, stderr.String()
-	case errors.As(err, &exit):
-		return exit.ExitCode(), stderr.String()
-	}
-	t.Fatalf("running ballot %q: %v", args, err)
-	return 0, ""
+	code, _, stderr := runWithin(t, time.Minute, args...)
+	return code, stderr
 }
 
 // filesEnv is the environment without BALLOT_* variables.
@@ -111,6 +91,7 @@ func TestServeConfigMustBeARegularFile(t *testing.T) {
 // TestReloadOfAFIFOAnswersAndTheNextReloadWorks: a FIFO in place of
 // candidates.json wedged every reload that followed.
 func TestReloadOfAFIFOAnswersAndTheNextReloadWorks(t *testing.T) {
+	testprograms.EndToEnd(t, "sends SIGHUP to the binary")
 	t.Parallel()
 	data := filesCopyValid(t)
 	p := prodStart(t, t.TempDir(), nil, "--data", data, "--admin-listen", "127.0.0.1:0")
@@ -155,6 +136,7 @@ func TestReloadOfAFIFOAnswersAndTheNextReloadWorks(t *testing.T) {
 // TestServeStopsWhileLoading: SIGTERM while a large dataset loads ends serve
 // without binding its port or serving, instead of after the load.
 func TestServeStopsWhileLoading(t *testing.T) {
+	testprograms.EndToEnd(t, "sends SIGTERM to the binary while it loads a large file")
 	t.Parallel()
 	data := filesCopyValid(t)
 	size := filesWriteLarge(t, filepath.Join(data, "candidates.json"))
@@ -176,6 +158,7 @@ func TestServeStopsWhileLoading(t *testing.T) {
 // from before the change the signal announces, so serve reloads, and
 // serves the candidates.json published meanwhile.
 func TestServeSIGHUPWhileLoading(t *testing.T) {
+	testprograms.EndToEnd(t, "sends SIGHUP to the binary while it loads a large file")
 	t.Parallel()
 	data := filesCopyValid(t)
 	size := filesWriteLarge(t, filepath.Join(data, "candidates.json"))

@@ -1,13 +1,20 @@
 package commands_test
 
-// Helpers shared by the command tests. Most of the tests run the real ballot
-// binary, black-box: the binary is built once, started as a user would
-// ("ballot serve --listen 127.0.0.1:0", no config file, no environment),
-// talked to over real TCP on loopback, and stopped by its PID with SIGTERM
-// (SIGKILL after a timeout), expecting a graceful exit 0. Nothing here
-// imports the product's packages: the expectations come from the contract
-// (API.md), not from the code; only internal/apitest holds every answer to
-// the published OpenAPI document as well.
+// Helpers shared by the command tests. The tests are black-box: they run
+// ballot's command line as a user would ("ballot serve --listen
+// 127.0.0.1:0", no config file, no environment) and talk to it over real
+// TCP on loopback. Most run it in this process, through commands.Run with
+// buffers for stdout and stderr (run, serveInProcess): a serve is stopped
+// by ending its context, as main does on SIGTERM, expecting exit 0; a
+// command that reads config.toml or BALLOT_ variables runs in a directory
+// and environment of its own (runIn, serveIn). A test that needs a real process (a
+// signal, an exit status, its peak memory) runs the binary, built once
+// per test binary (e2eBuild), and stops it by its PID with SIGTERM (SIGKILL
+// after a timeout); such a test is end-to-end (testprograms.EndToEnd) and
+// go test -short skips it. Nothing here imports the product's packages but
+// commands: the expectations come from the contract (API.md), not from the
+// code; only internal/apitest holds every answer to the published OpenAPI
+// document as well.
 //
 // Every helper is bounded: loops have counts and deadlines, and waits are
 // for an event (a log line, a counter, a closed pipe), never a fixed time.
@@ -27,6 +34,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,6 +79,21 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// A command run in this process reads the environment as the binary
+	// would, and the binary is started with none of the caller's BALLOT_
+	// variables (launchServe): so neither sees those it reads, which serve's
+	// help lists. The tests' own (BALLOT_TEST_REQUIRE, BALLOT_SCREENSHOTS)
+	// stay.
+	var help bytes.Buffer
+	commands.Run(context.Background(), []string{"ballot", "serve", "--help"}, &help, io.Discard)
+	read := regexp.MustCompile(`\$(BALLOT_[A-Z0-9_]+)`).FindAllStringSubmatch(help.String(), -1)
+	if len(read) == 0 {
+		fmt.Fprintf(os.Stderr, "ballot serve --help names no BALLOT_ variable:\n%s", &help)
+		os.Exit(1)
+	}
+	for _, m := range read {
+		_ = os.Unsetenv(m[1])
+	}
 	code := testprograms.Main(m, "ballot/commands")
 	if e2eBuildDir != "" {
 		_ = os.RemoveAll(e2eBuildDir)
@@ -78,9 +101,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// e2eBuild builds the binary once for the whole test binary.
+// e2eBuild builds the binary once for the whole test binary. A test that
+// runs the binary is end-to-end: under -short it is skipped here.
 func e2eBuild(t *testing.T) string {
 	t.Helper()
+	testprograms.EndToEnd(t, "runs the built binary")
 	e2eBuildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "ballot-e2e-")
 		if err != nil {
@@ -121,7 +146,11 @@ func (l *stderrLog) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	l.buf.Write(p)
 	if l.addr == "" {
-		if m := e2eListening.FindSubmatch(l.buf.Bytes()); m != nil {
+		m := e2eListening.FindSubmatch(l.buf.Bytes())
+		if m == nil {
+			m = prodAPIJSON.FindSubmatch(l.buf.Bytes()) // --log-format json
+		}
+		if m != nil {
 			l.addr = string(m[1])
 			l.found <- l.addr
 		}
@@ -147,17 +176,52 @@ func (l *stderrLog) shortened() string {
 	return strings.Join(lines, "")
 }
 
-// e2eProc is one running ballot serve process.
+// e2eProc is one running ballot serve: a process, or a run of
+// commands.Run in this process (serveInProcess).
 type e2eProc struct {
 	t      *testing.T
-	cmd    *exec.Cmd
-	addr   string // host:port
+	cmd    *exec.Cmd          // nil in-process
+	cancel context.CancelFunc // in-process: ending the context stands for SIGTERM
+	addr   string             // host:port
 	stderr *stderrLog
 	done   chan struct{}
-	err    error // Wait's result, once done is closed
+	err    error // Wait's result, or in-process Run's exit code as an error, once done is closed
 
 	signaled atomic.Bool
 	waited   sync.Once
+}
+
+// String names the serve in messages: its PID, or that it runs in-process.
+func (p *e2eProc) String() string {
+	if p.cmd == nil {
+		return "ballot serve (in-process)"
+	}
+	return fmt.Sprintf("ballot serve (pid %d)", p.cmd.Process.Pid)
+}
+
+// serveInProcess runs "ballot serve --listen 127.0.0.1:0 ARGS…" in this
+// process through commands.Run, in the package's directory (which has no
+// config.toml) and with no BALLOT_ variables (TestMain), waits for its
+// address, and registers its graceful stop (its context ended, as main
+// ends it on SIGTERM; exit 0) as a cleanup. It answers as the binary
+// would; a test that sends it a signal, or reads its exit status or
+// memory, starts the binary instead (startServerWith).
+func serveInProcess(t *testing.T, args ...string) *e2eProc {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &e2eProc{t: t, cancel: cancel, stderr: &stderrLog{found: make(chan string, 1)}, done: make(chan struct{})}
+	go func() {
+		// serve sets the process's soft memory limit for its own heap;
+		// it is put back when serve returns, for the rest of the tests.
+		limit := debug.SetMemoryLimit(-1)
+		defer debug.SetMemoryLimit(limit)
+		defer close(p.done)
+		if code := commands.Run(ctx, append([]string{"ballot", "serve", "--listen", "127.0.0.1:0"}, args...), io.Discard, p.stderr); code != 0 {
+			p.err = fmt.Errorf("exit status %d", code)
+		}
+	}()
+	p.started(t)
+	return p
 }
 
 // startServer starts "ballot serve --listen 127.0.0.1:0" in a fresh, empty
@@ -199,10 +263,22 @@ func launchServe(t *testing.T, dir string, env []string, args ...string) *e2ePro
 func startServerWith(t *testing.T, args ...string) *e2eProc {
 	t.Helper()
 	p := launchServe(t, t.TempDir(), nil, args...)
+	p.started(t)
+	return p
+}
+
+// started registers p's graceful stop as a cleanup and waits for the
+// "serving" line with its address, in the text or the JSON log.
+func (p *e2eProc) started(t *testing.T) {
+	t.Helper()
 	t.Cleanup(func() {
-		p.stop(t)
+		if log := p.stderr.String(); prodAPIJSON.MatchString(log) && !strings.Contains(log, "ballot: serving") {
+			prodStopJSON(t, p)
+		} else {
+			p.stop(t)
+		}
 		if t.Failed() {
-			t.Logf("stderr of ballot serve (pid %d):\n%s", p.cmd.Process.Pid, p.stderr.shortened())
+			t.Logf("stderr of %s:\n%s", p, p.stderr.shortened())
 		}
 	})
 	select {
@@ -212,7 +288,6 @@ func startServerWith(t *testing.T, args ...string) *e2eProc {
 	case <-time.After(e2eStartWait):
 		t.Fatalf("ballot serve did not print its address within %v\nstderr:\n%s", e2eStartWait, p.stderr)
 	}
-	return p
 }
 
 // stop sends SIGTERM unless it was sent already, waits for the exit
@@ -223,7 +298,7 @@ func (p *e2eProc) stop(t *testing.T) {
 	select {
 	case <-p.done:
 		if !p.signaled.Load() {
-			t.Errorf("ballot serve (pid %d) exited on its own before being stopped: %v", p.cmd.Process.Pid, p.err)
+			t.Errorf("%s exited on its own before being stopped: %v", p, p.err)
 			return
 		}
 	default:
@@ -232,10 +307,14 @@ func (p *e2eProc) stop(t *testing.T) {
 	p.waited.Do(func() { p.waitExit(t) })
 }
 
-// terminate sends SIGTERM, once.
+// terminate sends SIGTERM, once; in-process, it ends serve's context.
 func (p *e2eProc) terminate(t *testing.T) {
 	t.Helper()
 	if p.signaled.Swap(true) {
+		return
+	}
+	if p.cmd == nil {
+		p.cancel()
 		return
 	}
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -244,13 +323,18 @@ func (p *e2eProc) terminate(t *testing.T) {
 }
 
 // exited waits for the process after SIGTERM; after 15 s it kills it,
-// says so and returns false.
+// says so and returns false. In-process, there is nothing to kill: it says
+// so and returns false.
 func (p *e2eProc) exited(t *testing.T) bool {
 	t.Helper()
 	select {
 	case <-p.done:
 		return true
 	case <-time.After(15 * time.Second):
+		if p.cmd == nil {
+			t.Errorf("%s did not return within 15 s of its context's end", p)
+			return false
+		}
 		_ = p.cmd.Process.Signal(syscall.SIGKILL)
 		<-p.done
 		t.Errorf("ballot serve (pid %d) did not exit within 15 s of SIGTERM; killed", p.cmd.Process.Pid)
@@ -264,8 +348,8 @@ func (p *e2eProc) waitExit(t *testing.T) {
 	if !p.exited(t) {
 		return
 	}
-	if p.err != nil || p.cmd.ProcessState.ExitCode() != 0 {
-		t.Errorf("ballot serve (pid %d) exited with %v after SIGTERM, want a graceful exit 0", p.cmd.Process.Pid, p.err)
+	if p.err != nil || p.cmd != nil && p.cmd.ProcessState.ExitCode() != 0 {
+		t.Errorf("%s exited with %v after SIGTERM, want a graceful exit 0", p, p.err)
 	}
 	log := p.stderr.String()
 	if !strings.Contains(log, "ballot: stopped") {
@@ -761,7 +845,7 @@ func prodStartWithin(t *testing.T, dir string, env []string, wait time.Duration,
 			prodStopJSON(t, p)
 		}
 		if t.Failed() {
-			t.Logf("stderr of ballot serve (pid %d):\n%s", p.cmd.Process.Pid, p.stderr.shortened())
+			t.Logf("stderr of %s:\n%s", p, p.stderr.shortened())
 		}
 	})
 	deadline := time.Now().Add(wait)
@@ -794,7 +878,7 @@ func prodStopJSON(t *testing.T, p *e2eProc) {
 			return
 		}
 		if p.err != nil {
-			t.Errorf("ballot serve (pid %d) exited with %v after SIGTERM, want exit 0", p.cmd.Process.Pid, p.err)
+			t.Errorf("%s exited with %v after SIGTERM, want exit 0", p, p.err)
 		}
 		if !strings.Contains(p.stderr.String(), `"msg":"stopped"`) {
 			t.Errorf("the JSON log has no \"stopped\" message after SIGTERM")
@@ -1019,6 +1103,66 @@ func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
 	code = commands.Run(context.Background(), append([]string{"ballot"}, args...), &out, &errOut)
 	return code, out.String(), errOut.String()
+}
+
+// runWithin is run for a command that must end by itself, such as a serve
+// that refuses to start: one still running after bound fails the test (and
+// is left behind, to end with the test binary).
+func runWithin(t *testing.T, bound time.Duration, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		var out, errOut bytes.Buffer
+		code := commands.Run(context.Background(), append([]string{"ballot"}, args...), &out, &errOut)
+		done <- result{code, out.String(), errOut.String()}
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.stdout, r.stderr
+	case <-time.After(bound):
+		t.Fatalf("ballot %q did not end within %v", args, bound)
+		return 0, "", ""
+	}
+}
+
+// runIn is runWithin in working directory dir with the variables env
+// ("NAME=value") set and no other BALLOT_ variable, for a command that
+// reads its configuration from there. The directory and the variables are
+// the process's own, so the test may not be parallel (t.Chdir and t.Setenv
+// refuse); both are put back when it ends.
+func runIn(t *testing.T, dir string, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	enterIn(t, dir, env)
+	return runWithin(t, 30*time.Second, args...)
+}
+
+// serveIn is serveInProcess in working directory dir with the variables
+// env set and no other BALLOT_ variable, as runIn.
+func serveIn(t *testing.T, dir string, env []string, args ...string) *e2eProc {
+	t.Helper()
+	enterIn(t, dir, env)
+	return serveInProcess(t, args...)
+}
+
+// enterIn makes dir the working directory and env the only BALLOT_
+// variables (but BALLOT_TEST_REQUIRE) until t ends.
+func enterIn(t *testing.T, dir string, env []string) {
+	t.Helper()
+	t.Chdir(dir)
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "BALLOT_") && name != testprograms.RequireVar {
+			t.Setenv(name, "") // put back when t ends
+			_ = os.Unsetenv(name)
+		}
+	}
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		t.Setenv(name, value)
+	}
 }
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

@@ -51,7 +51,7 @@ func rawExchange(t *testing.T, addr string, payload []byte) (int, []byte, bool) 
 // 5xx, never internals in a body.
 func TestE2EHostileInput(t *testing.T) {
 	t.Parallel()
-	p := startServer(t)
+	p := serveInProcess(t)
 	t.Run("net/http", func(t *testing.T) {
 		for _, tt := range hostileRequests() {
 			t.Run(tt.name, func(t *testing.T) { checkHostileRequest(t, p, tt) })
@@ -266,7 +266,7 @@ func checkHostileRawRequest(t *testing.T, addr string, tt hostileRawRequest) {
 // clients are answered normally.
 func TestProdSlowHeaderCutOff(t *testing.T) {
 	t.Parallel()
-	p := startServerWith(t, "--read-header-timeout", "300ms", "--admin-listen", "")
+	p := serveInProcess(t, "--read-header-timeout", "300ms", "--admin-listen", "")
 	conn, err := net.DialTimeout("tcp", p.addr, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)

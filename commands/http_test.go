@@ -15,7 +15,7 @@ import (
 // 404, 405, HEAD, ETag and If-None-Match, gzip and the CORS preflight.
 func TestE2EHTTP(t *testing.T) {
 	t.Parallel()
-	p := startServer(t)
+	p := serveInProcess(t)
 	c := p.client(t, "127.0.0.1")
 
 	t.Run("404", func(t *testing.T) {

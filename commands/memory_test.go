@@ -13,12 +13,14 @@ import (
 	"time"
 
 	"ballot/dataset"
+	"ballot/internal/testprograms"
 )
 
 // memoryLimitLine is serve's start-up line about the limit it set.
 var memoryLimitLine = regexp.MustCompile(`msg="memory limit" bytes=(\d+) counters=(\d+) heap=(\d+)`)
 
 func TestServeSetsAMemoryLimit(t *testing.T) {
+	testprograms.EndToEnd(t, "reads the memory limit the binary sets itself")
 	const slack = 16 << 20
 	cases := []struct {
 		name     string
@@ -72,6 +74,7 @@ func TestServeSetsAMemoryLimit(t *testing.T) {
 // stays, and the process lives on. Under a limit it fits, the same files
 // load.
 func TestReloadRefusedPastTheMemoryLimit(t *testing.T) {
+	testprograms.EndToEnd(t, "sends SIGHUP to the binary under GOMEMLIMIT")
 	cases := []struct {
 		name, limit string
 		refused     bool
@@ -133,9 +136,7 @@ func TestReloadRefusedPastTheMemoryLimit(t *testing.T) {
 // are bench/shapes' (the embedded dataset with one file replaced) and
 // bench/synth's many candidates.
 func TestLoadMemoryPerByte(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes 100 MB of datasets and loads each twice")
-	}
+	testprograms.EndToEnd(t, "writes 100 MB of datasets and reads the peak memory of the binary loading each")
 	ballot := e2eBuild(t)
 	tools := t.TempDir()
 	build := exec.Command("go", "build", "-o", tools+"/", "../bench/shapes", "../bench/loadmem", "../bench/synth")

@@ -32,7 +32,7 @@ func TestE2EPagesSetting(t *testing.T) {
 	}
 	t.Run("on", func(t *testing.T) {
 		t.Parallel()
-		p := startServer(t)
+		p := serveInProcess(t)
 		resp, body := get(t, "http://"+p.addr+"/")
 		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" ||
 			resp.Header.Get("Content-Security-Policy") == "" || resp.Header.Get("X-RateLimit-Limit") == "" || len(body) == 0 {
@@ -41,7 +41,7 @@ func TestE2EPagesSetting(t *testing.T) {
 	})
 	t.Run("off", func(t *testing.T) {
 		t.Parallel()
-		p := startServerWith(t, "--pages=false")
+		p := serveInProcess(t, "--pages=false")
 		c := p.client(t, "127.0.0.1")
 		for _, path := range []string{"/", "/candidates", "/reference"} {
 			checkProblem(t, c.do(t, http.MethodGet, path, map[string]string{"Accept": "text/html"}), http.StatusNotFound)

@@ -65,7 +65,7 @@ func TestGuardPrependedHops(t *testing.T) {
 	t.Parallel()
 	t.Run("X-Forwarded-For", func(t *testing.T) {
 		t.Parallel()
-		p := startServerWith(t, "--trusted-proxies", "127.0.0.2/32", "--rate-limit", "3", "--admin-listen", "")
+		p := serveInProcess(t, "--trusted-proxies", "127.0.0.2/32", "--rate-limit", "3", "--admin-listen", "")
 		proxy := p.client(t, "127.0.0.2")
 		plain := map[string]string{"X-Forwarded-For": "203.0.113.7"}
 		prepended := map[string]string{"X-Forwarded-For": guardMadeUp(33, "192.0.2.%d") + "203.0.113.7"}
@@ -84,7 +84,7 @@ func TestGuardPrependedHops(t *testing.T) {
 	})
 	t.Run("Forwarded", func(t *testing.T) {
 		t.Parallel()
-		p := startServerWith(t, "--trusted-proxies", "127.0.0.2/32", "--forwarded-header", "Forwarded", "--rate-limit", "3", "--admin-listen", "")
+		p := serveInProcess(t, "--trusted-proxies", "127.0.0.2/32", "--forwarded-header", "Forwarded", "--rate-limit", "3", "--admin-listen", "")
 		proxy := p.client(t, "127.0.0.2")
 		plain := map[string]string{"Forwarded": "for=203.0.113.7;proto=https"}
 		guardSteps(t, proxy, []guardStep{
@@ -113,7 +113,7 @@ func TestGuardPrependedHops(t *testing.T) {
 // unmapped.
 func TestGuardMappedTrustedProxy(t *testing.T) {
 	t.Parallel()
-	p := startServerWith(t, "--trusted-proxies", "::ffff:127.0.0.2/128", "--rate-limit", "2", "--admin-listen", "")
+	p := serveInProcess(t, "--trusted-proxies", "::ffff:127.0.0.2/128", "--rate-limit", "2", "--admin-listen", "")
 	proxy := p.client(t, "127.0.0.2")
 	guardSteps(t, proxy, []guardStep{
 		{"203.0.113.7", map[string]string{"X-Forwarded-For": "203.0.113.7"}, 200, 1},
@@ -133,7 +133,7 @@ func TestGuardAdminReloadAnswer(t *testing.T) {
 	t.Parallel()
 	// Loading and preparing the embedded dataset takes far longer than
 	// 1 ms: with the public timeout, the answer would be cut off.
-	p := startServerWith(t, "--write-timeout", "1ms", "--admin-listen", "127.0.0.1:0")
+	p := serveInProcess(t, "--write-timeout", "1ms", "--admin-listen", "127.0.0.1:0")
 	admin := prodAdmin(t, p)
 	hc := prodHTTP(t)
 	r := prodDo(t, hc, http.MethodPost, "http://"+admin+"/reload", nil)

@@ -13,7 +13,7 @@ import (
 // and a request with a malformed header under the proxy's address.
 func TestProdTrustedProxies(t *testing.T) {
 	t.Parallel()
-	p := startServerWith(t, "--trusted-proxies", "127.0.0.1/32", "--rate-limit", "5", "--admin-listen", "")
+	p := serveInProcess(t, "--trusted-proxies", "127.0.0.1/32", "--rate-limit", "5", "--admin-listen", "")
 	path := e2eBase + "/parties"
 	proxy := p.client(t, "127.0.0.1")
 	direct := p.client(t, "127.0.0.2")
@@ -97,7 +97,7 @@ func TestProdTrustedProxies(t *testing.T) {
 // header, configured with --forwarded-header Forwarded.
 func TestProdTrustedProxiesForwarded(t *testing.T) {
 	t.Parallel()
-	p := startServerWith(t, "--trusted-proxies", "127.0.0.1/32", "--forwarded-header", "Forwarded", "--rate-limit", "5", "--admin-listen", "")
+	p := serveInProcess(t, "--trusted-proxies", "127.0.0.1/32", "--forwarded-header", "Forwarded", "--rate-limit", "5", "--admin-listen", "")
 	proxy := p.client(t, "127.0.0.1")
 	steps := []struct {
 		hdr       map[string]string

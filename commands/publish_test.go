@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"ballot/dataset"
+	"ballot/internal/testprograms"
 )
 
 // publishWait bounds every wait for something to happen: the machine that
@@ -472,6 +473,7 @@ func publishUnderLoad(t *testing.T, watch bool) {
 // TestPublishSymlinkSwapSIGHUP: 20 atomic swaps of the "current" link, each
 // followed by SIGHUP, under load.
 func TestPublishSymlinkSwapSIGHUP(t *testing.T) {
+	testprograms.EndToEnd(t, "sends SIGHUP to the binary")
 	t.Parallel()
 	publishUnderLoad(t, false)
 }
@@ -479,6 +481,7 @@ func TestPublishSymlinkSwapSIGHUP(t *testing.T) {
 // TestWatchSymlinkSwap: 20 atomic swaps of the "current" link with serve
 // --watch and no signal, under load.
 func TestWatchSymlinkSwap(t *testing.T) {
+	testprograms.EndToEnd(t, "runs the binary through a publishing routine")
 	t.Parallel()
 	publishUnderLoad(t, true)
 }
@@ -488,6 +491,7 @@ func TestWatchSymlinkSwap(t *testing.T) {
 // by a rename) follows each swap; a swap to an invalid dataset is logged
 // and refused, the previous dataset stays, and the next swap is served.
 func TestWatchConfigMap(t *testing.T) {
+	testprograms.EndToEnd(t, "runs the binary through a publishing routine")
 	t.Parallel()
 	bin := e2eBuild(t)
 	eds := publishEditions(t)
@@ -549,6 +553,7 @@ func TestWatchConfigMap(t *testing.T) {
 // tools and rsync --delete-after do) serves the new files: the watcher
 // re-arms on the new directory, which has the old one's name.
 func TestWatchDirectoryRecreated(t *testing.T) {
+	testprograms.EndToEnd(t, "runs the binary through a publishing routine")
 	t.Parallel()
 	bin := e2eBuild(t)
 	eds := publishEditions(t)

@@ -13,7 +13,7 @@ import (
 // headers change nothing.
 func TestE2ERateLimit(t *testing.T) {
 	t.Parallel()
-	p := startServer(t)
+	p := serveInProcess(t)
 	c := p.client(t, "127.0.0.1")
 	const path = e2eBase + "/candidates?limit=1"
 

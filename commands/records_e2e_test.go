@@ -15,7 +15,7 @@ import (
 // with exactly the records the collection holds for it.
 func TestE2ERecords(t *testing.T) {
 	t.Parallel()
-	p := startServer(t)
+	p := serveInProcess(t)
 	c := p.client(t, "127.0.0.1")
 
 	one := func(t *testing.T, path string, want json.RawMessage) {

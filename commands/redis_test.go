@@ -426,7 +426,7 @@ func TestE2ERateLimitStoreAtStartup(t *testing.T) {
 		{"a database that is not a number", "redis://127.0.0.1:6379/zero", `invalid database number: "zero"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stderr, _ := prodRun(t, t.TempDir(), nil, "serve", "--listen", "127.0.0.1:0", "--admin-listen", "", "--rate-limit-store", tc.url)
+			code, _, stderr := runWithin(t, 30*time.Second, "serve", "--listen", "127.0.0.1:0", "--admin-listen", "", "--rate-limit-store", tc.url)
 			if code != commands.ExitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want exit %d and one line containing %q", code, stderr, commands.ExitUsage, tc.want)
 			}
@@ -443,7 +443,7 @@ func TestE2ERateLimitStoreAtStartup(t *testing.T) {
 		}
 		free := ln.Addr().String()
 		ln.Close() // nothing listens there now
-		p := prodStart(t, t.TempDir(), nil, "--admin-listen", "127.0.0.1:0", "--rate-limit-store", "redis://"+free+"/0")
+		p := serveInProcess(t, "--admin-listen", "127.0.0.1:0", "--rate-limit-store", "redis://"+free+"/0")
 		admin := prodAdmin(t, p)
 		prodWaitLog(t, p, redisAtStartup, "the start-up line saying the store is unreachable")
 		hc := boundClient(t, "127.0.0.43")

@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"ballot/internal/testprograms"
 )
 
 // prodVersions is a dataset directory being rewritten: the valid dataset,
@@ -197,6 +199,7 @@ func (c *prodChecker) check(path string, resp *http.Response, body []byte) (int,
 // the versions in order, and each valid version is served once reloaded.
 // The metrics and /readyz agree.
 func TestProdReloadUnderLoad(t *testing.T) {
+	testprograms.EndToEnd(t, "sends SIGHUP to the binary under load")
 	t.Parallel()
 	v := prodNewVersions(t)
 	var first []struct {
@@ -535,6 +538,7 @@ func (r *reloadRig) checkMetricsAndLog(t *testing.T, ready2 prodReady) {
 // a fixed time: each step waits for a log line or the process's exit,
 // bounded by a generous deadline.
 func TestProdSIGHUPRightAfterStart(t *testing.T) {
+	testprograms.EndToEnd(t, "sends SIGHUP to the binary as it starts")
 	t.Parallel()
 	bin := e2eBuild(t)
 	dir := t.TempDir()

@@ -16,7 +16,7 @@ func TestServeRequiredOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := startServerWith(t, "--data", abs)
+	p := serveInProcess(t, "--data", abs)
 	hc := &http.Client{Timeout: 10 * time.Second}
 	for _, c := range []string{"parties", "districts", "candidates"} {
 		t.Run(c, func(t *testing.T) {

@@ -26,7 +26,7 @@ func TestProdReadyzAfterRefusal(t *testing.T) {
 		files[name] = b
 	}
 	writeFiles(t, dir, files)
-	p := startServerWith(t, "--data", dir, "--admin-listen", "127.0.0.1:0")
+	p := serveInProcess(t, "--data", dir, "--admin-listen", "127.0.0.1:0")
 	admin, hc := prodAdmin(t, p), prodHTTP(t)
 	before := prodReadyz(t, hc, admin)
 

@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"ballot/internal/testprograms"
 )
 
 // tlsFiles are a certificate and key the test wrote, and the certificate.
@@ -111,8 +113,8 @@ func transportFrom(t *testing.T, localIP string, roots *x509.CertPool, h2 bool) 
 func TestTLSSameAnswers(t *testing.T) {
 	t.Parallel()
 	files := writeCert(t, t.TempDir(), 1)
-	plain := startServer(t)
-	secure := startServerWith(t, "--tls-cert-file", files.cert, "--tls-key-file", files.key)
+	plain := serveInProcess(t)
+	secure := serveInProcess(t, "--tls-cert-file", files.cert, "--tls-key-file", files.key)
 	if want := "on https://" + secure.addr + "/api/public/v1/\n"; !strings.Contains(secure.stderr.String(), want) {
 		t.Errorf("the start-up line does not say %q:\n%s", want, secure.stderr)
 	}
@@ -237,6 +239,7 @@ func servedSerial(t *testing.T, addr string, roots *x509.CertPool) int64 {
 // certificate on new connections, and that a bad one is logged and the old
 // one kept.
 func TestTLSReload(t *testing.T) {
+	testprograms.EndToEnd(t, "sends SIGHUP to the binary")
 	t.Parallel()
 	dir := t.TempDir()
 	first := writeCert(t, dir, 1)
@@ -321,7 +324,7 @@ func TestTLSRefusesToStart(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", ""}, tt.args...)
-			code, stderr, _ := prodRun(t, t.TempDir(), nil, args...)
+			code, _, stderr := runWithin(t, 30*time.Second, args...)
 			if code != tt.code || stderr != tt.wantStderr {
 				t.Errorf("exit %d, stderr %q; want exit %d, stderr %q", code, stderr, tt.code, tt.wantStderr)
 			}

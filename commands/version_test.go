@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"ballot/internal/testprograms"
 )
 
 // versionJSON is the output of "ballot version --format json".
@@ -30,7 +32,7 @@ type versionJSON struct {
 // dataset is the one serve would serve, whose version the index publishes.
 func TestVersion(t *testing.T) {
 	t.Parallel()
-	p := startServer(t)
+	p := serveInProcess(t)
 	index := p.client(t, "127.0.0.1").send(t, http.MethodGet, e2eBase+"/", nil)
 	var served struct{ Title, Version string }
 	if err := json.Unmarshal(index.body, &served); err != nil || served.Version == "" {
@@ -70,6 +72,7 @@ func TestVersion(t *testing.T) {
 // TestVersionBinary checks that a built binary reports the version of Go
 // that built it and what the toolchain recorded of its source.
 func TestVersionBinary(t *testing.T) {
+	testprograms.EndToEnd(t, "builds the binary and reads it with go version -m")
 	t.Parallel()
 	bin := e2eBuild(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -8,7 +8,15 @@
 // -v: go test shows nothing else of a package that passes. Under
 // BALLOT_TEST_REQUIRE=all (CI sets it), or a comma-separated list of the
 // programs ("redis-server,nginx"), a missing program fails the test
-// instead. It imports testing, so only tests use it.
+// instead.
+//
+// It also holds the one switch between the fast tests and the end-to-end
+// ones: a test that needs a real program, a large file, a real process's
+// signals or exit status, or a peak-memory reading calls EndToEnd (Need
+// does), and go test -short skips it. Without -short everything runs, as
+// in CI; under BALLOT_TEST_REQUIRE=all, -short is a failure there, so that
+// a run that must be complete cannot be cut short. It imports testing, so
+// only tests use it.
 package testprograms
 
 import (
@@ -48,12 +56,33 @@ var (
 	skipped = map[Program][]string{} // the tests skipped for want of each program
 )
 
+// EndToEnd marks t as an end-to-end test, one that what says why: go test
+// -short skips it, and runs the rest in about a minute. Under -short with
+// BALLOT_TEST_REQUIRE=all, which asks for every test, it fails t instead.
+func EndToEnd(t testing.TB, what string) {
+	t.Helper()
+	if !testing.Short() {
+		return
+	}
+	reason := "end-to-end: " + what + "; run without -short"
+	if requiresAll() {
+		t.Fatalf("%s (%s=all: every test must run, so -short is a failure)", reason, RequireVar)
+	}
+	t.Skip(reason)
+}
+
 // Need returns the path of each program, in order, when every one is on
-// PATH. Otherwise it skips t, naming each program missing and how to
+// PATH. A test that needs a program is an end-to-end test: under -short,
+// Need skips it first (see EndToEnd). Otherwise it skips t, naming each program missing and how to
 // install it, and records the skip for Main's line; or, when
 // BALLOT_TEST_REQUIRE asks for a missing program, it fails t.
 func Need(t testing.TB, programs ...Program) []string {
 	t.Helper()
+	names := make([]string, len(programs))
+	for i, p := range programs {
+		names[i] = p.Name
+	}
+	EndToEnd(t, "runs "+strings.Join(names, " and "))
 	var paths, reasons []string
 	var missing []Program
 	for _, p := range programs {
@@ -91,6 +120,16 @@ func Need(t testing.TB, programs ...Program) []string {
 func required(p Program) bool {
 	for name := range strings.SplitSeq(os.Getenv(RequireVar), ",") {
 		if name = strings.TrimSpace(name); name == "all" || name == p.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// requiresAll reports whether BALLOT_TEST_REQUIRE asks for every test.
+func requiresAll() bool {
+	for name := range strings.SplitSeq(os.Getenv(RequireVar), ",") {
+		if strings.TrimSpace(name) == "all" {
 			return true
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"ballot/internal/testprograms"
 )
 
 // TestSkipsAndSummary runs go test, without -v, on testdata/fixture with a
@@ -13,7 +15,11 @@ import (
 // skipped, the package passes, and the go command's output ends with one
 // line naming the tests skipped and how to install each program. Under
 // BALLOT_TEST_REQUIRE=all, or a list naming a missing program, they fail.
+// Under -short they are skipped as end-to-end tests before the programs are
+// looked for, with no line; under -short with BALLOT_TEST_REQUIRE=all they
+// fail.
 func TestSkipsAndSummary(t *testing.T) {
+	testprograms.EndToEnd(t, "runs go test on a package of its own, once for each case")
 	goTool, err := exec.LookPath("go") // go test puts its own first on PATH
 	if err != nil {
 		t.Fatal(err)
@@ -25,26 +31,38 @@ func TestSkipsAndSummary(t *testing.T) {
 		"BALLOT_TEST_REQUIRE=all makes these failures\n"
 	tests := []struct {
 		name, require string
-		fail          bool
+		short, fail   bool
 		want          []string
 	}{
-		{"skipped, and one line says so", "", false, []string{summary, "ok  \tballot/internal/testprograms/testdata/fixture\t"}},
-		{"BALLOT_TEST_REQUIRE=all fails them", "all", true, []string{
+		{"skipped, and one line says so", "", false, false, []string{summary, "ok  \tballot/internal/testprograms/testdata/fixture\t"}},
+		{"BALLOT_TEST_REQUIRE=all fails them", "all", false, true, []string{
 			"--- FAIL: TestNeedsRedis",
 			"this test needs a program: redis-server is not on PATH; install it with bash .ci/redis-deps (Debian's redis-server) (BALLOT_TEST_REQUIRE=all: a missing program is a failure)",
 			"--- FAIL: TestNeedsNginxAndRedis",
 			"this test needs a program: nginx is not on PATH; install it with bash .ci/nginx-deps (Debian's nginx, in /usr/sbin); redis-server is not on PATH; install it with bash .ci/redis-deps (Debian's redis-server) (BALLOT_TEST_REQUIRE=all: a missing program is a failure)",
 			"--- FAIL: TestNeedsChromium",
 		}},
-		{"a list fails what it names and skips the rest", "chromium, nginx", true, []string{
+		{"a list fails what it names and skips the rest", "chromium, nginx", false, true, []string{
 			"--- FAIL: TestNeedsChromium",
 			"--- FAIL: TestNeedsNginxAndRedis",
 			"ballot/fixture: SKIPPED 1 test for want of a program: redis-server is not on PATH (TestNeedsRedis): install it with bash .ci/redis-deps (Debian's redis-server); BALLOT_TEST_REQUIRE=all makes these failures\n",
 		}},
+		{"-short skips them as end-to-end, with no line", "", true, false, []string{"ok  \tballot/internal/testprograms/testdata/fixture\t"}},
+		{"-short under BALLOT_TEST_REQUIRE=all fails them", "all", true, true, []string{
+			"--- FAIL: TestNeedsRedis",
+			"end-to-end: runs redis-server; run without -short (BALLOT_TEST_REQUIRE=all: every test must run, so -short is a failure)",
+			"--- FAIL: TestNeedsNginxAndRedis",
+			"end-to-end: runs nginx and redis-server; run without -short (BALLOT_TEST_REQUIRE=all: every test must run, so -short is a failure)",
+			"--- FAIL: TestNeedsChromium",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := exec.Command(goTool, "test", "-count=1", "./testdata/fixture")
+			args := []string{"test", "-count=1", "./testdata/fixture"}
+			if tt.short {
+				args = append(args, "-short")
+			}
+			cmd := exec.Command(goTool, args...)
 			var env []string
 			for _, kv := range os.Environ() {
 				if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "BALLOT_TEST_REQUIRE=") {
@@ -63,8 +81,12 @@ func TestSkipsAndSummary(t *testing.T) {
 					t.Errorf("go test's output lacks %q:\n%s", want, &out)
 				}
 			}
-			if !tt.fail && strings.Count(out.String(), "\n") != 2 {
-				t.Errorf("go test printed %d lines, want 2: the summary and ok:\n%s", strings.Count(out.String(), "\n"), &out)
+			switch lines := strings.Count(out.String(), "\n"); {
+			case tt.fail:
+			case tt.short && lines != 1:
+				t.Errorf("go test -short printed %d lines, want 1: ok:\n%s", lines, &out)
+			case !tt.short && lines != 2:
+				t.Errorf("go test printed %d lines, want 2: the summary and ok:\n%s", lines, &out)
 			}
 		})
 	}
