@@ -5,10 +5,12 @@
 package docs_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -147,6 +149,72 @@ func TestSlug(t *testing.T) {
 	} {
 		if got := slug(title); got != want {
 			t.Errorf("slug(%q) = %q, want %q", title, got, want)
+		}
+	}
+}
+
+// TestFieldTablesFollowOpenAPI holds the record tables of docs/API.md to
+// server/openapi.json, the source of truth for every field: each table
+// lists exactly the properties of its schema (a district's localities as
+// localities[].NAME), so the manual cannot drift from what is served.
+func TestFieldTablesFollowOpenAPI(t *testing.T) {
+	b, err := os.ReadFile("../server/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	props := func(schema, prefix string) []string {
+		var out []string
+		for name := range doc.Components.Schemas[schema].Properties {
+			out = append(out, prefix+name)
+		}
+		return out
+	}
+	want := map[string][]string{
+		"`GET /parties`":    props("Party", ""),
+		"`GET /districts`":  append(props("District", ""), props("Locality", "localities[].")...),
+		"`GET /candidates`": props("Candidate", ""),
+	}
+	got := map[string][]string{}
+	section := ""
+	row := regexp.MustCompile("^\\| (`[^|]+`) \\|")
+	name := regexp.MustCompile("`([^`]+)`")
+	inTable := false
+	for _, l := range lines(t, "API.md") {
+		if m := heading.FindStringSubmatch(l); m != nil {
+			section, inTable = m[1], false
+			continue
+		}
+		if strings.HasPrefix(l, "| field | type | meaning |") {
+			inTable = true
+			continue
+		}
+		if !strings.HasPrefix(l, "|") {
+			inTable = false
+		}
+		if m := row.FindStringSubmatch(l); inTable && m != nil {
+			for _, n := range name.FindAllStringSubmatch(m[1], -1) { // a row may name several
+				got[section] = append(got[section], n[1])
+			}
+		}
+	}
+	for section, fields := range want {
+		if len(fields) == 0 {
+			t.Fatalf("openapi.json has no properties for %s", section)
+		}
+		slices.Sort(fields)
+		listed := slices.Sorted(slices.Values(got[section]))
+		if !slices.Equal(listed, fields) {
+			t.Errorf("docs/API.md's table under %s lists %v; openapi.json's schema has %v", section, listed, fields)
 		}
 	}
 }
