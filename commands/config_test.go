@@ -42,13 +42,13 @@ func TestRepositoryConfig(t *testing.T) {
 			t.Errorf("config.toml does not show the key %q", key)
 		}
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	manual, err := os.ReadFile(filepath.Join("..", "docs", "OPERATING.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for key := range keys {
-		if !strings.Contains(string(readme), "| `"+key+"` |") {
-			t.Errorf("README.md's configuration table does not list %q", key)
+		if !strings.Contains(string(manual), "| `"+key+"` |") {
+			t.Errorf("docs/OPERATING.md's configuration table does not list %q", key)
 		}
 	}
 }
@@ -324,7 +324,7 @@ func TestBinaryExitStatus(t *testing.T) {
 
 // TestServeHelpDefaults runs serve --help and checks, for every key of the
 // repository's config.toml, that the help shows the default the file holds,
-// written as the README's configuration table writes it ("5s", not
+// written as docs/OPERATING.md's configuration table writes it ("5s", not
 // 5000000000), and only once.
 func TestServeHelpDefaults(t *testing.T) {
 	code, help, stderr := run(t, "serve", "--help")
@@ -335,7 +335,7 @@ func TestServeHelpDefaults(t *testing.T) {
 	if _, err := toml.DecodeFile(filepath.Join("..", "config.toml"), &file); err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	manual, err := os.ReadFile(filepath.Join("..", "docs", "OPERATING.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,8 +363,8 @@ func TestServeHelpDefaults(t *testing.T) {
 			if !reflect.DeepEqual(got["v"], want) {
 				t.Errorf("%s: help's default %s = %#v, config.toml has %#v", flag, m[1], got["v"], want)
 			}
-			if row := "| `" + key + "` | `" + m[1] + "` |"; !strings.Contains(string(readme), row) {
-				t.Errorf("README.md has no row %q: its default is not written as the help writes it", row)
+			if row := "| `" + key + "` | `" + m[1] + "` |"; !strings.Contains(string(manual), row) {
+				t.Errorf("docs/OPERATING.md has no row %q: its default is not written as the help writes it", row)
 			}
 		})
 	}

@@ -1,5 +1,5 @@
 // Package deploy_test checks the deployment files in deploy/ and the
-// Dockerfile against what the README promises of them: well-formed, and
+// Dockerfile against what the manual (docs/OPERATING.md) promises of them: well-formed, and
 // with the probes, ports, arguments, volumes and restrictions it names.
 // systemd-analyze verify (in .ci/systemd) checks the unit's syntax; this
 // checks its choices.
@@ -440,13 +440,13 @@ func TestDockerfile(t *testing.T) {
 	}
 }
 
-// TestDockerRecipesMountTheLinksDirectory: the README's and the
+// TestDockerRecipesMountTheLinksDirectory: docs/OPERATING.md's and the
 // Dockerfile's docker run recipes mount the directory that holds the
 // dataset's symbolic link and serve the link inside it, since a bind mount
 // of the link itself is resolved once, when the container starts, and
-// would never see the link swapped to a new version. The README says why.
+// would never see the link swapped to a new version. The manual says why.
 func TestDockerRecipesMountTheLinksDirectory(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	manual, err := os.ReadFile("../docs/OPERATING.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,7 +455,7 @@ func TestDockerRecipesMountTheLinksDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	recipes := 0
-	for name, b := range map[string][]byte{"README.md": readme, "Dockerfile": dockerfile} {
+	for name, b := range map[string][]byte{"docs/OPERATING.md": manual, "Dockerfile": dockerfile} {
 		for line := range strings.Lines(string(b)) {
 			fields := strings.Fields(line)
 			volume := argAfter(fields, "-v")
@@ -482,10 +482,10 @@ func TestDockerRecipesMountTheLinksDirectory(t *testing.T) {
 		}
 	}
 	if recipes < 2 {
-		t.Errorf("%d docker run recipes with a volume, want the README's and the Dockerfile's", recipes)
+		t.Errorf("%d docker run recipes with a volume, want docs/OPERATING.md's and the Dockerfile's", recipes)
 	}
 	const why = "a bind\n  mount of a symbolic link is resolved once, when the container starts"
-	if !bytes.Contains(readme, []byte("Mount the directory that holds the `current` link, not the link: "+why)) {
-		t.Errorf("the README does not say why the recipe mounts the link's directory (%q)", why)
+	if !bytes.Contains(manual, []byte("Mount the directory that holds the `current` link, not the link: "+why)) {
+		t.Errorf("docs/OPERATING.md does not say why the recipe mounts the link's directory (%q)", why)
 	}
 }
