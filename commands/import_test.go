@@ -62,18 +62,18 @@ func readOutputs(t *testing.T, dir string) map[string][]byte {
 	return out
 }
 
-// TestImportExample imports the README's example: the output is the golden
-// dataset, passes validate, and a second import gives the same bytes. The
-// README shows each example file whole, so it cannot drift from what is
-// tested.
+// TestImportExample imports the publishers' manual's example: the output
+// is the golden dataset, passes validate, and a second import gives the
+// same bytes. docs/PUBLISHING.md shows each example file whole, so it
+// cannot drift from what is tested.
 func TestImportExample(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	manual, err := os.ReadFile(filepath.Join("..", "docs", "PUBLISHING.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, b := range readExample(t) {
-		if !bytes.Contains(readme, append([]byte("```\n"), b...)) && !bytes.Contains(readme, append([]byte("```toml\n"), b...)) && !bytes.Contains(readme, append([]byte("```csv\n"), b...)) {
-			t.Errorf("README.md does not show %s as it is in %s", name, importExample)
+		if !bytes.Contains(manual, append([]byte("```\n"), b...)) && !bytes.Contains(manual, append([]byte("```toml\n"), b...)) && !bytes.Contains(manual, append([]byte("```csv\n"), b...)) {
+			t.Errorf("docs/PUBLISHING.md does not show %s as it is in %s", name, importExample)
 		}
 	}
 
