@@ -1,6 +1,7 @@
 package answers
 
 import (
+	"ballot/dataset"
 	"bytes"
 	"compress/gzip"
 	"strings"
@@ -14,7 +15,7 @@ func TestAppendJSONString(t *testing.T) {
 		"", "pn", "alternattiva-demokratika", "0f8fad5b-d9cb-469f-a165-70867728950e",
 		`a"b`, `a\b`, "tab\there", "ħamrun", "<&>", "line\u2028sep", "\x7f",
 	} {
-		want := string(encodeValue(s))
+		want := string(dataset.EncodeRecord(s))
 		if got := string(appendJSONString([]byte("x"), s)); got != "x"+want {
 			t.Errorf("appendJSONString(%q) = %s, want x%s", s, got, want)
 		}

@@ -186,7 +186,7 @@ func (r Result) appendPageMeta(dst []byte) []byte {
 	if f.Q == "" {
 		dst = append(dst, "null"...)
 	} else {
-		dst = append(dst, encodeValue(f.Q)...)
+		dst = append(dst, dataset.EncodeRecord(f.Q)...)
 	}
 	return append(dst, '}')
 }
@@ -199,7 +199,7 @@ func (a *Answers) prepareFilters() {
 	a.districtFilters = make([]string, dataset.DistrictCount+1)
 	a.districtFilters[0] = "null"
 	for _, dist := range a.ds.Districts() {
-		a.districtFilters[dist.Number] = string(encodeValue(struct {
+		a.districtFilters[dist.Number] = string(dataset.EncodeRecord(struct {
 			Number int    `json:"number"`
 			ID     string `json:"id"`
 		}{dist.Number, dist.ID}))
@@ -221,20 +221,13 @@ func (a *Answers) appendPartyFilter(dst []byte, p int) []byte {
 	return append(dst, '}')
 }
 
-// encodeValue encodes v as dataset.EncodeJSON does, without the final
-// newline.
-func encodeValue(v any) []byte {
-	b := dataset.EncodeJSON(v)
-	return b[:len(b)-1]
-}
-
 // appendJSONString appends s as dataset.EncodeJSON encodes it: as it is,
 // quoted, when it holds only printable ASCII other than quote and
 // backslash (every slug and UUID), through the encoder otherwise.
 func appendJSONString(dst []byte, s string) []byte {
 	for i := range len(s) {
 		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return append(dst, encodeValue(s)...)
+			return append(dst, dataset.EncodeRecord(s)...)
 		}
 	}
 	dst = append(dst, '"')

@@ -43,69 +43,21 @@ func importCommand() *cli.Command {
 	}
 }
 
+// importSheets is import's action: it checks SRC and OUT, reads the
+// sheets, reports every problem, and writes the dataset only when there is
+// none.
 func importSheets(c *cli.Context) error {
-	if c.NArg() != 2 {
-		return usagef("import takes SRC and OUT, got %s", count(c.NArg(), "argument"))
-	}
-	src, out := c.Args().Get(0), c.Args().Get(1)
-	var opts sheet.Options
-	if c.IsSet("delimiter") {
-		d, ok := delimiters[c.String("delimiter")]
-		if !ok {
-			return usagef("--delimiter must be ',', ';' or tab, got %q", c.String("delimiter"))
-		}
-		opts.Delimiter = d
-	}
-	if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
-		return usagef("%s is not a directory", src)
-	}
-	if fi, err := os.Lstat(out); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		// The link a server reads is swapped to a validated directory,
-		// never written through (see "Publishing a new version").
-		return usagef("%s is a symbolic link: import into a new directory, then swap the link to it", out)
-	}
-	if overlaps(src, out) {
-		return usagef("%s and %s overlap: OUT must be a directory apart from SRC, or --force would remove the sheets", src, out)
-	}
-	if err := checkParent(out); err != nil {
+	src, out, opts, err := importArgs(c)
+	if err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(out)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
-		return usagef("%s is not a directory", out)
-	case len(entries) == 0:
-	case !isDatasetDir(out):
-		// --force removes OUT whole, so it must be something import
-		// wrote before, never a directory of someone's other files.
-		return usagef("%s holds files and no %s: not a dataset directory; --force replaces only a dataset directory or an empty one", out, dataset.ManifestFile)
-	case !c.Bool("force"):
-		return usagef("%s is not empty: give --force to replace it whole", out)
-	}
-
 	// The garbage collector runs at half the usual growth of the heap:
 	// import is one batch of garbage (rows, records, the check of what is
 	// written), and this lowers its peak by about a quarter at little
 	// cost in time (docs/PERFORMANCE.md).
 	defer gcpace.Lower(50)()
 	res, err := readSheets(c.Context, src, c.Int(flagName("max_dataset_bytes")), opts)
-	problems := newTextReport(c.App.Writer)
-	for _, p := range res.Problems {
-		problems.problem(p)
-	}
-	_ = problems.flush()
-	for _, r := range res.Read {
-		how := ""
-		if !r.Guessed {
-			how = " (--delimiter)"
-		}
-		_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: read %s: separated by %s%s\n", r.File, sheet.DelimiterName(r.Delimiter), how)
-	}
-	warnings := ""
-	if n := len(res.Problems) - res.Problems.Errors(); n > 0 {
-		warnings = " and " + count(n, "warning")
-	}
+	warnings := reportImport(c, res)
 	var refused sheet.Problems
 	if errors.As(err, &refused) {
 		_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: import failed: %s%s, nothing written\n", count(refused.Errors(), "problem"), warnings)
@@ -125,6 +77,73 @@ func importSheets(c *cli.Context) error {
 	}
 	_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: imported %s into %s%s\n", src, out, warnings)
 	return nil
+}
+
+// importArgs checks import's command line: SRC a directory, OUT a new
+// directory, an empty one, or (with --force) a dataset directory apart
+// from SRC, and the delimiter when one is given.
+func importArgs(c *cli.Context) (src, out string, opts sheet.Options, err error) {
+	if c.NArg() != 2 {
+		return "", "", opts, usagef("import takes SRC and OUT, got %s", count(c.NArg(), "argument"))
+	}
+	src, out = c.Args().Get(0), c.Args().Get(1)
+	if c.IsSet("delimiter") {
+		d, ok := delimiters[c.String("delimiter")]
+		if !ok {
+			return "", "", opts, usagef("--delimiter must be ',', ';' or tab, got %q", c.String("delimiter"))
+		}
+		opts.Delimiter = d
+	}
+	if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
+		return "", "", opts, usagef("%s is not a directory", src)
+	}
+	if fi, err := os.Lstat(out); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// The link a server reads is swapped to a validated directory,
+		// never written through (see "Publishing a new version").
+		return "", "", opts, usagef("%s is a symbolic link: import into a new directory, then swap the link to it", out)
+	}
+	if overlaps(src, out) {
+		return "", "", opts, usagef("%s and %s overlap: OUT must be a directory apart from SRC, or --force would remove the sheets", src, out)
+	}
+	if err := checkParent(out); err != nil {
+		return "", "", opts, err
+	}
+	entries, err := os.ReadDir(out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return "", "", opts, usagef("%s is not a directory", out)
+	case len(entries) == 0:
+	case !isDatasetDir(out):
+		// --force removes OUT whole, so it must be something import
+		// wrote before, never a directory of someone's other files.
+		return "", "", opts, usagef("%s holds files and no %s: not a dataset directory; --force replaces only a dataset directory or an empty one", out, dataset.ManifestFile)
+	case !c.Bool("force"):
+		return "", "", opts, usagef("%s is not empty: give --force to replace it whole", out)
+	}
+	return src, out, opts, nil
+}
+
+// reportImport writes every problem on stdout and each sheet's delimiter
+// on stderr, and returns the note of the warnings for import's last line
+// (" and 2 warnings"), or "".
+func reportImport(c *cli.Context, res sheet.Result) string {
+	problems := newTextReport(c.App.Writer)
+	for _, p := range res.Problems {
+		problems.problem(p)
+	}
+	_ = problems.flush()
+	for _, r := range res.Read {
+		how := ""
+		if !r.Guessed {
+			how = " (--delimiter)"
+		}
+		_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: read %s: separated by %s%s\n", r.File, sheet.DelimiterName(r.Delimiter), how)
+	}
+	if n := len(res.Problems) - res.Problems.Errors(); n > 0 {
+		return " and " + count(n, "warning")
+	}
+	return ""
 }
 
 // delimiters are the values --delimiter takes.

@@ -449,8 +449,9 @@ func (d *Dataset) candidateKey(district, party int) int {
 	return district*(len(d.parties)+1) + party
 }
 
-// encodeRecord encodes one record without the final newline.
-func encodeRecord(v any) []byte {
+// EncodeRecord is EncodeJSON without the final newline: one record, or one
+// value, as it stands inside an answer.
+func EncodeRecord(v any) []byte {
 	return bytes.TrimSuffix(EncodeJSON(v), []byte("\n"))
 }
 

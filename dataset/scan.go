@@ -356,120 +356,157 @@ type walkFrame struct {
 // walkJSON is scanJSON on a file that is valid JSON: the same rules at the
 // same pointers, with the pointers built only for a problem.
 func walkJSON(ctx context.Context, name string, b []byte, r *Report) bool {
-	var stack []walkFrame
-	// ptrAt is the pointer of the value at depth d: the tokens of the
-	// frames below it.
-	ptrAt := func(d int) string {
-		var sb strings.Builder
-		for _, f := range stack[:d] {
-			if f.object {
-				sb.WriteString(pointer(f.key))
-			} else {
-				sb.WriteString(pointer(f.index))
-			}
-		}
-		return sb.String()
-	}
-	// field is the name of the field a value at the top of the stack
-	// belongs to: its key, or, for an array's item, the array's field.
-	field := func() string {
-		n := len(stack)
-		switch {
-		case n == 0:
-			return ""
-		case stack[n-1].object:
-			return stack[n-1].key
-		case n >= 2 && stack[n-2].object:
-			return stack[n-2].key
-		case n >= 2:
-			return strconv.Itoa(stack[n-2].index)
-		}
-		return ""
-	}
-	i := skipSpace(b, 0)
-	prevEnd := 0 // the end of the last token, where a depth error points
+	w := walker{name: name, b: b, r: r, i: skipSpace(b, 0)}
 	for n := 0; ; n++ {
 		if n%4096 == 0 && ctx.Err() != nil {
 			return false
 		}
-		// i is at a value.
-		switch c := b[i]; c {
+		// w.i is at a value.
+		switch c := b[w.i]; c {
 		case '{', '[':
-			if len(stack) == maxDepth {
-				line, col := position(b, int64(prevEnd))
-				r.Errors = append(r.Errors, Problem{File: name, Line: line, Char: col, Rule: "json-syntax", Message: fmt.Sprintf("arrays and objects nested deeper than %d levels", maxDepth)})
+			ok, entered := w.open(c)
+			if !ok {
 				return false
 			}
-			// A frame's keys are kept for the next object at its
-			// depth: a file has an object for each record.
-			if d := len(stack); d < cap(stack) {
-				stack = stack[:d+1]
-				stack[d] = walkFrame{object: c == '{', keysSeen: keysSeen{keys: stack[d].keys[:0]}}
-			} else {
-				stack = append(stack, walkFrame{object: c == '{'})
+			if entered {
+				continue
 			}
-			prevEnd = i + 1
-			i = skipSpace(b, i+1)
-			if b[i] == '}' || b[i] == ']' {
-				prevEnd = i + 1
-				stack = stack[:len(stack)-1]
-				i = skipSpace(b, i+1)
-				break
-			}
-			if c == '{' {
-				i = walkKey(b, i, &stack[len(stack)-1], name, r, ptrAt, len(stack)-1)
-				prevEnd = i
-				i = skipSpace(b, skipSpace(b, i)+1)
-			}
-			continue
 		case '"':
-			end := stringEnd(b, i)
-			if rule, msg := checkText(b[i+1:end-1], freeText[field()]); rule != "" {
-				r.errorf(name, ptrAt(len(stack)), rule, "%s", msg)
-			}
-			prevEnd = end
-			i = skipSpace(b, end)
+			w.text()
 		default:
-			end := valueEnd(b, i)
-			prevEnd = end
-			i = skipSpace(b, end)
+			end := valueEnd(b, w.i)
+			w.prevEnd = end
+			w.i = skipSpace(b, end)
 		}
-		// After a value: a comma and the next, or the ends of containers.
-		for {
-			if len(stack) == 0 {
-				return true
-			}
-			top := &stack[len(stack)-1]
-			if b[i] == ',' {
-				i = skipSpace(b, i+1)
-				if top.object {
-					i = walkKey(b, i, top, name, r, ptrAt, len(stack)-1)
-					prevEnd = i
-					i = skipSpace(b, skipSpace(b, i)+1)
-				} else {
-					top.index++
-				}
-				break
-			}
-			// '}' or ']'
-			prevEnd = i + 1
-			stack = stack[:len(stack)-1]
-			i = skipSpace(b, i+1)
+		if w.next() {
+			return true
 		}
 	}
 }
 
-// walkKey checks the key that starts at b[i] in the object f, at depth d
-// of the walk, and returns the offset just past it.
-func walkKey(b []byte, i int, f *walkFrame, name string, r *Report, ptrAt func(int) string, d int) int {
-	end := stringEnd(b, i)
-	if rule, msg := checkText(b[i+1:end-1], false); rule != "" {
-		r.errorf(name, ptrAt(d), rule, "a key %s", msg)
+// walker is where walkJSON is in a file: the containers it is in, the
+// offset of the next token and the end of the last one.
+type walker struct {
+	name    string
+	b       []byte
+	r       *Report
+	stack   []walkFrame
+	i       int // the next token
+	prevEnd int // the end of the last token, where a depth error points
+}
+
+// ptrAt is the pointer of the value at depth d: the tokens of the frames
+// below it.
+func (w *walker) ptrAt(d int) string {
+	var sb strings.Builder
+	for _, f := range w.stack[:d] {
+		if f.object {
+			sb.WriteString(pointer(f.key))
+		} else {
+			sb.WriteString(pointer(f.index))
+		}
 	}
-	key := keyString(b[i:end])
+	return sb.String()
+}
+
+// field is the name of the field a value at the top of the stack belongs
+// to: its key, or, for an array's item, the array's field.
+func (w *walker) field() string {
+	n := len(w.stack)
+	switch {
+	case n == 0:
+		return ""
+	case w.stack[n-1].object:
+		return w.stack[n-1].key
+	case n >= 2 && w.stack[n-2].object:
+		return w.stack[n-2].key
+	case n >= 2:
+		return strconv.Itoa(w.stack[n-2].index)
+	}
+	return ""
+}
+
+// open enters the object or array that starts at w.i. It reports false,
+// with the problem, when that is one level too deep, and whether it
+// entered it: an empty one is passed over as a value.
+func (w *walker) open(c byte) (ok, entered bool) {
+	b := w.b
+	if len(w.stack) == maxDepth {
+		line, col := position(b, int64(w.prevEnd))
+		w.r.Errors = append(w.r.Errors, Problem{File: w.name, Line: line, Char: col, Rule: "json-syntax", Message: fmt.Sprintf("arrays and objects nested deeper than %d levels", maxDepth)})
+		return false, false
+	}
+	// A frame's keys are kept for the next object at its depth: a file
+	// has an object for each record.
+	if d := len(w.stack); d < cap(w.stack) {
+		w.stack = w.stack[:d+1]
+		w.stack[d] = walkFrame{object: c == '{', keysSeen: keysSeen{keys: w.stack[d].keys[:0]}}
+	} else {
+		w.stack = append(w.stack, walkFrame{object: c == '{'})
+	}
+	w.prevEnd = w.i + 1
+	w.i = skipSpace(b, w.i+1)
+	if b[w.i] == '}' || b[w.i] == ']' {
+		w.prevEnd = w.i + 1
+		w.stack = w.stack[:len(w.stack)-1]
+		w.i = skipSpace(b, w.i+1)
+		return true, false
+	}
+	if c == '{' {
+		w.key(&w.stack[len(w.stack)-1], len(w.stack)-1)
+	}
+	return true, true
+}
+
+// text checks the string value at w.i by the rules of its field.
+func (w *walker) text() {
+	end := stringEnd(w.b, w.i)
+	if rule, msg := checkText(w.b[w.i+1:end-1], freeText[w.field()]); rule != "" {
+		w.r.errorf(w.name, w.ptrAt(len(w.stack)), rule, "%s", msg)
+	}
+	w.prevEnd = end
+	w.i = skipSpace(w.b, end)
+}
+
+// next moves past a value: to the comma and the next value (and its key,
+// in an object), or out of the containers that end there. It reports
+// whether the file's value has ended.
+func (w *walker) next() bool {
+	b := w.b
+	for {
+		if len(w.stack) == 0 {
+			return true
+		}
+		top := &w.stack[len(w.stack)-1]
+		if b[w.i] == ',' {
+			w.i = skipSpace(b, w.i+1)
+			if top.object {
+				w.key(top, len(w.stack)-1)
+			} else {
+				top.index++
+			}
+			return false
+		}
+		// '}' or ']'
+		w.prevEnd = w.i + 1
+		w.stack = w.stack[:len(w.stack)-1]
+		w.i = skipSpace(b, w.i+1)
+	}
+}
+
+// key checks the key that starts at w.i in the object f, at depth d of the
+// walk, and moves w.i to the key's value.
+func (w *walker) key(f *walkFrame, d int) {
+	b := w.b
+	end := stringEnd(b, w.i)
+	if rule, msg := checkText(b[w.i+1:end-1], false); rule != "" {
+		w.r.errorf(w.name, w.ptrAt(d), rule, "a key %s", msg)
+	}
+	key := keyString(b[w.i:end])
 	if f.seen(key) {
-		r.errorf(name, ptrAt(d)+pointer(key), "duplicate-key", "key %q appears twice in this object; only one may be given", key)
+		w.r.errorf(w.name, w.ptrAt(d)+pointer(key), "duplicate-key", "key %q appears twice in this object; only one may be given", key)
 	}
 	f.key = key
-	return end
+	w.prevEnd = end
+	w.i = skipSpace(b, skipSpace(b, end)+1)
 }

@@ -203,7 +203,7 @@ type record struct {
 func encodeRecords[T any](recs []T, key string) []record {
 	out := make([]record, len(recs))
 	for i, r := range recs {
-		b := json.RawMessage(bytes.TrimSuffix(dataset.EncodeJSON(r), []byte("\n")))
+		b := json.RawMessage(dataset.EncodeRecord(r))
 		fields := pickFields(b, "id", "name", key)
 		var id, name string
 		_ = json.Unmarshal(fields["id"], &id)
