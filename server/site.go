@@ -231,43 +231,36 @@ func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, p pages.R
 	s.writeAnswer(w, r, a)
 }
 
-// partyMark answers /parties/{slug_or_id}, rendered from the record.
+// partyPage answers /parties/{slug_or_id}, rendered from the record.
 func (s *Server) partyPage(w http.ResponseWriter, r *http.Request) {
-	p := s.snap.Load().pages.lang[langOf(r.URL.Path)]
-	key := pathKey(r, "slug_or_id")
-	i, ok := p.site.Lookup(dataset.Parties, key)
-	if !ok {
-		s.writeError(w, r, &dataset.NotFoundError{Collection: dataset.Parties, Key: key})
-		return
-	}
-	s.writeRendered(w, r, p.site.Party(i))
+	s.recordPage(w, r, dataset.Parties, "slug_or_id", (*pages.Site).Party)
 }
 
 // districtPage answers /districts/{number}, rendered from the records.
 func (s *Server) districtPage(w http.ResponseWriter, r *http.Request) {
-	p := s.snap.Load().pages.lang[langOf(r.URL.Path)]
-	key := pathKey(r, "number")
-	i, ok := p.site.Lookup(dataset.Districts, key)
-	if !ok {
-		s.writeError(w, r, &dataset.NotFoundError{Collection: dataset.Districts, Key: key})
-		return
-	}
-	s.writeRendered(w, r, p.site.District(i))
+	s.recordPage(w, r, dataset.Districts, "number", (*pages.Site).District)
 }
 
-// candidateMark answers /candidates/{slug_or_id}, rendered from the record.
+// candidatePage answers /candidates/{slug_or_id}, rendered from the record.
 func (s *Server) candidatePage(w http.ResponseWriter, r *http.Request) {
-	p := s.snap.Load().pages.lang[langOf(r.URL.Path)]
-	key := pathKey(r, "slug_or_id")
-	i, ok := p.site.Lookup(dataset.Candidates, key)
-	if !ok {
-		s.writeError(w, r, &dataset.NotFoundError{Collection: dataset.Candidates, Key: key})
-		return
-	}
-	s.writeRendered(w, r, p.site.Candidate(i))
+	s.recordPage(w, r, dataset.Candidates, "slug_or_id", (*pages.Site).Candidate)
 }
 
-// candidatesMark answers /candidates with the API's filters: the query goes
+// recordPage answers a record's page, found by the path's key in the
+// collection c and rendered by render in the path's language, or the 404
+// page.
+func (s *Server) recordPage(w http.ResponseWriter, r *http.Request, c dataset.Collection, param string, render func(*pages.Site, int) pages.Rendered) {
+	p := s.snap.Load().pages.lang[langOf(r.URL.Path)]
+	key := pathKey(r, param)
+	i, ok := p.site.Lookup(c, key)
+	if !ok {
+		s.writeError(w, r, &dataset.NotFoundError{Collection: c, Key: key})
+		return
+	}
+	s.writeRendered(w, r, render(p.site, i))
+}
+
+// candidatesPage answers /candidates with the API's filters: the query goes
 // to the same dataset.Query as the API's, so a refused value gets the API's
 // message, on the page, with status 400.
 func (s *Server) candidatesPage(w http.ResponseWriter, r *http.Request) {
@@ -286,7 +279,7 @@ func (s *Server) candidatesPage(w http.ResponseWriter, r *http.Request) {
 	s.writeAnswer(w, r, &p.candidates)
 }
 
-// districtsMark answers /districts. The query, read as the API reads it,
+// districtsPage answers /districts. The query, read as the API reads it,
 // goes to the same dataset.Query, so a locality gets the districts the API
 // gives for it, and a refused one the API's message with status 400.
 func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request) {
@@ -305,7 +298,7 @@ func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request) {
 	s.writeAnswer(w, r, &p.districts)
 }
 
-// searchMark answers /search: the form, and with q the candidates whose
+// searchPage answers /search: the form, and with q the candidates whose
 // names hold it, from the same dataset.Query as the API's q filter; a
 // refused q gets its sentence beside the field, with status 400.
 func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
