@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -134,7 +135,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	args, err := flagsFirst(app, args)
 	if err == nil {
-		err = app.RunContext(ctx, args)
+		err = runParsed(ctx, app, args)
 	}
 	var quiet quietError
 	var usage usageError
@@ -193,4 +194,28 @@ func flagsFirst(app *cli.App, args []string) ([]string, error) {
 		}
 	}
 	return append(append(append([]string{}, args[:2]...), flags...), rest...), nil
+}
+
+// parsing is held while urfave/cli parses a command line: it applies the
+// package-level cli.HelpFlag to every flag set it makes, writing into that
+// one flag (urfave/cli#1242, #1699), so two runs in one process, as the
+// tests make, must not parse at once. A process that serves runs once,
+// and a run holds it only until its command's action begins.
+var parsing sync.Mutex
+
+// runParsed runs app with args, parsing them under parsing.
+func runParsed(ctx context.Context, app *cli.App, args []string) error {
+	parsing.Lock()
+	var once sync.Once
+	parsed := func(*cli.Context) error {
+		once.Do(parsing.Unlock)
+		return nil
+	}
+	defer once.Do(parsing.Unlock)
+	for _, cmd := range app.Commands {
+		if cmd.Before == nil {
+			cmd.Before = parsed
+		}
+	}
+	return app.RunContext(ctx, args)
 }
