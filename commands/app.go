@@ -1,5 +1,10 @@
-// Package commands is ballot's command line: the serve, validate and query
-// commands, their flags, and the configuration they read.
+// Package commands is ballot's command line: the serve, validate, import,
+// diff, query and version commands, their flags, and the configuration
+// they read.
+//
+// It is the top of the house: it owns the process (signals, exit codes,
+// the garbage collector's pace, the memory limit) and wires server, answers,
+// diff and dataset together; nothing of the project imports it.
 package commands
 
 import (

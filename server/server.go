@@ -31,6 +31,10 @@
 //     builds a new one and swaps one pointer.
 //   - The documents of the API (index, OpenAPI, catalogue): docs.go. The
 //     admin listener: admin.go. Listening and shutting down: listen.go.
+//
+// It imports pages, answers, ratelimit, dataset and suggest, never commands:
+// flags, configuration files and the process are the command line's, and
+// come in as Options.
 package server
 
 import (

@@ -30,6 +30,9 @@
 //   - Nothing here speaks HTTP: the server routes the paths (HomePath and
 //     the other constants name them), sets the headers and writes every
 //     answer.
+//
+// It imports dataset, answers (a page's ETag is its API answer's) and
+// suggest; it must not import server or commands.
 package pages
 
 import (

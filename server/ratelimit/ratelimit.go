@@ -20,6 +20,9 @@
 // collector would let garbage grow as large as they are: the program that
 // owns the Limiter should set a soft memory limit from Reservation (see
 // debug.SetMemoryLimit).
+//
+// It imports nothing of the project: it counts clients, and knows nothing
+// of datasets, routes or pages.
 package ratelimit
 
 import (
