@@ -32,7 +32,7 @@
 //   - The documents of the API (index, OpenAPI, catalogue): docs.go. The
 //     admin listener: admin.go. Listening and shutting down: listen.go.
 //
-// It imports pages, answers, ratelimit, dataset and suggest, never commands:
+// It imports pages, answers, ratelimit and dataset, never commands:
 // flags, configuration files and the process are the command line's, and
 // come in as Options.
 package server
