@@ -5,7 +5,8 @@
 # bytes and header fields saved from this tree's ballot (bench/gohandler
 # -ballot-headers). wrk runs in alternation over the three servers and the
 # three endpoints the kit compares; the table gives each server's median
-# requests per second and CPU per request, and the ratios of one run.
+# requests per second, CPU per request and 99th percentile of latency (wrk
+# --latency), and the ratios of one run.
 #
 #   bench/ab.sh 1045fa0                  # 5 rounds x 5 s (~5 min)
 #   ROUNDS=3 DURATION=3 bench/ab.sh HEAD~3
@@ -60,7 +61,7 @@ wait_http "http://127.0.0.1:$P_GOH/api/public/v1/parties"
 
 CLK_TCK=$(getconf CLK_TCK)
 RESULTS=$OUT/ab.tsv
-printf 'round\tendpoint\tserver\trps\tcpu_us_per_req\n' >"$RESULTS"
+printf 'round\tendpoint\tserver\trps\tcpu_us_per_req\tp99_us\n' >"$RESULTS"
 for ((round = 1; round <= ROUNDS; round++)); do
 	for uri in "${ENDPOINTS[@]}"; do
 		order=(new old gohdr)
@@ -73,13 +74,15 @@ for ((round = 1; round <= ROUNDS; round++)); do
 			esac
 			wait_quiet
 			c0=$(cpu_ticks "$pid")
-			out=$(timeout $((DURATION + 20)) wrk -t1 -c"$CONNS" -d"${DURATION}s" "http://127.0.0.1:$port$uri")
+			out=$(timeout $((DURATION + 20)) wrk --latency -t1 -c"$CONNS" -d"${DURATION}s" "http://127.0.0.1:$port$uri")
 			c1=$(cpu_ticks "$pid")
 			reqs=$(awk '/ requests in /{ print $1 }' <<<"$out")
 			rps=$(awk '/^Requests\/sec:/{ print $2 }' <<<"$out")
+			# wrk writes the 99th percentile as 812.00us, 1.23ms or 2.01s.
+			p99=$(awk '$1 == "99%" { v = $2; u = 1; if (v ~ /us$/) u = 1; else if (v ~ /ms$/) u = 1000; else if (v ~ /s$/) u = 1e6; sub(/[a-z]+$/, "", v); printf "%.0f", v * u }' <<<"$out")
 			grep -q 'Non-2xx' <<<"$out" && die "$server $uri: non-2xx answers"
-			printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$uri" "$server" "$rps" \
-				"$(awk -v t=$((c1 - c0)) -v hz="$CLK_TCK" -v n="$reqs" 'BEGIN { printf "%.1f", t * 1e6 / hz / n }')" >>"$RESULTS"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$uri" "$server" "$rps" \
+				"$(awk -v t=$((c1 - c0)) -v hz="$CLK_TCK" -v n="$reqs" 'BEGIN { printf "%.1f", t * 1e6 / hz / n }')" "$p99" >>"$RESULTS"
 		done
 	done
 done
@@ -87,12 +90,14 @@ done
 col() { awk -F'\t' -v e="$1" -v s="$2" -v c="$3" '$2 == e && $3 == s { print $c }' "$RESULTS" | median; }
 {
 	echo "bench/ab.sh: $(source_state) against $REV; $ROUNDS rounds x ${DURATION}s, wrk -c$CONNS; the access log on (the default) on both"
-	printf '%-40s %9s %9s %9s | %8s %8s %8s | %s\n' endpoint new old go+hdr new/old new/goh old/goh "CPU us/req new old go+hdr"
+	printf '%-40s %9s %9s %9s | %8s %8s %8s | %-26s | %s\n' endpoint new old go+hdr new/old new/goh old/goh "CPU us/req new old go+hdr" "p99 us new old go+hdr, new/goh"
 	for uri in "${ENDPOINTS[@]}"; do
 		n=$(col "$uri" new 4) o=$(col "$uri" old 4) g=$(col "$uri" gohdr 4)
-		printf '%-40s %9.0f %9.0f %9.0f | %8s %8s %8s | %s %s %s\n' "$uri" "$n" "$o" "$g" \
+		pn=$(col "$uri" new 6) po=$(col "$uri" old 6) pg=$(col "$uri" gohdr 6)
+		printf '%-40s %9.0f %9.0f %9.0f | %8s %8s %8s | %-26s | %s %s %s, %s\n' "$uri" "$n" "$o" "$g" \
 			"$(ratio "$n" "$o")" "$(ratio "$n" "$g")" "$(ratio "$o" "$g")" \
-			"$(col "$uri" new 5)" "$(col "$uri" old 5)" "$(col "$uri" gohdr 5)"
+			"$(col "$uri" new 5) $(col "$uri" old 5) $(col "$uri" gohdr 5)" \
+			"$pn" "$po" "$pg" "$(ratio "$pn" "$pg")"
 	done
 	((${NOISY_WAITS:-0} == 0)) || echo "note: the machine was not quiet before $NOISY_WAITS runs"
 } | tee "$OUT/ab-summary.txt"

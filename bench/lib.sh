@@ -165,8 +165,8 @@ wait_quiet() {
 source_state() {
 	local rev dirty
 	rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
-	dirty=$(git -C "$ROOT" status --porcelain -- main.go server dataset commands go.mod 2>/dev/null | wc -l)
-	echo "commit $rev, $dirty files changed in the working tree (main.go, server, dataset, commands, go.mod)"
+	dirty=$(git -C "$ROOT" status --porcelain -- main.go server answers dataset suggest commands go.mod 2>/dev/null | wc -l)
+	echo "commit $rev, $dirty files changed in the working tree (main.go, server, answers, dataset, suggest, commands, go.mod)"
 }
 
 # median reads numbers, one a line, and prints their median.
