@@ -1,22 +1,20 @@
 package answers_test
 
 import (
-	"encoding/json"
-	"io/fs"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"ballot/answers"
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 )
 
 // TestDownloadNeutralisesFormulas: a value a spreadsheet would run as a
 // formula is written with a leading "'" in every column it reaches, the
 // party's name in a candidate's row included.
 func TestDownloadNeutralisesFormulas(t *testing.T) {
-	m := defaultFiles(t)
-	edit(t, m, dataset.PartiesFile, func(rs []map[string]any) []map[string]any {
+	m := datasettest.Files(t)
+	datasettest.Edit(t, m, dataset.PartiesFile, func(rs []map[string]any) []map[string]any {
 		for _, r := range rs {
 			if r["slug"] == "abba" {
 				r["name"], r["short_name"] = `=HYPERLINK("http://evil.example","ABBA")`, "+ABBA"
@@ -24,7 +22,7 @@ func TestDownloadNeutralisesFormulas(t *testing.T) {
 		}
 		return rs
 	})
-	edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
+	datasettest.Edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
 		for _, r := range rs {
 			if r["slug"] == "sammy-farrugia" {
 				r["name"], r["given_name"], r["family_name"] = "@Sammy -Farrugia", "@Sammy", "-Farrugia"
@@ -95,33 +93,4 @@ func TestSafeCSVCell(t *testing.T) {
 			}
 		})
 	}
-}
-
-// defaultFiles returns the embedded dataset's files, to be edited.
-func defaultFiles(t *testing.T) fstest.MapFS {
-	t.Helper()
-	m := fstest.MapFS{}
-	for _, name := range []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile} {
-		b, err := fs.ReadFile(dataset.DefaultFS(), name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m[name] = &fstest.MapFile{Data: b}
-	}
-	return m
-}
-
-// edit decodes a JSON file into generic values, lets change alter them and
-// writes them back.
-func edit(t *testing.T, m fstest.MapFS, name string, change func(records []map[string]any) []map[string]any) {
-	t.Helper()
-	var records []map[string]any
-	if err := json.Unmarshal(m[name].Data, &records); err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(change(records))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m[name] = &fstest.MapFile{Data: b}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 )
 
 // TestETagsTellBodiesApart checks that two candidates answers with
@@ -38,7 +39,7 @@ func TestETagsTellBodiesApart(t *testing.T) {
 						continue // an offset beyond this filter's total
 					}
 					queries++
-					ans := of(d, res)
+					ans := datasettest.Answer(d, res)
 					body := string(ans.AppendJSON(nil, at))
 					tag := ans.ETag()
 					if prev, ok := bodyOf[tag]; ok && prev != body {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 )
 
 // TestAnswerFormat fails when the shape of the answers around their
@@ -41,7 +42,7 @@ func TestAnswerFormat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ans := of(d, res)
+		ans := datasettest.Answer(d, res)
 		body := ans.AppendJSON(nil, at)
 		shape.WriteString(keys(t, body) + "\n")
 		tag := ans.ETag()

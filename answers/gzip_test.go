@@ -10,6 +10,7 @@ import (
 
 	"ballot/answers"
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 )
 
 // TestAppendGzip checks that the gzip body, pieced together from the list
@@ -59,7 +60,7 @@ func TestAppendGzip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all = append(all, answer{string(q.c) + " " + fmt.Sprint(q.p), of(ds, res)})
+		all = append(all, answer{string(q.c) + " " + fmt.Sprint(q.p), datasettest.Answer(ds, res)})
 	}
 	// One-record answers, compressed on request.
 	for _, r := range []struct {
@@ -70,7 +71,7 @@ func TestAppendGzip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all = append(all, answer{string(r.c) + "/" + r.key, of(ds, res)})
+		all = append(all, answer{string(r.c) + "/" + r.key, datasettest.Answer(ds, res)})
 	}
 	for _, a := range all {
 		res := a.res
@@ -92,7 +93,7 @@ func TestAppendGzip(t *testing.T) {
 func BenchmarkAppendGzip(b *testing.B) {
 	ds, _ := dataset.Default()
 	q, _ := ds.Query(dataset.Candidates, nil)
-	res := of(ds, q)
+	res := datasettest.Answer(ds, q)
 	buf := make([]byte, 0, 64<<10)
 	now := time.Now()
 	b.ReportAllocs()
@@ -117,7 +118,7 @@ func TestLocalityAnswerOwnETag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loc, rec := of(ds, locQ), of(ds, recQ)
+	loc, rec := datasettest.Answer(ds, locQ), datasettest.Answer(ds, recQ)
 	if loc.ETag() == rec.ETag() {
 		t.Errorf("the locality answer and district 1's record answer share the ETag %s", loc.ETag())
 	}

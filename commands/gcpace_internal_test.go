@@ -9,13 +9,6 @@ import (
 	"ballot/dataset"
 )
 
-// gcPercent reads GOGC as the runtime applies it.
-func gcPercent() int {
-	p := debug.SetGCPercent(100)
-	debug.SetGCPercent(p)
-	return p
-}
-
 // TestLoadPacesGC: validate's check of a dataset directory runs the
 // collector at gcpace.LoadPercent, and it and serve's load restore GOGC
 // when they end.
@@ -23,7 +16,7 @@ func TestLoadPacesGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	const dir = "testdata/datasets/warnings"
 	var during []int
-	if _, err := checkDataset(context.Background(), dir, 0, func(dataset.Problem) { during = append(during, gcPercent()) }); err != nil {
+	if _, err := checkDataset(context.Background(), dir, 0, func(dataset.Problem) { during = append(during, gcpace.Percent()) }); err != nil {
 		t.Fatal(err)
 	}
 	if len(during) == 0 {
@@ -37,7 +30,7 @@ func TestLoadPacesGC(t *testing.T) {
 	if _, err := loadDataset(context.Background(), dir, 0); err != nil {
 		t.Fatal(err)
 	}
-	if got := gcPercent(); got != 100 {
+	if got := gcpace.Percent(); got != 100 {
 		t.Errorf("GOGC %d after a check and a load, want 100 restored", got)
 	}
 }

@@ -3,7 +3,6 @@ package commands_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -27,23 +26,7 @@ import (
 // import that never ends.
 func importRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	type result struct {
-		code           int
-		stdout, stderr string
-	}
-	done := make(chan result, 1)
-	go func() {
-		var out, errOut bytes.Buffer
-		code := commands.Run(context.Background(), append([]string{"ballot", "import"}, args...), &out, &errOut)
-		done <- result{code, out.String(), errOut.String()}
-	}()
-	select {
-	case r := <-done:
-		return r.code, r.stdout, r.stderr
-	case <-time.After(time.Minute):
-		t.Fatalf("import %q has not ended within a minute", args)
-	}
-	return
+	return runWithin(t, time.Minute, append([]string{"import"}, args...)...)
 }
 
 func TestImportInputFiles(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 )
 
 // writeDefault writes the embedded dataset's four files into a new
@@ -22,7 +23,7 @@ import (
 func writeDefault(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, f := range defaultFiles(t) {
+	for name, f := range datasettest.Files(t) {
 		if err := os.WriteFile(filepath.Join(dir, name), f.Data, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +204,7 @@ func (f endlessFS) Open(name string) (fs.File, error) {
 }
 
 func TestLoadStopsReadingAtTheLimit(t *testing.T) {
-	fsys := endlessFS{defaultFiles(t), &endless{}}
+	fsys := endlessFS{datasettest.Files(t), &endless{}}
 	const limit = 1 << 20
 	_, err := dataset.LoadContext(context.Background(), fsys, dataset.Options{MaxFileBytes: limit})
 	wantProblem(t, err, dataset.CandidatesFile, "file-too-large", "grew past the limit of 1048576 bytes")
@@ -223,7 +224,7 @@ func TestLoadStopsWhenCancelled(t *testing.T) {
 	// stops inside the file instead of reading on to the limit.
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
-	fsys := endlessFS{defaultFiles(t), &endless{cancelAfter: 4 << 20, cancel: cancel}}
+	fsys := endlessFS{datasettest.Files(t), &endless{cancelAfter: 4 << 20, cancel: cancel}}
 	if _, err := dataset.LoadContext(ctx, fsys, dataset.Options{MaxFileBytes: 1 << 40}); !errors.Is(err, context.Canceled) {
 		t.Errorf("LoadContext = %v, want context.Canceled", err)
 	}

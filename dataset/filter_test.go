@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 )
 
 // slugsOf returns the slugs of a candidates result's records, in order.
@@ -21,7 +22,7 @@ func slugsOf(t *testing.T, ds *dataset.Dataset, res dataset.Result) []string {
 	var slugs []string
 	for i := range res.Count() {
 		var c struct{ Slug string }
-		if err := json.Unmarshal(answerOf(ds, res).Record(i), &c); err != nil {
+		if err := json.Unmarshal(datasettest.Answer(ds, res).Record(i), &c); err != nil {
 			t.Fatal(err)
 		}
 		if want := ds.Candidates()[res.Index(i)].Slug; c.Slug != want {
@@ -126,13 +127,13 @@ func TestReadersFiltersMatchTheirDefinition(t *testing.T) {
 // TestQFoldsMalteseLetters: q finds names written with Maltese letters
 // from plain ASCII, and the other way round, with letter case ignored.
 func TestQFoldsMalteseLetters(t *testing.T) {
-	m := defaultFiles(t)
+	m := datasettest.Files(t)
 	names := map[string][3]string{ // slug → name, given name, family name
 		"sammy-farrugia":      {"Ġorġ Żammit", "Ġorġ", "Żammit"},
 		"tania-gauci-fiorini": {"Ċensu Ħili", "Ċensu", "Ħili"},
 		"anthony-buttigieg":   {"Marija Għarbi", "Marija", "Għarbi"},
 	}
-	edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
+	datasettest.Edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
 		for _, r := range rs {
 			if n, ok := names[r["slug"].(string)]; ok {
 				r["name"], r["given_name"], r["family_name"] = n[0], n[1], n[2]
@@ -253,7 +254,7 @@ func TestReadersFiltersPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := string(answerOf(ds, res).AppendJSON(nil, at))
+	body := string(datasettest.Answer(ds, res).AppendJSON(nil, at))
 	wantTail := `],"meta":{"count":` + strconv.Itoa(res.Count()) + `,"total":` + strconv.Itoa(res.Total()) +
 		`,"limit":2,"offset":2,"filters":{"district":null,"party":null,` +
 		`"stood_in":{"number":5,"id":"d0e4f679-6e46-543c-a8f9-478075abcc0a"},"elected":true,"q":"AR"},"generatedAt":"2026-11-21T04:15:00.000Z"}}` + "\n"
@@ -271,7 +272,7 @@ func TestReadersFiltersPage(t *testing.T) {
 	if page.Offset() != 3 || page.Total() != len(allSlugs) {
 		t.Errorf("offset %d, total %d", page.Offset(), page.Total())
 	}
-	if got, want := string(answerOf(ds, page).AppendNextQuery(nil)), "stood_in=5&limit=2&offset=5"; got != want {
+	if got, want := string(datasettest.Answer(ds, page).AppendNextQuery(nil)), "stood_in=5&limit=2&offset=5"; got != want {
 		t.Errorf("next query %q, want %q", got, want)
 	}
 	// No candidate matches: the next offset is 0, but the filters are all kept, q escaped.
@@ -279,22 +280,22 @@ func TestReadersFiltersPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(answerOf(ds, q).AppendNextQuery(nil)), "district=5&party=pn&stood_in=6&elected=false&q=a%26b+%C5%BC&limit=1&offset=0"; got != want {
+	if got, want := string(datasettest.Answer(ds, q).AppendNextQuery(nil)), "district=5&party=pn&stood_in=6&elected=false&q=a%26b+%C5%BC&limit=1&offset=0"; got != want {
 		t.Errorf("next query %q, want %q", got, want)
 	}
-	if got, want := string(answerOf(ds, q).AppendFilterQuery(nil)), "district=5&party=pn&stood_in=6&elected=false&q=a%26b+%C5%BC&"; got != want {
+	if got, want := string(datasettest.Answer(ds, q).AppendFilterQuery(nil)), "district=5&party=pn&stood_in=6&elected=false&q=a%26b+%C5%BC&"; got != want {
 		t.Errorf("filter query %q, want %q", got, want)
 	}
-	if got := string(answerOf(ds, all).AppendFilterQuery([]byte("x?"))); got != "x?stood_in=5&" {
+	if got := string(datasettest.Answer(ds, all).AppendFilterQuery([]byte("x?"))); got != "x?stood_in=5&" {
 		t.Errorf("filter query appended to x?: %q", got)
 	}
 	for _, r := range []dataset.Result{res, page, all, q} {
-		zr, err := gzip.NewReader(bytes.NewReader(answerOf(ds, r).AppendGzip(nil, at)))
+		zr, err := gzip.NewReader(bytes.NewReader(datasettest.Answer(ds, r).AppendGzip(nil, at)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		unzipped, err := io.ReadAll(zr)
-		if err != nil || string(unzipped) != string(answerOf(ds, r).AppendJSON(nil, at)) {
+		if err != nil || string(unzipped) != string(datasettest.Answer(ds, r).AppendJSON(nil, at)) {
 			t.Errorf("gzip body differs from the body (%v)", err)
 		}
 	}
@@ -322,7 +323,7 @@ func TestReadersFiltersETags(t *testing.T) {
 								continue // an offset past the total
 							}
 							n++
-							body, tag := string(answerOf(ds, res).AppendJSON(nil, at)), answerOf(ds, res).ETag()
+							body, tag := string(datasettest.Answer(ds, res).AppendJSON(nil, at)), datasettest.Answer(ds, res).ETag()
 							if prev, ok := bodyOf[tag]; ok && prev != body {
 								t.Fatalf("%q: ETag %s also tags another body:\n%s\n%s", p, tag, prev, body)
 							}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 )
 
 // TestResultIndex: every record a result gives by Index is the one its
@@ -46,7 +47,7 @@ func TestResultIndex(t *testing.T) {
 	check := func(name string, c dataset.Collection, res dataset.Result) {
 		t.Helper()
 		for i := range res.Count() {
-			if got, want := encode(c, res.Index(i)), answerOf(ds, res).Record(i); !bytes.Equal(got, want) {
+			if got, want := encode(c, res.Index(i)), datasettest.Answer(ds, res).Record(i); !bytes.Equal(got, want) {
 				t.Errorf("%s: record %d by Index is %s, the answer holds %s", name, i, got, want)
 			}
 		}
@@ -65,7 +66,7 @@ func TestResultIndex(t *testing.T) {
 		all, _ := ds.Query(c, dataset.Params{"limit": {"500"}})
 		for i := range all.Count() {
 			var key struct{ ID string }
-			if err := json.Unmarshal(answerOf(ds, all).Record(i), &key); err != nil {
+			if err := json.Unmarshal(datasettest.Answer(ds, all).Record(i), &key); err != nil {
 				t.Fatal(err)
 			}
 			res, err := ds.Record(c, key.ID)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"slices"
 	"strings"
 	"testing"
@@ -14,36 +13,8 @@ import (
 	"time"
 
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 )
-
-// defaultFiles copies the embedded dataset into a map the tests can break.
-func defaultFiles(t *testing.T) fstest.MapFS {
-	t.Helper()
-	m := fstest.MapFS{}
-	for _, name := range []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile} {
-		b, err := fs.ReadFile(dataset.DefaultFS(), name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m[name] = &fstest.MapFile{Data: b}
-	}
-	return m
-}
-
-// edit decodes a JSON file into generic values, lets change alter them and
-// writes them back.
-func edit(t *testing.T, m fstest.MapFS, name string, change func(records []map[string]any) []map[string]any) {
-	t.Helper()
-	var records []map[string]any
-	if err := json.Unmarshal(m[name].Data, &records); err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(change(records))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m[name] = &fstest.MapFile{Data: b}
-}
 
 func TestDefaultDatasetLoads(t *testing.T) {
 	ds, err := dataset.Default()
@@ -86,65 +57,65 @@ func TestLoadRefusesBrokenData(t *testing.T) {
 		},
 			dataset.Problem{File: "parties.json", Rule: "type"}},
 		{"unknown field", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
+			datasettest.Edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
 				rs[5]["primary_distrct_id"] = rs[5]["primary_district_id"]
 				return rs
 			})
 		}, dataset.Problem{File: "candidates.json", Pointer: "/5/primary_distrct_id", Rule: "unknown-field"}},
 		{"missing field", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.PartiesFile, first(func(r map[string]any) { delete(r, "short_name") }))
+			datasettest.Edit(t, m, dataset.PartiesFile, first(func(r map[string]any) { delete(r, "short_name") }))
 		}, dataset.Problem{File: "parties.json", Pointer: "/0/short_name", Rule: "required"}},
 		{"missing party_id", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.CandidatesFile, first(func(r map[string]any) { delete(r, "party_id") }))
+			datasettest.Edit(t, m, dataset.CandidatesFile, first(func(r map[string]any) { delete(r, "party_id") }))
 		}, dataset.Problem{File: "candidates.json", Pointer: "/0/party_id", Rule: "required"}},
 		{"new optional URL not http", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.PartiesFile, first(func(r map[string]any) { r["wikipedia_url"] = "en.wikipedia.org/wiki/Malta" }))
+			datasettest.Edit(t, m, dataset.PartiesFile, first(func(r map[string]any) { r["wikipedia_url"] = "en.wikipedia.org/wiki/Malta" }))
 		}, dataset.Problem{File: "parties.json", Pointer: "/0/wikipedia_url", Rule: "url"}},
 		{"null where a value is required", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.PartiesFile, first(func(r map[string]any) { r["name"] = nil }))
+			datasettest.Edit(t, m, dataset.PartiesFile, first(func(r map[string]any) { r["name"] = nil }))
 		}, dataset.Problem{File: "parties.json", Pointer: "/0/name", Rule: "type"}},
 		{"wrong type", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.DistrictsFile, first(func(r map[string]any) { r["number"] = "one" }))
+			datasettest.Edit(t, m, dataset.DistrictsFile, first(func(r map[string]any) { r["number"] = "one" }))
 		}, dataset.Problem{File: "districts.json", Pointer: "/0/number", Rule: "type"}},
 		{"wrong type in a locality", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.DistrictsFile, first(func(r map[string]any) { r["localities"].([]any)[1].(map[string]any)["split"] = "no" }))
+			datasettest.Edit(t, m, dataset.DistrictsFile, first(func(r map[string]any) { r["localities"].([]any)[1].(map[string]any)["split"] = "no" }))
 		}, dataset.Problem{File: "districts.json", Pointer: "/0/localities/1/split", Rule: "type"}},
 		{"12 districts", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.DistrictsFile, func(rs []map[string]any) []map[string]any { return rs[1:] })
+			datasettest.Edit(t, m, dataset.DistrictsFile, func(rs []map[string]any) []map[string]any { return rs[1:] })
 		}, dataset.Problem{File: "districts.json", Rule: "district-count"}},
 		{"district number repeated", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.DistrictsFile, func(rs []map[string]any) []map[string]any { rs[1]["number"] = 1; return rs })
+			datasettest.Edit(t, m, dataset.DistrictsFile, func(rs []map[string]any) []map[string]any { rs[1]["number"] = 1; return rs })
 		}, dataset.Problem{File: "districts.json", Pointer: "/1/number", Rule: "district-number"}},
 		{"district number 14", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.DistrictsFile, func(rs []map[string]any) []map[string]any { rs[12]["number"] = 14; return rs })
+			datasettest.Edit(t, m, dataset.DistrictsFile, func(rs []map[string]any) []map[string]any { rs[12]["number"] = 14; return rs })
 		}, dataset.Problem{File: "districts.json", Pointer: "/12/number", Rule: "district-number"}},
 		{"UUID in upper case", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.PartiesFile, first(func(r map[string]any) { r["id"] = strings.ToUpper(r["id"].(string)) }))
+			datasettest.Edit(t, m, dataset.PartiesFile, first(func(r map[string]any) { r["id"] = strings.ToUpper(r["id"].(string)) }))
 		}, dataset.Problem{File: "parties.json", Pointer: "/0/id", Rule: "uuid"}},
 		{"UUID repeated across files", func(t *testing.T, m fstest.MapFS) {
 			var parties []map[string]any
 			_ = json.Unmarshal(m[dataset.PartiesFile].Data, &parties)
-			edit(t, m, dataset.CandidatesFile, first(func(r map[string]any) { r["id"] = parties[2]["id"] }))
+			datasettest.Edit(t, m, dataset.CandidatesFile, first(func(r map[string]any) { r["id"] = parties[2]["id"] }))
 		}, dataset.Problem{File: "candidates.json", Pointer: "/0/id", Rule: "uuid-unique"}},
 		{"slug repeated", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.PartiesFile, func(rs []map[string]any) []map[string]any { rs[1]["slug"] = rs[0]["slug"]; return rs })
+			datasettest.Edit(t, m, dataset.PartiesFile, func(rs []map[string]any) []map[string]any { rs[1]["slug"] = rs[0]["slug"]; return rs })
 		}, dataset.Problem{File: "parties.json", Pointer: "/1/slug", Rule: "slug-unique"}},
 		{"slug malformed", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.CandidatesFile, first(func(r map[string]any) { r["slug"] = "Ray Abela" }))
+			datasettest.Edit(t, m, dataset.CandidatesFile, first(func(r map[string]any) { r["slug"] = "Ray Abela" }))
 		}, dataset.Problem{File: "candidates.json", Pointer: "/0/slug", Rule: "slug"}},
 		{"party that does not exist", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
+			datasettest.Edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
 				rs[5]["party_id"] = "0b6f0000-0000-4000-8000-000000000000"
 				return rs
 			})
 		}, dataset.Problem{File: "candidates.json", Pointer: "/5/party_id", Rule: "reference"}},
 		{"primary district that does not exist", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.CandidatesFile, first(func(r map[string]any) {
+			datasettest.Edit(t, m, dataset.CandidatesFile, first(func(r map[string]any) {
 				r["primary_district_id"] = "0b6f0000-0000-4000-8000-000000000000"
 			}))
 		}, dataset.Problem{File: "candidates.json", Pointer: "/0/primary_district_id", Rule: "reference"}},
 		{"primary district not first", func(t *testing.T, m fstest.MapFS) {
-			edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
+			datasettest.Edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
 				ids := rs[2]["district_ids"].([]any) // Anthony Buttigieg: districts 1 and 10
 				rs[2]["district_ids"] = []any{ids[1], ids[0]}
 				return rs
@@ -159,7 +130,7 @@ func TestLoadRefusesBrokenData(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := defaultFiles(t)
+			m := datasettest.Files(t)
 			tt.break_(t, m)
 			ds, err := dataset.Load(m)
 			if ds != nil || err == nil {
@@ -183,8 +154,8 @@ func TestLoadRefusesBrokenData(t *testing.T) {
 // TestReportLines checks the report's text, and that a record with a defect
 // does not stop the rules being applied to the others.
 func TestReportLines(t *testing.T) {
-	m := defaultFiles(t)
-	edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
+	m := datasettest.Files(t)
+	datasettest.Edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
 		rs[5]["primary_distrct_id"] = 1
 		rs[7]["party_id"] = "0b6f0000-0000-4000-8000-000000000000"
 		return rs
@@ -222,8 +193,8 @@ func TestFoldAndSlugify(t *testing.T) {
 // TestManyParties: a list no limit applies to is answered whole, however
 // long it is (600 parties, more than the largest limit).
 func TestManyParties(t *testing.T) {
-	m := defaultFiles(t)
-	edit(t, m, dataset.PartiesFile, func(rs []map[string]any) []map[string]any {
+	m := datasettest.Files(t)
+	datasettest.Edit(t, m, dataset.PartiesFile, func(rs []map[string]any) []map[string]any {
 		for i := range 600 {
 			rs = append(rs, map[string]any{
 				"id": fmt.Sprintf("00000000-0000-4000-8000-%012d", i), "slug": fmt.Sprintf("extra-%d", i),
@@ -237,10 +208,10 @@ func TestManyParties(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := ds.Query(dataset.Parties, nil)
-	if err != nil || res.Count() != 606 || answerOf(ds, res).ETag() == "" {
-		t.Fatalf("parties: %d records, ETag %q, %v", res.Count(), answerOf(ds, res).ETag(), err)
+	if err != nil || res.Count() != 606 || datasettest.Answer(ds, res).ETag() == "" {
+		t.Fatalf("parties: %d records, ETag %q, %v", res.Count(), datasettest.Answer(ds, res).ETag(), err)
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(answerOf(ds, res).AppendGzip(nil, time.Now())))
+	zr, err := gzip.NewReader(bytes.NewReader(datasettest.Answer(ds, res).AppendGzip(nil, time.Now())))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 )
 
 // numbers returns the district numbers of a districts result, in order.
@@ -21,7 +22,7 @@ func numbers(t *testing.T, ds *dataset.Dataset, res dataset.Result) []int {
 	var ns []int
 	for i := range res.Count() {
 		var d struct{ Number int }
-		if err := json.Unmarshal(answerOf(ds, res).Record(i), &d); err != nil {
+		if err := json.Unmarshal(datasettest.Answer(ds, res).Record(i), &d); err != nil {
 			t.Fatal(err)
 		}
 		ns = append(ns, d.Number)
@@ -212,7 +213,7 @@ func TestLocalityRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	empty, err := ds.Query(dataset.Districts, dataset.Params{"locality": {""}})
-	if err != nil || answerOf(ds, empty).ETag() != answerOf(ds, all).ETag() || empty.Count() != 13 {
+	if err != nil || datasettest.Answer(ds, empty).ETag() != datasettest.Answer(ds, all).ETag() || empty.Count() != 13 {
 		t.Errorf("locality= gives %d districts, %v; want all 13, as without it", empty.Count(), err)
 	}
 }
@@ -238,10 +239,10 @@ func TestRecord(t *testing.T) {
 			t.Errorf("%s/%s: %v", c, key, err)
 			return
 		}
-		if got := string(answerOf(ds, res).AppendJSON(nil, at)); got != body(want) {
+		if got := string(datasettest.Answer(ds, res).AppendJSON(nil, at)); got != body(want) {
 			t.Errorf("%s/%s = %s, want %s", c, key, got, body(want))
 		}
-		zr, err := gzip.NewReader(bytes.NewReader(answerOf(ds, res).AppendGzip(nil, at)))
+		zr, err := gzip.NewReader(bytes.NewReader(datasettest.Answer(ds, res).AppendGzip(nil, at)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,17 +252,17 @@ func TestRecord(t *testing.T) {
 	}
 	for i, p := range ds.Parties() {
 		for _, key := range []string{p.Slug, strings.ToUpper(p.Slug), p.ID, strings.ToUpper(p.ID)} {
-			check(dataset.Parties, key, answerOf(ds, parties).Record(i))
+			check(dataset.Parties, key, datasettest.Answer(ds, parties).Record(i))
 		}
 	}
 	for i, d := range ds.Districts() {
 		for _, key := range []string{strconv.Itoa(d.Number), "0" + strconv.Itoa(d.Number), d.ID, strings.ToUpper(d.ID)} {
-			check(dataset.Districts, key, answerOf(ds, districts).Record(i))
+			check(dataset.Districts, key, datasettest.Answer(ds, districts).Record(i))
 		}
 	}
 	for i, c := range ds.Candidates() {
 		for _, key := range []string{c.Slug, strings.ToUpper(c.Slug), c.ID, strings.ToUpper(c.ID)} {
-			check(dataset.Candidates, key, answerOf(ds, candidates).Record(i))
+			check(dataset.Candidates, key, datasettest.Answer(ds, candidates).Record(i))
 		}
 	}
 

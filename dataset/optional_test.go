@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 )
 
 // TestOptionalFieldsMayBeLeftOut: a dataset whose records carry only the
 // required fields loads, and every optional field is served as null (a
 // locality's split as false), so each record of a type has the same keys.
 func TestOptionalFieldsMayBeLeftOut(t *testing.T) {
-	m := defaultFiles(t)
+	m := datasettest.Files(t)
 	keep := func(keys ...string) func([]map[string]any) []map[string]any {
 		return func(rs []map[string]any) []map[string]any {
 			for _, r := range rs {
@@ -33,9 +34,9 @@ func TestOptionalFieldsMayBeLeftOut(t *testing.T) {
 			return rs
 		}
 	}
-	edit(t, m, dataset.PartiesFile, keep("id", "slug", "name", "short_name"))
-	edit(t, m, dataset.DistrictsFile, keep("id", "number", "name", "localities"))
-	edit(t, m, dataset.CandidatesFile, keep("id", "slug", "name", "given_name", "family_name", "party_id", "primary_district_id", "district_ids"))
+	datasettest.Edit(t, m, dataset.PartiesFile, keep("id", "slug", "name", "short_name"))
+	datasettest.Edit(t, m, dataset.DistrictsFile, keep("id", "number", "name", "localities"))
+	datasettest.Edit(t, m, dataset.CandidatesFile, keep("id", "slug", "name", "given_name", "family_name", "party_id", "primary_district_id", "district_ids"))
 	ds, err := dataset.Load(m)
 	if err != nil {
 		t.Fatal(err)
@@ -65,14 +66,14 @@ func TestOptionalFieldsMayBeLeftOut(t *testing.T) {
 // reported in the same run, and the missing field's message offers null only
 // where null is allowed.
 func TestDefectiveRecordStillChecked(t *testing.T) {
-	m := defaultFiles(t)
-	edit(t, m, dataset.PartiesFile, func(rs []map[string]any) []map[string]any {
+	m := datasettest.Files(t)
+	datasettest.Edit(t, m, dataset.PartiesFile, func(rs []map[string]any) []map[string]any {
 		delete(rs[0], "name")
 		rs[0]["color"] = "#CC0000"
 		rs[0]["logo_url"] = "logo.png"
 		return rs
 	})
-	edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
+	datasettest.Edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
 		delete(rs[3], "party_id")
 		rs[3]["slug"] = "Not A Slug"
 		return rs
@@ -92,7 +93,7 @@ candidates.json: /3/slug: "Not A Slug" is not a slug (lower-case ASCII letters a
 // TestManifestUnknownKeySuggests: a misspelt key of dataset.toml gets a
 // "did you mean", as a misspelt JSON field does.
 func TestManifestUnknownKeySuggests(t *testing.T) {
-	m := defaultFiles(t)
+	m := datasettest.Files(t)
 	m[dataset.ManifestFile].Data = []byte(strings.Replace(string(m[dataset.ManifestFile].Data), "license_url =", "licence_url =", 1))
 	_, err := dataset.Load(m)
 	const want = "dataset is invalid: 1 error\n" + `dataset.toml: licence_url: unknown key "licence_url" (did you mean "license_url"?)`

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 )
 
 // TestLoadRefusesHiddenText writes, byte for byte, text that decoding would
@@ -61,7 +62,7 @@ func TestLoadRefusesHiddenText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := defaultFiles(t)
+			m := datasettest.Files(t)
 			data := m[tt.file].Data
 			if !bytes.Contains(data, []byte(tt.old)) {
 				t.Fatalf("%s does not hold %q", tt.file, tt.old)
@@ -113,7 +114,7 @@ func TestSyntaxErrorQuotesNoByte(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := defaultFiles(t)
+			m := datasettest.Files(t)
 			m[dataset.CandidatesFile] = &fstest.MapFile{Data: []byte(tt.data)}
 			_, err := dataset.Load(m)
 			report, ok := err.(*dataset.Report)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 )
 
 // TestURLProblem: only absolute http and https URLs in RFC 3986's
@@ -61,17 +62,17 @@ func TestURLProblem(t *testing.T) {
 // TestBadURLsNamed: each refused URL of a dataset is reported with its file,
 // JSON pointer (or manifest key) and why.
 func TestBadURLsNamed(t *testing.T) {
-	m := defaultFiles(t)
-	edit(t, m, dataset.PartiesFile, func(rs []map[string]any) []map[string]any {
+	m := datasettest.Files(t)
+	datasettest.Edit(t, m, dataset.PartiesFile, func(rs []map[string]any) []map[string]any {
 		rs[0]["website"] = "https://pn.org.mt@evil.example/"
 		rs[1]["logo_url"] = `https://x.example/"><script>`
 		return rs
 	})
-	edit(t, m, dataset.DistrictsFile, func(rs []map[string]any) []map[string]any {
+	datasettest.Edit(t, m, dataset.DistrictsFile, func(rs []map[string]any) []map[string]any {
 		rs[2]["source_url"] = "https://electoral.gov.mt:99999/results"
 		return rs
 	})
-	edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
+	datasettest.Edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
 		rs[4]["photo_url"] = "https://x.example/a photo.jpg"
 		return rs
 	})

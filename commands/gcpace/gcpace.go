@@ -62,3 +62,10 @@ func Load() (restore func()) { return Lower(LoadPercent) }
 func apply() {
 	debug.SetGCPercent(min(slices.Min(pace.running), pace.previous))
 }
+
+// Percent is GOGC as the runtime applies it now (-1 when off).
+func Percent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}

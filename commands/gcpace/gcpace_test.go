@@ -7,13 +7,6 @@ import (
 	"ballot/commands/gcpace"
 )
 
-// gcPercent reads GOGC as the runtime applies it.
-func gcPercent() int {
-	p := debug.SetGCPercent(100)
-	debug.SetGCPercent(p)
-	return p
-}
-
 // TestLoadPacesGC: a load and a check run the collector at LoadPercent,
 // the lower of it and GOGC as it was; the last to end restores GOGC.
 func TestLoadPacesGC(t *testing.T) {
@@ -27,16 +20,16 @@ func TestLoadPacesGC(t *testing.T) {
 	for _, tt := range tests {
 		debug.SetGCPercent(tt.before)
 		first := gcpace.Load()
-		if got := gcPercent(); got != tt.during {
+		if got := gcpace.Percent(); got != tt.during {
 			t.Errorf("GOGC %d: %d during a load, want %d", tt.before, got, tt.during)
 		}
 		second := gcpace.Load()
 		first()
-		if got := gcPercent(); got != tt.during {
+		if got := gcpace.Percent(); got != tt.during {
 			t.Errorf("GOGC %d: %d while a second load runs, want %d", tt.before, got, tt.during)
 		}
 		second()
-		if got := gcPercent(); got != tt.before {
+		if got := gcpace.Percent(); got != tt.before {
 			t.Errorf("GOGC %d: %d after the loads, want it restored", tt.before, got)
 		}
 	}
@@ -48,20 +41,20 @@ func TestLoadPacesGC(t *testing.T) {
 func TestLowerNests(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	endImport := gcpace.Lower(50)
-	if got := gcPercent(); got != 50 {
+	if got := gcpace.Percent(); got != 50 {
 		t.Errorf("GOGC %d during an import, want 50", got)
 	}
 	endLoad := gcpace.Load()
-	if got := gcPercent(); got != gcpace.LoadPercent {
+	if got := gcpace.Percent(); got != gcpace.LoadPercent {
 		t.Errorf("GOGC %d during a load inside an import, want %d", got, gcpace.LoadPercent)
 	}
 	endLoad()
 	endLoad()
-	if got := gcPercent(); got != 50 {
+	if got := gcpace.Percent(); got != 50 {
 		t.Errorf("GOGC %d once the load ended, want the import's 50", got)
 	}
 	endImport()
-	if got := gcPercent(); got != 100 {
+	if got := gcpace.Percent(); got != 100 {
 		t.Errorf("GOGC %d once the import ended, want 100 restored", got)
 	}
 }

@@ -1,0 +1,58 @@
+// Package datasettest is for tests only: the embedded dataset's files as a
+// map a test may break, and a query's answer as the API writes it. The
+// tests of dataset and of answers share it. It imports dataset and
+// answers; no package but a test imports it.
+package datasettest
+
+import (
+	"encoding/json"
+	"io/fs"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"ballot/answers"
+	"ballot/dataset"
+)
+
+// Files copies the embedded dataset into a map the tests can break.
+func Files(t testing.TB) fstest.MapFS {
+	t.Helper()
+	m := fstest.MapFS{}
+	for _, name := range []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile} {
+		b, err := fs.ReadFile(dataset.DefaultFS(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[name] = &fstest.MapFile{Data: b}
+	}
+	return m
+}
+
+// Edit decodes the JSON file name of m into generic values, lets change
+// alter them and writes them back.
+func Edit(t testing.TB, m fstest.MapFS, name string, change func(records []map[string]any) []map[string]any) {
+	t.Helper()
+	var records []map[string]any
+	if err := json.Unmarshal(m[name].Data, &records); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(change(records))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m[name] = &fstest.MapFile{Data: b}
+}
+
+// prepared holds each dataset's answers, prepared once for every test.
+var prepared sync.Map
+
+// Answer is res, a result of ds, as the API writes it: ds's answers are
+// prepared on the first call and kept for the test binary's life.
+func Answer(ds *dataset.Dataset, res dataset.Result) answers.Result {
+	a, ok := prepared.Load(ds)
+	if !ok {
+		a, _ = prepared.LoadOrStore(ds, answers.Prepare(ds))
+	}
+	return a.(*answers.Answers).Of(res)
+}
