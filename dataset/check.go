@@ -22,12 +22,15 @@ type records struct {
 	parties    file[Party]
 	districts  file[District]
 	candidates file[Candidate]
+	counts     file[sheetFile]
+	hasCounts  bool         // the dataset has a counts.json
+	sheets     []CountSheet // the sheets as served, once every rule passed
 }
 
 // release lets go of what only the checks needed, once they are done:
 // the records themselves go on into a Dataset.
 func (d *records) release() {
-	for _, f := range []interface{ release() }{&d.parties, &d.districts, &d.candidates} {
+	for _, f := range []interface{ release() }{&d.parties, &d.districts, &d.candidates, &d.counts} {
 		f.release()
 	}
 }
@@ -46,6 +49,7 @@ func (d *records) check(r *Report) {
 	partyIDs := d.checkParties(c)
 	districtIDs := d.checkDistricts(c)
 	d.checkCandidates(c, partyIDs, districtIDs)
+	d.checkCounts(c)
 }
 
 // checker applies the rules of one field, and the rules comparing records

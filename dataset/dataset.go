@@ -19,6 +19,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -43,6 +44,7 @@ type Dataset struct {
 	parties    []Party // in published order
 	districts  []District
 	candidates []Candidate
+	sheets     []CountSheet // by district number
 
 	partyBySlug    keyIndex // lower-case slug -> index in parties
 	partyByID      keyIndex
@@ -118,6 +120,7 @@ func LoadContext(ctx context.Context, fsys fs.FS, opts Options) (*Dataset, error
 		parties:    d.parties.recs,
 		districts:  d.districts.recs,
 		candidates: d.candidates.recs,
+		sheets:     d.sheets,
 		filesSize:  r.size,
 	}
 	d.release()
@@ -142,13 +145,21 @@ type checked struct {
 func check(ctx context.Context, fsys fs.FS, opts Options) (*records, checked, error) {
 	r := &Report{warn: opts.Warn}
 	d := &records{}
-	files := [...]string{ManifestFile, PartiesFile, DistrictsFile, CandidatesFile}
+	files := [...]string{ManifestFile, PartiesFile, DistrictsFile, CandidatesFile, CountsFile}
 	// The version hashes the files as they are read, so that no file's
 	// bytes are held once decoded: they would add the files' size to the
 	// peak memory of the load.
 	h := sha256.New()
 	size := 0
 	for _, name := range files {
+		if name == CountsFile {
+			// The count sheets are optional: a dataset without them is
+			// read, and its version made, as before they existed.
+			if _, err := fs.Stat(fsys, name); errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			d.hasCounts = true
+		}
 		b, ok := readFile(ctx, fsys, name, opts.maxFileBytes(), r)
 		h.Write([]byte(name))
 		h.Write([]byte(strconv.Itoa(len(b))))
@@ -175,6 +186,8 @@ func check(ctx context.Context, fsys fs.FS, opts Options) (*records, checked, er
 			d.districts = decodeArray[District](name, b, r)
 		case CandidatesFile:
 			d.candidates = decodeArray[Candidate](name, b, r)
+		case CountsFile:
+			d.counts = decodeArray[sheetFile](name, b, r)
 		}
 	}
 	d.check(r)
@@ -285,6 +298,7 @@ func (d *Dataset) order() {
 		return cmp.Or(strings.Compare(Fold(a.Name), Fold(b.Name)), strings.Compare(a.ID, b.ID))
 	})
 	slices.SortFunc(d.districts, func(a, b District) int { return cmp.Compare(a.Number, b.Number) })
+	slices.SortFunc(d.sheets, func(a, b CountSheet) int { return cmp.Compare(a.DistrictNumber, b.DistrictNumber) })
 
 	d.partyBySlug = newKeyIndex(len(d.parties), d.partySlug)
 	d.partyByID = newKeyIndex(len(d.parties), d.partyID)

@@ -1,0 +1,301 @@
+package dataset
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The rules of counts.json. Each problem names the sheet's district, and
+// the count where there is one, beside its pointer:
+//
+//	counts.json: /4/counts/5: district 5, count 6: the totals add up to 22,788, and the valid votes are 22,789
+//
+// The rules of one field run on every sheet that is an object; the rules
+// between records, and the count itself (tally.go), on every sheet that
+// decoded whole, once districts.json and candidates.json decoded whole.
+
+// candidateAt is a candidate of candidates.json and its index there.
+type candidateAt struct {
+	c *Candidate
+	i int
+}
+
+// checkCounts applies the rules of counts.json, when the dataset has one,
+// and keeps the sheets that pass them, in the form the API serves, in
+// d.sheets.
+func (d *records) checkCounts(c *checker) {
+	if !d.hasCounts {
+		return
+	}
+	f := &d.counts
+	sound := make([]bool, len(f.recs))
+	for i, s := range f.objects {
+		sound[i] = d.checkSheetFields(c.r, i, &s) && f.valid[i]
+	}
+	if !d.districts.complete || !d.candidates.complete || !f.complete {
+		return
+	}
+	numbers := make(map[string]int, len(d.districts.recs))
+	for _, dist := range d.districts.recs {
+		numbers[dist.ID] = dist.Number
+	}
+	candidates := make(map[string]candidateAt, len(d.candidates.recs))
+	for i := range d.candidates.recs {
+		candidates[d.candidates.recs[i].ID] = candidateAt{&d.candidates.recs[i], i}
+	}
+	bySheet := map[int]int{} // district number -> sheet
+	errors := len(c.r.Errors)
+	for i := range f.recs {
+		s := &f.recs[i]
+		number, ok := numbers[s.DistrictID]
+		if !ok {
+			c.r.errorf(CountsFile, pointer(i, "district_id"), "reference", "no district has id %s", s.DistrictID)
+			continue
+		}
+		if first, dup := bySheet[number]; dup {
+			c.r.errorf(CountsFile, pointer(i, "district_id"), "duplicate-key", "district %d has a sheet already, at /%d", number, first)
+			continue
+		}
+		bySheet[number] = i
+		rowsOK := d.checkRows(c.r, i, s, number, candidates)
+		if !sound[i] || !rowsOK {
+			continue
+		}
+		before := len(c.r.Errors)
+		t := newTally(c.r, s, i, number)
+		t.run()
+		if len(c.r.Errors) > before {
+			continue
+		}
+		t.checkGiven()
+		d.sheets = append(d.sheets, s.served(number, toCandidates(candidates), t))
+		d.checkElectedFlags(c.r, i, s, t, candidates)
+	}
+	d.checkEveryCandidacy(c.r, bySheet, numbers)
+	if len(c.r.Errors) > errors {
+		d.sheets = nil
+	}
+}
+
+func toCandidates(m map[string]candidateAt) map[string]*Candidate {
+	out := make(map[string]*Candidate, len(m))
+	for id, c := range m {
+		out[id] = c.c
+	}
+	return out
+}
+
+// checkSheetFields applies the rules of one field to sheet i, and reports
+// whether the count can be walked: it has a count, each candidacy has a
+// total for each, and no figure is out of range.
+func (d *records) checkSheetFields(r *Report, i int, s *sheetFile) bool {
+	f := &d.counts
+	has := func(field string) bool { return f.has(i, field) }
+	ok := true
+	if has("status") && s.Status != StatusCounting && s.Status != StatusFinal {
+		r.errorf(CountsFile, pointer(i, "status"), "status", "is %q; must be %q or %q", s.Status, StatusCounting, StatusFinal)
+		ok = false
+	}
+	for _, n := range []struct {
+		field string
+		value int
+		least int
+	}{{"seats", s.Seats, 1}, {"valid_votes", s.ValidVotes, 0}, {"quota", s.Quota, 1}} {
+		if has(n.field) && n.value < n.least {
+			r.errorf(CountsFile, pointer(i, n.field), "range", "is %d; must be %d or more", n.value, n.least)
+			ok = false
+		}
+	}
+	if has("registered") && has("valid_votes") && s.Registered != nil && *s.Registered < s.ValidVotes {
+		r.errorf(CountsFile, pointer(i, "registered"), "range", "is %s, fewer than the %s valid votes", thousands(*s.Registered), thousands(s.ValidVotes))
+	}
+	if has("quota") && has("seats") && has("valid_votes") && s.Seats >= 1 {
+		if droop := s.ValidVotes/(s.Seats+1) + 1; s.Quota != droop {
+			r.errorf(CountsFile, pointer(i, "quota"), "quota", "district %s: the quota is %s, and floor(%s / (%d + 1)) + 1 is %s", d.districtOf(s), thousands(s.Quota), thousands(s.ValidVotes), s.Seats, thousands(droop))
+		}
+	}
+	if !has("counts") || !has("candidacies") {
+		return false
+	}
+	if len(s.Counts) == 0 {
+		r.errorf(CountsFile, pointer(i, "counts"), "count-length", "is empty; a sheet holds count 1 at least")
+		ok = false
+	}
+	for k, n := range s.Counts {
+		if n.NonTransferable < 0 {
+			r.errorf(CountsFile, pointer(i, "counts", k, "non_transferable"), "range", "is %d; must be 0 or more", n.NonTransferable)
+			ok = false
+		}
+	}
+	for j, row := range s.Candidacies {
+		if f.hasIn(i, "candidacies", j, "name") && strings.TrimSpace(row.Name) == "" {
+			r.errorf(CountsFile, pointer(i, "candidacies", j, "name"), "required", "must not be empty")
+		}
+		if len(row.Totals) != len(s.Counts) {
+			r.errorf(CountsFile, pointer(i, "candidacies", j, "totals"), "count-length", "has %d totals, and the sheet %d counts", len(row.Totals), len(s.Counts))
+			ok = false
+			continue
+		}
+		for k, v := range row.Totals {
+			if v < 0 {
+				r.errorf(CountsFile, pointer(i, "candidacies", j, "totals", k), "range", "is %d; must be 0 or more", v)
+				ok = false
+			}
+		}
+	}
+	return ok
+}
+
+// districtOf names sheet s's district for a message: its number where
+// districts.json gives it, else its id.
+func (d *records) districtOf(s *sheetFile) string {
+	for _, dist := range d.districts.recs {
+		if dist.ID == s.DistrictID {
+			return strconv.Itoa(dist.Number)
+		}
+	}
+	return s.DistrictID
+}
+
+// checkRows checks that each row of sheet i, of district number, is a
+// candidacy of a candidate of the dataset, standing in that district, of
+// the party the row gives, and that no candidate has two rows.
+func (d *records) checkRows(r *Report, i int, s *sheetFile, number int, candidates map[string]candidateAt) bool {
+	ok := true
+	seen := make(map[string]int, len(s.Candidacies))
+	for j, row := range s.Candidacies {
+		at := pointer(i, "candidacies", j, "candidate_id")
+		cand, found := candidates[row.CandidateID]
+		switch {
+		case !found:
+			r.errorf(CountsFile, at, "reference", "district %d: no candidate has id %s", number, row.CandidateID)
+			ok = false
+			continue
+		case !slices.Contains(cand.c.DistrictIDs, s.DistrictID):
+			r.errorf(CountsFile, at, "candidacy-district", "district %d: %s (candidates.json /%d) does not stand in district %d; every row of a sheet is a candidacy in its district", number, cand.c.Name, cand.i, number)
+			ok = false
+		}
+		if first, dup := seen[row.CandidateID]; dup {
+			r.errorf(CountsFile, at, "duplicate-key", "district %d: %s has a row already, at /%d/candidacies/%d", number, cand.c.Name, i, first)
+			ok = false
+		}
+		seen[row.CandidateID] = j
+		if row.PartyID != nil && (cand.c.PartyID == nil || *cand.c.PartyID != *row.PartyID) {
+			r.errorf(CountsFile, pointer(i, "candidacies", j, "party_id"), "candidacy-party", "district %d: is %s, and %s's party_id is %s", number, *row.PartyID, cand.c.Name, orNull(cand.c.PartyID))
+		}
+	}
+	return ok
+}
+
+func orNull(p *string) string {
+	if p == nil {
+		return "null"
+	}
+	return *p
+}
+
+// checkEveryCandidacy checks that each candidate has a row in the sheet of
+// each district they stand in that has one.
+func (d *records) checkEveryCandidacy(r *Report, bySheet map[int]int, numbers map[string]int) {
+	if len(bySheet) == 0 {
+		return
+	}
+	rows := map[[2]string]bool{} // district id, candidate id
+	for i := range d.counts.recs {
+		for _, row := range d.counts.recs[i].Candidacies {
+			rows[[2]string{d.counts.recs[i].DistrictID, row.CandidateID}] = true
+		}
+	}
+	for ci, cand := range d.candidates.recs {
+		for _, id := range cand.DistrictIDs {
+			i, hasSheet := bySheet[numbers[id]]
+			if hasSheet && !rows[[2]string{id, cand.ID}] {
+				r.errorf(CountsFile, pointer(i, "candidacies"), "candidacy-missing", "district %d: %s (candidates.json /%d) stands in district %d and has no row; a sheet holds every candidacy of its district", numbers[id], cand.Name, ci, numbers[id])
+			}
+		}
+	}
+}
+
+// checkElectedFlags checks that every candidate elected at a count is
+// elected: the converse need not hold, as a seat also comes by a casual
+// election or the gender mechanism.
+func (d *records) checkElectedFlags(r *Report, i int, s *sheetFile, t *tally, candidates map[string]candidateAt) {
+	for _, j := range t.elected {
+		cand := candidates[s.Candidacies[j].CandidateID]
+		if cand.c.Elected == nil || !*cand.c.Elected {
+			r.Errors = append(r.Errors, Problem{File: CandidatesFile, Pointer: pointer(cand.i, "elected"), Rule: "elected-flag",
+				Message: fmt.Sprintf("is %s, and %s is elected at count %d of district %d (counts.json /%d/candidacies/%d); a candidate elected at a count is elected", boolText(cand.c.Elected), cand.c.Name, t.electedAt[j], t.number, i, j)})
+		}
+	}
+}
+
+func boolText(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	return strconv.FormatBool(*b)
+}
+
+// checkGiven checks what the file gives of what follows from the totals
+// against what the tally found: district_number, each count's number,
+// event, candidate_ids and votes, each candidacy's first_preferences,
+// elected_at_count and excluded_at_count, and elected.
+func (t *tally) checkGiven() {
+	s := t.sheet
+	differs := func(ptr, format string, args ...any) {
+		t.r.errorf(CountsFile, ptr, "derived-field", "district %d: %s", t.number, fmt.Sprintf(format, args...))
+	}
+	if s.DistrictNumber != nil && *s.DistrictNumber != t.number {
+		differs(pointer(t.i, "district_number"), "is %d, and district_id is district %d's", *s.DistrictNumber, t.number)
+	}
+	for k, n := range s.Counts {
+		got := t.counts[k]
+		switch {
+		case n.Number != nil && *n.Number != got.Number:
+			differs(pointer(t.i, "counts", k, "number"), "is %d, and this is count %d", *n.Number, got.Number)
+		case n.Event != nil && *n.Event != got.Event:
+			differs(pointer(t.i, "counts", k, "event"), "count %d: is %q, and the totals show %q", got.Number, *n.Event, got.Event)
+		case n.CandidateIDs != nil && !slices.Equal(sortedIDs(n.CandidateIDs), sortedIDs(got.CandidateIDs)):
+			differs(pointer(t.i, "counts", k, "candidate_ids"), "count %d: is [%s], and the totals show [%s]", got.Number, strings.Join(n.CandidateIDs, ", "), strings.Join(got.CandidateIDs, ", "))
+		case n.Votes != nil && *n.Votes != got.Votes:
+			differs(pointer(t.i, "counts", k, "votes"), "count %d: is %s, and the totals show %s", got.Number, thousands(*n.Votes), thousands(got.Votes))
+		}
+	}
+	for j, row := range s.Candidacies {
+		for _, f := range []struct {
+			field       string
+			given       *int
+			want        int
+			none, which string
+		}{
+			{"first_preferences", row.FirstPreferences, row.Totals[0], "", "the first count's total"},
+			{"elected_at_count", row.ElectedAtCount, t.electedAt[j], "is not elected", "elect them at count"},
+			{"excluded_at_count", row.ExcludedAtCount, t.excludedAt[j], "is not excluded", "exclude them at count"},
+		} {
+			if f.given == nil || *f.given == f.want {
+				continue
+			}
+			switch {
+			case f.field == "first_preferences":
+				differs(pointer(t.i, "candidacies", j, f.field), "%s: is %s, and %s is %s", row.Name, thousands(*f.given), f.which, thousands(f.want))
+			case f.want == 0:
+				differs(pointer(t.i, "candidacies", j, f.field), "%s: is %d, and by the totals %s %s", row.Name, *f.given, row.Name, f.none)
+			default:
+				differs(pointer(t.i, "candidacies", j, f.field), "%s: is %d, and the totals %s %d", row.Name, *f.given, f.which, f.want)
+			}
+		}
+	}
+	if s.Elected != nil {
+		want := make([]string, len(t.elected))
+		for n, j := range t.elected {
+			want[n] = s.Candidacies[j].CandidateID
+		}
+		if !slices.Equal(s.Elected, want) {
+			differs(pointer(t.i, "elected"), "is [%s], and the counts elect [%s], in that order", strings.Join(s.Elected, ", "), strings.Join(want, ", "))
+		}
+	}
+}
+
+func sortedIDs(ids []string) []string { return slices.Sorted(slices.Values(ids)) }

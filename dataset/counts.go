@@ -1,0 +1,233 @@
+package dataset
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// CountsFile is the dataset's file of count sheets. It is optional: a
+// dataset without it has no results, and is served as before.
+const CountsFile = "counts.json"
+
+// The statuses of a count sheet.
+const (
+	// StatusCounting is a sheet whose counts are still coming in.
+	StatusCounting = "counting"
+	// StatusFinal is a sheet whose count is over: it elects every seat.
+	StatusFinal = "final"
+)
+
+// The events of a count.
+const (
+	// EventFirstPreferences is count 1: each candidate's first preferences.
+	EventFirstPreferences = "first_preferences"
+	// EventSurplus is one elected candidate's surplus transferred.
+	EventSurplus = "surplus"
+	// EventExclusion is the lowest continuing candidate, or several whose
+	// votes together are below the next, excluded and their votes
+	// transferred.
+	EventExclusion = "exclusion"
+)
+
+// CountSheet is one district's count sheet by the single transferable
+// vote, as the API serves it (a record of /results): the district's
+// figures, each count's event, each candidacy's running totals, and who
+// was elected, in order.
+//
+// A dataset's counts.json holds an array of these. Only the figures a
+// Commission's sheet prints are required in the file: the district, the
+// status, the seats, the valid votes, the quota, each count's
+// non-transferable total and each candidacy's candidate, name and totals.
+// The rest (district_number, each count's number, event, candidate_ids
+// and votes, each candidacy's party_id, first_preferences,
+// elected_at_count and excluded_at_count, and elected) follows from those;
+// the file may give them, as the API serves them, and then they must
+// agree with what the totals show.
+type CountSheet struct {
+	DistrictID     string      `json:"district_id"`
+	DistrictNumber int         `json:"district_number"`
+	Status         string      `json:"status"`
+	Seats          int         `json:"seats"`
+	Registered     *int        `json:"registered"`
+	ValidVotes     int         `json:"valid_votes"`
+	Quota          int         `json:"quota"`
+	Counts         []Count     `json:"counts"`
+	Candidacies    []Candidacy `json:"candidacies"`
+	Elected        []string    `json:"elected"`
+}
+
+// Count is one count of a sheet: what happened at it, and the
+// non-transferable running total after it.
+type Count struct {
+	Number int    `json:"number"`
+	Event  string `json:"event"`
+	// CandidateIDs is whose surplus moved, or who was excluded; empty for
+	// count 1.
+	CandidateIDs []string `json:"candidate_ids"`
+	// Votes is how many votes moved: the surplus, or the excluded
+	// candidates' totals; 0 for count 1.
+	Votes           int `json:"votes"`
+	NonTransferable int `json:"non_transferable"`
+}
+
+// Candidacy is one row of a count sheet: a candidate standing in the
+// sheet's district, with the running total after every count.
+type Candidacy struct {
+	CandidateID      string  `json:"candidate_id"`
+	Name             string  `json:"name"`
+	PartyID          *string `json:"party_id"`
+	Totals           []int   `json:"totals"`
+	FirstPreferences int     `json:"first_preferences"`
+	ElectedAtCount   *int    `json:"elected_at_count"`
+	ExcludedAtCount  *int    `json:"excluded_at_count"`
+}
+
+// Sheets returns the count sheets by district number; none when the
+// dataset has no counts.json. The slice is shared: callers must not
+// modify it.
+func (d *Dataset) Sheets() []CountSheet { return d.sheets }
+
+// Sheet returns the count sheet of the district numbered n.
+func (d *Dataset) Sheet(n int) (*CountSheet, bool) {
+	i, ok := slices.BinarySearchFunc(d.sheets, n, func(s CountSheet, n int) int { return cmp.Compare(s.DistrictNumber, n) })
+	if !ok {
+		return nil, false
+	}
+	return &d.sheets[i], true
+}
+
+// sheetFile is a count sheet as counts.json holds it: the served shape,
+// with what follows from the totals optional (nil when absent or null).
+type sheetFile struct {
+	DistrictID     string          `json:"district_id"`
+	DistrictNumber *int            `json:"district_number" dataset:"optional"`
+	Status         string          `json:"status"`
+	Seats          int             `json:"seats"`
+	Registered     *int            `json:"registered" dataset:"optional"`
+	ValidVotes     int             `json:"valid_votes"`
+	Quota          int             `json:"quota"`
+	Counts         []countFile     `json:"counts"`
+	Candidacies    []candidacyFile `json:"candidacies"`
+	Elected        []string        `json:"elected" dataset:"optional"`
+}
+
+type countFile struct {
+	Number          *int     `json:"number" dataset:"optional"`
+	Event           *string  `json:"event" dataset:"optional"`
+	CandidateIDs    []string `json:"candidate_ids" dataset:"optional"`
+	Votes           *int     `json:"votes" dataset:"optional"`
+	NonTransferable int      `json:"non_transferable"`
+}
+
+type candidacyFile struct {
+	CandidateID      string  `json:"candidate_id"`
+	Name             string  `json:"name"`
+	PartyID          *string `json:"party_id" dataset:"optional"`
+	Totals           []int   `json:"totals"`
+	FirstPreferences *int    `json:"first_preferences" dataset:"optional"`
+	ElectedAtCount   *int    `json:"elected_at_count" dataset:"optional"`
+	ExcludedAtCount  *int    `json:"excluded_at_count" dataset:"optional"`
+}
+
+// presize makes a sheet's candidacies at their number before the sheet
+// is decoded, and each candidacy's totals at the number of counts, so a
+// sheet of many candidacies over many counts is held once.
+func (s *sheetFile) presize(raw []byte) {
+	if raw[0] != '{' {
+		return
+	}
+	var buf [16]member
+	members := objectMembers(raw, buf[:0])
+	counts := 0
+	for j := len(members) - 1; j >= 0; j-- {
+		if m := members[j]; m.key == "counts" && m.value[0] == '[' {
+			counts = countItems(m.value)
+			break
+		}
+	}
+	for j := len(members) - 1; j >= 0; j-- {
+		m := members[j]
+		if m.key != "candidacies" || m.value[0] != '[' {
+			continue
+		}
+		s.Candidacies = make([]candidacyFile, countItems(m.value))
+		for i := range s.Candidacies {
+			s.Candidacies[i].Totals = make([]int, 0, counts)
+		}
+		return
+	}
+}
+
+// standing is where a candidacy stands at a point of the count.
+type standing uint8
+
+const (
+	continuing standing = iota
+	elected
+	excluded
+)
+
+// served makes the record the API serves from a sheet of the file that
+// passed every rule, with what the tally found.
+func (s *sheetFile) served(number int, candidates map[string]*Candidate, t *tally) CountSheet {
+	out := CountSheet{
+		DistrictID: s.DistrictID, DistrictNumber: number, Status: s.Status, Seats: s.Seats,
+		Registered: s.Registered, ValidVotes: s.ValidVotes, Quota: s.Quota,
+		Counts: t.counts, Candidacies: make([]Candidacy, len(s.Candidacies)), Elected: make([]string, len(t.elected)),
+	}
+	for j := range s.Candidacies {
+		c := &s.Candidacies[j]
+		party := c.PartyID
+		if cand := candidates[c.CandidateID]; cand != nil {
+			party = cand.PartyID
+		}
+		out.Candidacies[j] = Candidacy{
+			CandidateID: c.CandidateID, Name: c.Name, PartyID: party, Totals: c.Totals,
+			FirstPreferences: c.Totals[0],
+			ElectedAtCount:   atCount(t.electedAt[j]), ExcludedAtCount: atCount(t.excludedAt[j]),
+		}
+	}
+	for n, j := range t.elected {
+		out.Elected[n] = s.Candidacies[j].CandidateID
+	}
+	order := t.order()
+	rank := make([]int, len(s.Candidacies))
+	for n, j := range order {
+		rank[j] = n
+	}
+	slices.SortStableFunc(out.Candidacies, func(a, b Candidacy) int {
+		return cmp.Compare(rank[t.row[a.CandidateID]], rank[t.row[b.CandidateID]])
+	})
+	return out
+}
+
+// atCount is a count's number, or nil for none (0).
+func atCount(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
+}
+
+// order is the candidacies' published order: the elected in the order
+// they were elected, then the others by their last total, highest first,
+// then by name, then by candidate id.
+func (t *tally) order() []int {
+	rows := t.sheet.Candidacies
+	last := len(t.counts) - 1
+	rest := make([]int, 0, len(rows)-len(t.elected))
+	for j := range rows {
+		if t.electedAt[j] == 0 {
+			rest = append(rest, j)
+		}
+	}
+	slices.SortFunc(rest, func(a, b int) int {
+		return cmp.Or(
+			cmp.Compare(rows[b].Totals[last], rows[a].Totals[last]),
+			strings.Compare(Fold(rows[a].Name), Fold(rows[b].Name)),
+			strings.Compare(rows[a].CandidateID, rows[b].CandidateID),
+		)
+	})
+	return append(slices.Clone(t.elected), rest...)
+}

@@ -1,0 +1,300 @@
+package dataset
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// tally walks one count sheet's counts in order, as a returning officer
+// reads them: it works out each count's event from the totals, and who is
+// elected or excluded at which count, and reports each count that breaks
+// a rule of the single transferable vote. After a broken count it goes
+// on from what the totals show, so every broken count is reported in one
+// run.
+type tally struct {
+	r      *Report
+	sheet  *sheetFile
+	i      int // the sheet's index in counts.json
+	number int // the district's number, for messages
+	names  []string
+
+	state       []standing
+	electedAt   []int // the count a candidacy was elected at; 0 when not
+	excludedAt  []int
+	surplusGone []bool
+	elected     []int // candidacies, in the order elected
+	filledAt    int   // the count at which the last seat was filled
+	counts      []Count
+	row         map[string]int // candidate id -> candidacy
+}
+
+func newTally(r *Report, s *sheetFile, i, number int) *tally {
+	n := len(s.Candidacies)
+	t := &tally{
+		r: r, sheet: s, i: i, number: number,
+		state: make([]standing, n), electedAt: make([]int, n), excludedAt: make([]int, n), surplusGone: make([]bool, n),
+		counts: make([]Count, 0, len(s.Counts)), row: make(map[string]int, n),
+	}
+	t.names = make([]string, n)
+	for j := range s.Candidacies {
+		t.row[s.Candidacies[j].CandidateID] = j
+		t.names[j] = s.Candidacies[j].Name
+	}
+	return t
+}
+
+// run walks every count. The sheet's candidacies all have a total for
+// each count, none negative, and it has a count at least.
+func (t *tally) run() {
+	for k := range t.sheet.Counts {
+		t.balance(k)
+		if k == 0 {
+			t.counts = append(t.counts, Count{Number: 1, Event: EventFirstPreferences, CandidateIDs: []string{}, NonTransferable: t.sheet.Counts[0].NonTransferable})
+		} else {
+			if t.filledAt > 0 {
+				t.errorf(pointer(t.i, "counts", k), "elected-seats", "count %d: every seat was filled at count %d, so the count ends there", k+1, t.filledAt)
+				return
+			}
+			t.counts = append(t.counts, t.event(k))
+		}
+		t.elect(k)
+	}
+	if t.sheet.Status == StatusFinal && len(t.elected) != t.sheet.Seats {
+		t.errorf(pointer(t.i, "status"), "elected-seats", "the sheet is final, but its %d counts elect %d of its %d seats", len(t.sheet.Counts), len(t.elected), t.sheet.Seats)
+	}
+}
+
+func (t *tally) errorf(ptr, rule, format string, args ...any) {
+	t.r.errorf(CountsFile, ptr, rule, "district %d, %s", t.number, fmt.Sprintf(format, args...))
+}
+
+func (t *tally) total(j, k int) int { return t.sheet.Candidacies[j].Totals[k] }
+
+// balance checks that count k's totals and non-transferable add up to
+// the valid votes.
+func (t *tally) balance(k int) {
+	sum := t.sheet.Counts[k].NonTransferable
+	for j := range t.sheet.Candidacies {
+		sum += t.total(j, k)
+	}
+	if sum != t.sheet.ValidVotes {
+		t.errorf(pointer(t.i, "counts", k), "count-balance", "count %d: the totals add up to %s, and the valid votes are %s", k+1, thousands(sum), thousands(t.sheet.ValidVotes))
+	}
+}
+
+// event works out what count k (k > 0) was from how the totals moved
+// since count k-1, and reports what breaks the rules.
+func (t *tally) event(k int) Count {
+	c := Count{Number: k + 1, CandidateIDs: []string{}, NonTransferable: t.sheet.Counts[k].NonTransferable}
+	if prev := t.sheet.Counts[k-1].NonTransferable; c.NonTransferable < prev {
+		t.errorf(pointer(t.i, "counts", k, "non_transferable"), "total-falls", "count %d: non-transferable falls from %s to %s; it never falls", k+1, thousands(prev), thousands(c.NonTransferable))
+	}
+	var surplus, out []int // who falls: elected with a surplus, continuing to 0
+	for j := range t.sheet.Candidacies {
+		before, after := t.total(j, k-1), t.total(j, k)
+		switch {
+		case after > before:
+			t.gains(j, k, before, after)
+		case after == before:
+		case t.state[j] == elected && !t.surplusGone[j]:
+			surplus = append(surplus, j)
+		case t.state[j] == elected:
+			t.errorf(t.at(j, k), "elected-total-changes", "count %d: %s's surplus went at an earlier count, and their total falls from %s to %s; it never changes after", k+1, t.names[j], thousands(before), thousands(after))
+		case after == 0:
+			out = append(out, j)
+		default:
+			t.errorf(t.at(j, k), "total-falls", "count %d: %s's total falls from %s to %s; a continuing candidate's total never falls", k+1, t.names[j], thousands(before), thousands(after))
+		}
+	}
+	switch {
+	case len(surplus) > 0 && len(out) > 0:
+		t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s's surplus moves and %s %s excluded at the same count; a count is one event", k+1, t.list(surplus), t.list(out), isAre(len(out)))
+	case len(surplus) > 1:
+		t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: the surpluses of %s move at the same count; a count transfers one", k+1, t.list(surplus))
+	case len(surplus) == 1:
+		return t.surplus(c, surplus[0], k)
+	}
+	for j := range t.sheet.Candidacies {
+		// A candidate with no votes goes with the first exclusion.
+		if t.state[j] == continuing && t.total(j, k-1) == 0 {
+			out = append(out, j)
+		}
+	}
+	if len(surplus) > 0 { // reported above: go on from what the totals show
+		for _, j := range surplus {
+			t.surplusGone[j] = true
+		}
+		t.exclude(out, k)
+		return c
+	}
+	if len(out) == 0 {
+		t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: no total falls; a count transfers a surplus or excludes a candidate", k+1)
+		return c
+	}
+	return t.exclusion(c, out, k)
+}
+
+// at is the pointer of candidacy j's total after count k.
+func (t *tally) at(j, k int) string { return pointer(t.i, "candidacies", j, "totals", k) }
+
+// gains checks that candidacy j, whose total rises at count k, is
+// continuing: votes go only to continuing candidates or non-transferable.
+func (t *tally) gains(j, k, before, after int) {
+	switch {
+	case t.state[j] == excluded:
+		t.errorf(t.at(j, k), "count-event", "count %d: %s was excluded at count %d, and gains %s votes; votes go only to continuing candidates or non-transferable", k+1, t.names[j], t.excludedAt[j], thousands(after-before))
+	case t.surplusGone[j] || t.electedAt[j] > 0 && t.total(j, t.electedAt[j]-1) == t.sheet.Quota:
+		t.errorf(t.at(j, k), "elected-total-changes", "count %d: %s was elected at count %d, and their total rises from %s to %s; it never changes after their surplus has gone", k+1, t.names[j], t.electedAt[j], thousands(before), thousands(after))
+	case t.state[j] == elected:
+		t.errorf(t.at(j, k), "count-event", "count %d: %s was elected at count %d, and gains %s votes; votes go only to continuing candidates or non-transferable", k+1, t.names[j], t.electedAt[j], thousands(after-before))
+	}
+}
+
+// surplus is count k as the transfer of candidacy j's surplus: j falls to
+// exactly the quota.
+func (t *tally) surplus(c Count, j, k int) Count {
+	before, after := t.total(j, k-1), t.total(j, k)
+	if after != t.sheet.Quota {
+		t.errorf(t.at(j, k), "count-event", "count %d: %s's surplus leaves them %s, not the quota of %s", k+1, t.names[j], thousands(after), thousands(t.sheet.Quota))
+	}
+	t.surplusGone[j] = true
+	c.Event, c.CandidateIDs, c.Votes = EventSurplus, []string{t.sheet.Candidacies[j].CandidateID}, before-after
+	return c
+}
+
+// exclusion is count k as the exclusion of the candidacies out, lowest
+// first: the lowest continuing candidate, or several whose votes together
+// are below the next-lowest's.
+func (t *tally) exclusion(c Count, out []int, k int) Count {
+	slices.SortFunc(out, func(a, b int) int { return cmp.Or(cmp.Compare(t.total(a, k-1), t.total(b, k-1)), cmp.Compare(a, b)) })
+	votes, withVotes := 0, 0
+	for _, j := range out {
+		votes += t.total(j, k-1)
+		if t.total(j, k-1) > 0 {
+			withVotes++
+		}
+	}
+	next := -1 // the lowest continuing candidate who stays
+	for j := range t.sheet.Candidacies {
+		if t.state[j] == continuing && !slices.Contains(out, j) && (next < 0 || t.total(j, k-1) < t.total(next, k-1)) {
+			next = j
+		}
+	}
+	if next >= 0 {
+		low := t.total(next, k-1)
+		switch {
+		case withVotes == 1 && votes > low:
+			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s is excluded with %s votes, but %s has fewer (%s); the lowest continuing candidate is excluded", k+1, t.names[out[len(out)-1]], thousands(votes), t.names[next], thousands(low))
+		case withVotes > 1 && votes >= low:
+			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s are excluded together with %s votes, and %s has %s; several are excluded at once only when their votes together are fewer than the next-lowest's", k+1, t.list(out), thousands(votes), t.names[next], thousands(low))
+		}
+	}
+	t.exclude(out, k)
+	c.Event, c.Votes = EventExclusion, votes
+	for _, j := range out {
+		c.CandidateIDs = append(c.CandidateIDs, t.sheet.Candidacies[j].CandidateID)
+	}
+	return c
+}
+
+func (t *tally) exclude(out []int, k int) {
+	for _, j := range out {
+		t.state[j], t.excludedAt[j] = excluded, k+1
+	}
+}
+
+// elect elects, after count k, the continuing candidates who reach the
+// quota, highest first; then, once as many continuing candidates remain
+// as seats are still to fill, those remaining.
+func (t *tally) elect(k int) {
+	var reach, left []int
+	for j := range t.sheet.Candidacies {
+		if t.state[j] != continuing {
+			continue
+		}
+		left = append(left, j)
+		if t.total(j, k) >= t.sheet.Quota {
+			reach = append(reach, j)
+		}
+	}
+	t.electAll(reach, k)
+	if seats := t.sheet.Seats - len(t.elected); seats > 0 {
+		left = slices.DeleteFunc(left, func(j int) bool { return t.state[j] != continuing })
+		switch {
+		case len(left) <= seats:
+			t.electAll(left, k)
+		case len(left) == seats+1 && !t.surplusLeft(k):
+			// The only step left is to exclude the lowest, which leaves
+			// as many as there are seats: the Commission's sheets end
+			// here without printing that count, and so does a tally.
+			t.electAll(left, k)
+		}
+	}
+	if len(t.elected) >= t.sheet.Seats && t.filledAt == 0 {
+		t.filledAt = k + 1
+	}
+}
+
+// surplusLeft reports whether an elected candidate's surplus is still to
+// be transferred after count k.
+func (t *tally) surplusLeft(k int) bool {
+	for _, j := range t.elected {
+		if !t.surplusGone[j] && t.total(j, k) > t.sheet.Quota {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *tally) electAll(js []int, k int) {
+	slices.SortFunc(js, func(a, b int) int { return cmp.Or(cmp.Compare(t.total(b, k), t.total(a, k)), cmp.Compare(a, b)) })
+	for _, j := range js {
+		if len(t.elected) == t.sheet.Seats {
+			return
+		}
+		t.state[j], t.electedAt[j] = elected, k+1
+		t.elected = append(t.elected, j)
+	}
+}
+
+// list names the candidacies js as a sentence does: "A, B and C".
+func (t *tally) list(js []int) string {
+	names := make([]string, len(js))
+	for n, j := range js {
+		names[n] = t.names[j]
+	}
+	switch len(names) {
+	case 1:
+		return names[0]
+	default:
+		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// thousands writes n in digits grouped by threes with commas, as the
+// Commission's sheets print votes: 22,788.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	start := 0
+	if n < 0 {
+		start = 1
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > start && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
