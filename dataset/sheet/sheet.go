@@ -17,16 +17,20 @@
 package sheet
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 
 	"ballot/dataset"
 )
 
-// The CSV files Import reads, beside dataset.ManifestFile.
+// The CSV files Import reads, beside dataset.ManifestFile and the count
+// sheets (counts.go).
 const (
 	PartiesFile    = "parties.csv"
 	DistrictsFile  = "districts.csv"
@@ -64,9 +68,34 @@ var (
 	candidateColumns = columns{required: []string{"given_name", "family_name", "party", "districts"}, optional: []string{"id", "name", "slug", "elected", "is_incumbent", "website", "photo_url"}}
 )
 
-type columns struct{ required, optional []string }
+// columns of a file: the required ones, the optional ones, and, when
+// numbered is not empty, the columns numbered from 1 after it (count_1,
+// count_2, …).
+type columns struct {
+	required, optional []string
+	numbered           string
+}
 
 func (c columns) all() []string { return append(slices.Clone(c.required), c.optional...) }
+
+// knows reports whether h, a header name lower-cased, is one of c.
+func (c columns) knows(h string) bool {
+	return slices.Contains(c.required, h) || slices.Contains(c.optional, h) || c.number(h) > 0
+}
+
+// number returns the number of a numbered column h, or 0 when h is not
+// one: its prefix, then a number from 1 written without leading zeros.
+func (c columns) number(h string) int {
+	digits, ok := strings.CutPrefix(h, c.numbered)
+	if c.numbered == "" || !ok || digits == "" || digits[0] == '0' || len(digits) > 6 {
+		return 0
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n < 1 {
+		return 0
+	}
+	return n
+}
 
 // Import reads dataset.toml, parties.csv, districts.csv and candidates.csv
 // from src and returns the files of the dataset they describe, keyed by
@@ -103,6 +132,7 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	parties := im.parties(src)
 	districts := im.districts(src)
 	candidates := im.candidates(src, parties, districts)
+	counts := im.counts(src, parties, districts, candidates)
 	if im.problems.Errors() > 0 {
 		return nil, nil
 	}
@@ -110,6 +140,10 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	out[dataset.PartiesFile] = encode(parties.records)
 	out[dataset.DistrictsFile] = encode(districts.records())
 	out[dataset.CandidatesFile] = encode(candidates)
+	if counts != nil {
+		out[dataset.CountsFile] = dataset.EncodeJSON(counts.records(districts, candidates))
+		return im.checkWithCounts(out, counts)
+	}
 	candidates = nil // held no more while the output is checked
 	// What is written must be what serve accepts: check it with the very
 	// rules it applies (as validate does, without the answers a server
@@ -125,6 +159,32 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 		im.problems = append(im.problems, report.Errors...)
 		return nil, nil
 	}
+	return out, nil
+}
+
+// checkWithCounts checks the files as run does, and loads them to write
+// counts.json in the shape the API serves it, with what follows from the
+// totals: each count's event, each candidacy's first preferences and the
+// counts at which it was elected or excluded, and who was elected. A
+// problem the rules find in counts.json is reported at the line and
+// column of the sheet it comes from.
+func (im *importer) checkWithCounts(out map[string][]byte, counts *countSheets) (map[string][]byte, error) {
+	var largest int64
+	for _, b := range out {
+		largest = max(largest, int64(len(b)))
+	}
+	ds, err := dataset.LoadContext(context.Background(), dataset.Files(out), dataset.Options{RecordsOnly: true, MaxFileBytes: largest + 1})
+	if err != nil {
+		var report *dataset.Report
+		if !errors.As(err, &report) {
+			return nil, err
+		}
+		for _, p := range report.Errors {
+			im.problems = append(im.problems, counts.place(p))
+		}
+		return nil, nil
+	}
+	out[dataset.CountsFile] = encode(ds.Sheets())
 	return out, nil
 }
 
