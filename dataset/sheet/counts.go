@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,9 +38,10 @@ var nonTransferable = key("Non-transferable")
 type countSheets struct {
 	totals    [dataset.DistrictCount + 1]*districtTotals
 	rows      [dataset.DistrictCount + 1]*districtRows
-	partyCol  string // the header name of the party column
-	countCols int    // count_1 to count_countCols
-	order     []int  // the districts of counts.json, in its order
+	read      [2]bool // counts.csv, district_totals.csv could be used
+	partyCol  string  // the header name of the party column
+	countCols int     // count_1 to count_countCols
+	order     []int   // the districts of counts.json, in its order
 }
 
 // districtTotals is a line of district_totals.csv.
@@ -93,7 +95,9 @@ func (im *importer) counts(src fs.FS, ps parties, ds *districts, cands []dataset
 	if hasTotals {
 		im.districtTotals(src, cs)
 	}
-	if hasCounts && hasTotals {
+	// Each file is checked against the other only when both could be
+	// used: otherwise every district would be said to be missing.
+	if cs.read[0] && cs.read[1] {
 		im.checkCountSheets(cs)
 	}
 	return cs
@@ -141,6 +145,7 @@ func (im *importer) countRows(src fs.FS, cs *countSheets, ps parties, match *can
 		cs.rows = [dataset.DistrictCount + 1]*districtRows{}
 		return
 	}
+	cs.read[0] = true
 	im.problems = append(im.problems, problems...)
 }
 
@@ -208,9 +213,10 @@ func (im *importer) countRow(t *table, r row, cs *countSheets, ps parties, match
 		return
 	}
 	if match != nil && row.name != "" {
-		row.candidate = im.matchRow(t, r, n, cs.partyCol, ps, match)
+		var nameCol string
+		row.candidate, nameCol = im.matchRow(t, r, n, cs.partyCol, ps, match)
 		if first, dup := d.byCandidate[row.candidate]; dup && row.candidate >= 0 {
-			im.add(t.file, r.line, "", "is %s again, whose row in district %d is line %d: a candidate has one row in each district they stand in", match.cands[row.candidate].Name, n, first)
+			im.add(t.file, r.line, nameCol, "is %s again, whose row in district %d is line %d: a candidate has one row in each district they stand in", match.cands[row.candidate].Name, n, first)
 		} else if row.candidate >= 0 {
 			d.byCandidate[row.candidate] = r.line
 		}
@@ -258,6 +264,7 @@ func (im *importer) districtTotals(src fs.FS, cs *countSheets) {
 	if t == nil {
 		return
 	}
+	cs.read[1] = true
 	for _, r := range t.rows {
 		n, ok := im.districtNumber(t, r, "district", t.get(r, "district"))
 		if !ok {
@@ -409,8 +416,9 @@ var independent = []string{"ind", "independent", "indipendenti", "indipendent"}
 
 // matchRow returns the candidate of a row of district n: the one of that
 // name (its candidate cell, else its name cell), party and district. It
-// reports a row that fits no one, or two, and returns -1.
-func (im *importer) matchRow(t *table, r row, n int, partyCol string, ps parties, ci *candidateIndex) int {
+// reports a row that fits no one, or two, and returns -1. It returns the
+// column the name was read from too.
+func (im *importer) matchRow(t *table, r row, n int, partyCol string, ps parties, ci *candidateIndex) (int, string) {
 	nameCol := "name"
 	if t.get(r, "candidate") != "" {
 		nameCol = "candidate"
@@ -426,7 +434,7 @@ func (im *importer) matchRow(t *table, r row, n int, partyCol string, ps parties
 			party = &ps.records[i].ID
 		case !slices.Contains(independent, key(cell)):
 			im.add(t.file, r.line, partyCol, "%s", msg)
-			return -1
+			return -1, nameCol
 		}
 	}
 	var found []int
@@ -438,7 +446,7 @@ func (im *importer) matchRow(t *table, r row, n int, partyCol string, ps parties
 	}
 	switch len(found) {
 	case 1:
-		return found[0]
+		return found[0], nameCol
 	case 0:
 		im.add(t.file, r.line, nameCol, "no candidate in %s is %q, %s, standing in district %d%s", CandidatesFile, name, ci.partyText(party), n, ci.nearest(name))
 	default:
@@ -448,7 +456,7 @@ func (im *importer) matchRow(t *table, r row, n int, partyCol string, ps parties
 		}
 		im.add(t.file, r.line, nameCol, "%q, %s, standing in district %d, fits %d candidates in %s, %s: write the slug of the one meant in a candidate column", name, ci.partyText(party), n, len(found), CandidatesFile, suggest.List(slugs, "and"))
 	}
-	return -1
+	return -1, nameCol
 }
 
 func equalParty(a, b *string) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
@@ -535,13 +543,30 @@ var totalsColumn = map[string]string{
 	"valid_votes": "valid_votes", "quota": "quota",
 }
 
+// rowPointer is the pointer of a row of counts.json in a message.
+var rowPointer = regexp.MustCompile(`counts\.json /(\d+)/candidacies/(\d+)`)
+
 // place puts a problem the dataset's rules found in counts.json at the
 // line and column of the sheet it came from: a candidacy's total at its
 // row's count column, a count (its balance, its event) at the
 // Non-transferable row's, a district's figure at its line of
-// district_totals.csv. A problem of another file, or of a place no sheet
+// district_totals.csv; a problem of candidates.json names the row of
+// counts.csv rather than its pointer. A problem of another file, or of a place no sheet
 // gives, is returned as it is.
 func (cs *countSheets) place(p dataset.Problem) dataset.Problem {
+	if p.File == dataset.CandidatesFile {
+		// A candidate elected at a count names the row of the count.
+		p.Message = rowPointer.ReplaceAllStringFunc(p.Message, func(ptr string) string {
+			m := rowPointer.FindStringSubmatch(ptr)
+			i, _ := strconv.Atoi(m[1])
+			j, _ := strconv.Atoi(m[2])
+			if i >= len(cs.order) || j >= len(cs.rows[cs.order[i]].candidacies) {
+				return ptr
+			}
+			return fmt.Sprintf("%s line %d", CountsFile, cs.rows[cs.order[i]].candidacies[j].line)
+		})
+		return p
+	}
 	if p.File != dataset.CountsFile {
 		return p
 	}
