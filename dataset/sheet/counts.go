@@ -181,10 +181,12 @@ func (im *importer) countsHeader(t *table, cs *countSheets, report bool) bool {
 		add("count_1", "required column is missing: count_1, count_2, … hold each row's running total at each count")
 		return false
 	}
+	// The first missing is reported alone: count_999999 alone would
+	// otherwise miss 999,998.
 	for k := 1; k <= cs.countCols; k++ {
 		if !t.has(countColumn(k)) {
 			add(countColumn(k), "column is missing: the columns count_1 to count_%d are each needed, one after another", cs.countCols)
-			ok = false
+			return false
 		}
 	}
 	return ok
@@ -529,7 +531,10 @@ func (cs *countSheets) records(ds *districts, cands []dataset.Candidate) []sheet
 			s.Counts[k].NonTransferable = v
 		}
 		for j, r := range d.candidacies {
-			s.Candidacies[j] = candidacyRecord{CandidateID: cands[r.candidate].ID, Name: r.name, Totals: r.totals}
+			s.Candidacies[j] = candidacyRecord{Name: r.name, Totals: r.totals}
+			if r.candidate >= 0 { // else reported: no records are written
+				s.Candidacies[j].CandidateID = cands[r.candidate].ID
+			}
 		}
 		out = append(out, s)
 	}
