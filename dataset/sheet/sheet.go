@@ -9,7 +9,8 @@
 // Its files go by job: sheet.go runs an import, reader.go and read.go read
 // a sheet (one pass for its delimiter, quotes, UTF-8 and lost letters),
 // cells.go reads a cell, parties.go, districts.go and candidates.go build
-// the records, names.go matches and suggests names, manifest.go reads the
+// the records, counts.go reads the count sheets and matches their rows to
+// candidates, names.go matches and suggests names, manifest.go reads the
 // id namespace, encode.go writes the JSON and problems.go reports.
 //
 // It builds on dataset, whose rules it applies; it must not import server
@@ -98,9 +99,10 @@ func (c columns) number(h string) int {
 }
 
 // Import reads dataset.toml, parties.csv, districts.csv and candidates.csv
-// from src and returns the files of the dataset they describe, keyed by
-// name: the manifest as it is, and the three JSON files, indented, records
-// in the order of the sheets (districts by number). The same input always
+// from src, and counts.csv and district_totals.csv when src has them, and
+// returns the files of the dataset they describe, keyed by name: the
+// manifest as it is, and the JSON files, indented, records in the order of
+// the sheets (districts by number; counts.json as the API serves it). The same input always
 // gives the same bytes. When anything is wrong, the error is Problems.
 // Warnings are part of that error when there are errors too, and
 // otherwise not returned: ImportWith gives them.
