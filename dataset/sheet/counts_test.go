@@ -346,3 +346,42 @@ func TestImportCountsProblems(t *testing.T) {
 		})
 	}
 }
+
+// TestImportCounts2022: the published count sheets of 2022, all 13
+// districts, byte for byte as published (testdata/counts-2022), with a
+// candidates.csv of every candidacy they hold, import to 13 final sheets
+// that elect 65, 38 of PL and 27 of PN, as SOURCES.md says of them.
+func TestImportCounts2022(t *testing.T) {
+	src := countsFolder(t)
+	for _, name := range []string{sheet.CandidatesFile, sheet.CountsFile, sheet.DistrictTotalsFile} {
+		b, err := os.ReadFile(filepath.Join("testdata", "counts-2022", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src[name] = string(b)
+	}
+	ds, err := dataset.LoadFiles(importOK(t, src.fs()))
+	if err != nil {
+		t.Fatalf("LoadFiles: %v", err)
+	}
+	party := map[string]string{}
+	for _, p := range ds.Parties() {
+		party[p.ID] = p.ShortName
+	}
+	seats := map[string]int{}
+	elected := 0
+	for _, s := range ds.Sheets() {
+		if s.Status != dataset.StatusFinal || len(s.Elected) != 5 {
+			t.Errorf("district %d: %s, %d elected; want final, 5", s.DistrictNumber, s.Status, len(s.Elected))
+		}
+		for _, c := range s.Candidacies {
+			if c.ElectedAtCount != nil {
+				seats[party[dataset.Text(c.PartyID)]]++
+				elected++
+			}
+		}
+	}
+	if n := len(ds.Sheets()); n != 13 || elected != 65 || seats["PL"] != 38 || seats["PN"] != 27 {
+		t.Errorf("%d sheets electing %d, by party %v; want 13 electing 65, PL 38 and PN 27", n, elected, seats)
+	}
+}
