@@ -65,7 +65,7 @@ type districtRows struct {
 type countRow struct {
 	line      int
 	name      string // as the sheet prints it
-	candidate int    // the record in candidates.csv's, or -1
+	candidate int    // its candidate, by the order of candidates.csv; -1 for none
 	totals    []int  // to the last count filled
 }
 
