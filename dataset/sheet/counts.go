@@ -541,6 +541,21 @@ func (cs *countSheets) records(ds *districts, cands []dataset.Candidate) []sheet
 	return out
 }
 
+// dropTotals lets the rows' totals go, keeping where each row is.
+func (cs *countSheets) dropTotals() {
+	for _, d := range cs.rows {
+		if d == nil {
+			continue
+		}
+		for j := range d.candidacies {
+			d.candidacies[j].totals = nil
+		}
+		if d.nt != nil {
+			d.nt.totals = nil
+		}
+	}
+}
+
 // totalsColumn is the column of district_totals.csv of each field of a
 // sheet that it gives.
 var totalsColumn = map[string]string{

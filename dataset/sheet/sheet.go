@@ -144,6 +144,7 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	out[dataset.CandidatesFile] = encode(candidates)
 	if counts != nil {
 		out[dataset.CountsFile] = dataset.EncodeJSON(counts.records(districts, candidates))
+		counts.dropTotals() // held no more: counts.json holds them
 		return im.checkWithCounts(out, counts)
 	}
 	candidates = nil // held no more while the output is checked
