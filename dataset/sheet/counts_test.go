@@ -144,6 +144,7 @@ func TestImportCountsShapes(t *testing.T) {
 		{"as published", base, nil, true},
 		{"without the counts column", base.with(sheet.DistrictTotalsFile, dropLastColumn(totals)), nil, true},
 		{"friendlier names, in another order, separated by ';'", base.with(sheet.CountsFile, strings.ReplaceAll(strings.Replace(counts, "district,name,party_abbreviation,audited_name", "District,Name,Party,Candidate", 1), ",", ";")), nil, true},
+		{"a candidate given by slug", base.with(sheet.CountsFile, setCell(counts, lineBartolo4, 4, "ivan-bartolo-2")), nil, true},
 		{"status column, final", base.with(sheet.DistrictTotalsFile, addColumn(totals, "status", "final")), nil, true},
 		{"registered unknown", base.with(sheet.DistrictTotalsFile, setCell(totals, 3, 2, "")), func(t *testing.T, s []dataset.CountSheet) {
 			if s[1].Registered != nil || s[0].Registered == nil || *s[0].Registered != 26688 {
