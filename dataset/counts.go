@@ -122,13 +122,13 @@ type countFile struct {
 }
 
 type candidacyFile struct {
-	CandidateID      string  `json:"candidate_id"`
-	Name             string  `json:"name"`
+	CandidateID      string     `json:"candidate_id"`
+	Name             string     `json:"name"`
 	PartyID          *string    `json:"party_id" dataset:"optional"`
 	Totals           voteTotals `json:"totals"`
-	FirstPreferences *int    `json:"first_preferences" dataset:"optional"`
-	ElectedAtCount   *int    `json:"elected_at_count" dataset:"optional"`
-	ExcludedAtCount  *int    `json:"excluded_at_count" dataset:"optional"`
+	FirstPreferences *int       `json:"first_preferences" dataset:"optional"`
+	ElectedAtCount   *int       `json:"elected_at_count" dataset:"optional"`
+	ExcludedAtCount  *int       `json:"excluded_at_count" dataset:"optional"`
 }
 
 // presize makes a sheet's candidacies at their number before the sheet
