@@ -506,3 +506,33 @@ func TestNoCountSheets(t *testing.T) {
 		t.Error("Sheet(5) found one")
 	}
 }
+
+// A candidate with no votes is excluded with the first exclusion, beside
+// the lowest, whatever that one's votes.
+func TestCountNoVotes(t *testing.T) {
+	m := countSheets(t)
+	const id = "00000000-0000-5000-8000-000000000005"
+	datasettest.Edit(t, m, dataset.CandidatesFile, func(cs []map[string]any) []map[string]any {
+		d := districtID(t, m, 5)
+		return append(cs, map[string]any{"id": id, "slug": "no-votes", "name": "No Votes", "given_name": "No", "family_name": "Votes", "party_id": nil, "primary_district_id": d, "district_ids": []any{d}})
+	})
+	datasettest.Edit(t, m, dataset.CountsFile, func(sheets []map[string]any) []map[string]any {
+		s := sheets[4]
+		s["candidacies"] = append(s["candidacies"].([]any), map[string]any{"candidate_id": id, "name": "No Votes", "totals": make([]int, 18)})
+		return sheets
+	})
+	ds, err := dataset.Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := ds.Sheet(5)
+	c := s.Counts[3]
+	if c.Event != dataset.EventExclusion || len(c.CandidateIDs) != 2 || c.CandidateIDs[0] != id || c.Votes != 31 {
+		t.Errorf("count 4: %+v, want the exclusion of No Votes and Radu Gheorghe, 31 votes", c)
+	}
+	for _, row := range s.Candidacies {
+		if row.CandidateID == id && (row.ExcludedAtCount == nil || *row.ExcludedAtCount != 4) {
+			t.Errorf("No Votes excluded at %v, want count 4", row.ExcludedAtCount)
+		}
+	}
+}
