@@ -8,7 +8,7 @@ import (
 )
 
 // countSheets is a dataset with the 2022 count sheets, to break.
-func countSheets(t *testing.T) fstest.MapFS {
+func countSheets(t testing.TB) fstest.MapFS {
 	t.Helper()
 	m := fstest.MapFS{}
 	names, _ := filepath.Glob("testdata/counts-2022/*")
