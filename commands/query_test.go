@@ -191,14 +191,14 @@ func TestQueryNotesWhatTheLimitLeftOut(t *testing.T) {
 		lines int // of stdout
 		note  string
 	}{
-		{"json, the default limit", []string{"candidates"}, 1, "note: 100 of 140 candidates" + rest},
-		{"ndjson", []string{"candidates", "--format", "ndjson", "--limit", "7"}, 7, "note: 7 of 140 candidates" + rest},
-		{"csv: a header and the rows", []string{"candidates", "--format", "csv"}, 101, "note: 100 of 140 candidates" + rest},
-		{"table", []string{"candidates", "--format", "table", "--party", "pn", "--limit", "10"}, 11, "note: 10 of 59 candidates" + rest},
-		{"a page in the middle", []string{"candidates", "--format", "csv", "--offset", "100", "--limit", "20"}, 21, "note: candidates 101 to 120 of 140" + rest},
-		{"the last page", []string{"candidates", "--format", "csv", "--offset", "100"}, 41, ""},
-		{"everything", []string{"candidates", "--format", "csv", "--limit", "500"}, 141, ""},
-		{"an offset equal to the total", []string{"candidates", "--format", "csv", "--offset", "140"}, 1, ""},
+		{"json, the default limit", []string{"candidates"}, 1, "note: 100 of 177 candidates" + rest},
+		{"ndjson", []string{"candidates", "--format", "ndjson", "--limit", "7"}, 7, "note: 7 of 177 candidates" + rest},
+		{"csv: a header and the rows", []string{"candidates", "--format", "csv"}, 101, "note: 100 of 177 candidates" + rest},
+		{"table", []string{"candidates", "--format", "table", "--party", "pn", "--limit", "10"}, 11, "note: 10 of 70 candidates" + rest},
+		{"a page in the middle", []string{"candidates", "--format", "csv", "--offset", "100", "--limit", "20"}, 21, "note: candidates 101 to 120 of 177" + rest},
+		{"the last page", []string{"candidates", "--format", "csv", "--offset", "100"}, 78, ""},
+		{"everything", []string{"candidates", "--format", "csv", "--limit", "500"}, 178, ""},
+		{"an offset equal to the total", []string{"candidates", "--format", "csv", "--offset", "177"}, 1, ""},
 		{"parties are never cut", []string{"parties", "--format", "csv", "--limit", "1"}, 7, ""},
 	}
 	for _, tt := range tests {
@@ -397,7 +397,7 @@ func TestQueryUsage(t *testing.T) {
 		{"elected not true or false", []string{"query", "candidates", "--elected", "yes"}, 2, "ballot: --elected must be true or false\n"},
 		{"elected without its value", []string{"query", "candidates", "--elected"}, 2, "ballot: flag needs an argument: --elected\n"},
 		{"q too short", []string{"query", "candidates", "--q", " ż "}, 2, "ballot: --q must be text of 2 to 100 characters, spaces at either end not counted\n"},
-		{"offset beyond the total of q", []string{"query", "candidates", "--q", "zammit", "--offset", "4"}, 2, "ballot: --offset must be an integer from 0 to 3, the number of candidates matching the filters\n"},
+		{"offset beyond the total of q", []string{"query", "candidates", "--q", "zammit", "--offset", "5"}, 2, "ballot: --offset must be an integer from 0 to 4, the number of candidates matching the filters\n"},
 		{"no such record", []string{"query", "districts", "14"}, 1, "ballot: no district has the number or id \"14\"; districts are numbered 1 to 13\n"},
 		{"a misspelt slug", []string{"query", "parties", "pnn"}, 1, "ballot: no party has the slug or id \"pnn\"; did you mean \"pn\"?\n"},
 		{"no such locality", []string{"query", "districts", "--locality", "Atlantis"}, 2, "ballot: --locality names no locality of this dataset; give a locality's name, English name or slug\n"},
@@ -411,9 +411,9 @@ func TestQueryUsage(t *testing.T) {
 		{"ids in JSON", []string{"query", "parties", "--ids"}, 2, "ballot: --ids applies only to --format table\n"},
 		{"unknown flag", []string{"query", "parties", "--sort", "name"}, 2, "ballot: flag provided but not defined: -sort\n"},
 		{"flag without its value", []string{"query", "candidates", "--limit"}, 2, "ballot: flag needs an argument: --limit\n"},
-		{"offset beyond the total", []string{"query", "candidates", "--offset", "141"}, 2, "ballot: --offset must be an integer from 0 to 140, the number of candidates matching the filters\n"},
-		{"offset beyond the filters' total", []string{"query", "candidates", "--district", "5", "--party", "pn", "--offset", "7"}, 2, "ballot: --offset must be an integer from 0 to 6, the number of candidates matching the filters\n"},
-		{"offset negative", []string{"query", "candidates", "--offset", "-1"}, 2, "ballot: --offset must be an integer from 0 to 140, the number of candidates matching the filters\n"},
+		{"offset beyond the total", []string{"query", "candidates", "--offset", "178"}, 2, "ballot: --offset must be an integer from 0 to 177, the number of candidates matching the filters\n"},
+		{"offset beyond the filters' total", []string{"query", "candidates", "--district", "5", "--party", "pn", "--offset", "7"}, 2, "ballot: --offset must be an integer from 0 to 5, the number of candidates matching the filters\n"},
+		{"offset negative", []string{"query", "candidates", "--offset", "-1"}, 2, "ballot: --offset must be an integer from 0 to 177, the number of candidates matching the filters\n"},
 		{"broken dataset", []string{"query", "parties", "--data", filepath.Join("testdata", "datasets", "missing-file")}, 1, "districts.json: file is missing\nballot: dataset invalid: 1 error, 0 warnings\n"},
 	}
 	for _, tt := range tests {

@@ -143,8 +143,8 @@ func TestLoadDirStaysInsideTheDirectory(t *testing.T) {
 		if err != nil {
 			t.Fatalf("refused: %v", err)
 		}
-		if len(ds.Candidates()) != 140 {
-			t.Errorf("%d candidates, want 140", len(ds.Candidates()))
+		if len(ds.Candidates()) != 177 {
+			t.Errorf("%d candidates, want 177", len(ds.Candidates()))
 		}
 		if !dataset.ResolvesInside(link, dataset.CandidatesFile) {
 			t.Error("ResolvesInside(link, candidates.json) = false, want true")

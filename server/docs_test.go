@@ -222,7 +222,7 @@ func TestIndex(t *testing.T) {
 		{"publisher", index.Attribution.Name, m.Publisher.Name},
 		{"publisher's site", index.Attribution.URL, m.Publisher.URL},
 		{"publisher's About page", *index.Attribution.AboutURL, m.Publisher.AboutURL},
-		{"counts", index.Counts, map[string]int{"parties": 6, "districts": 13, "candidates": 140}},
+		{"counts", index.Counts, map[string]int{"parties": 6, "districts": 13, "candidates": 177}},
 		{"links", index.Links, map[string]string{"self": "/api/public/v1/", "openapi": "/api/public/v1/openapi.json", "catalog": "/api/public/v1/catalog.jsonld"}},
 	} {
 		if !reflect.DeepEqual(c.got, c.want) {
@@ -373,7 +373,7 @@ func TestCatalog(t *testing.T) {
 					if err := json.Unmarshal(got.Body.Bytes(), &env); got.Code != 200 || err != nil {
 						t.Errorf("%s: status %d", link, got.Code)
 					}
-					if link == dist.DownloadURL.ID && env.Meta.Count != []int{6, 13, 140}[i] {
+					if link == dist.DownloadURL.ID && env.Meta.Count != []int{6, 13, 177}[i] {
 						t.Errorf("%s has %d records, not the whole collection", link, env.Meta.Count)
 					}
 				}
