@@ -446,11 +446,26 @@ func (im *importer) matchRow(t *table, r row, n int, partyCol string, ps parties
 			found = append(found, i)
 		}
 	}
+	var forms []int
+	if len(found) == 0 {
+		forms = ci.formsOf(name, n, party)
+	}
+	if len(found) == 0 && nameCol == "name" {
+		if len(forms) == 1 {
+			c := ci.cands[forms[0]]
+			col := "candidate"
+			if t.has("audited_name") {
+				col = "audited_name"
+			}
+			im.warn(t.file, r.line, nameCol, "%q is taken as %s, %s, standing in district %d, whose name in %s is a form of it (the name without a part, or a nickname in brackets); write %q in %s to say so", name, c.Name, ci.partyText(party), n, CandidatesFile, c.Name, col)
+			return forms[0], nameCol
+		}
+	}
 	switch len(found) {
 	case 1:
 		return found[0], nameCol
 	case 0:
-		im.add(t.file, r.line, nameCol, "no candidate in %s is %q, %s, standing in district %d%s", CandidatesFile, name, ci.partyText(party), n, ci.nearest(name))
+		im.add(t.file, r.line, nameCol, "no candidate in %s is %q, %s, standing in district %d%s", CandidatesFile, name, ci.partyText(party), n, ci.nearest(name, forms))
 	default:
 		var slugs []string
 		for _, i := range found {
@@ -459,6 +474,59 @@ func (im *importer) matchRow(t *table, r row, n int, partyCol string, ps parties
 		im.add(t.file, r.line, nameCol, "%q, %s, standing in district %d, fits %d candidates in %s, %s: write the slug of the one meant in a candidate column", name, ci.partyText(party), n, len(found), CandidatesFile, suggest.List(slugs, "and"))
 	}
 	return -1, nameCol
+}
+
+// formsOf returns the candidates of party standing in district n whose
+// name is a form of name, as a sheet and a list of candidates may each
+// print a name: one holds the other whole but for given or middle names
+// (Maria Deguara, Maria Fatima Deguara; Rebekah Cilia, Rebekah-Ann Cilia),
+// or a nickname in brackets, left out or in place of the name before it
+// (Carmelo [Charlie] Abela: Carmelo Abela, Charlie Abela).
+func (ci *candidateIndex) formsOf(name string, n int, party *string) []int {
+	var forms [][]string
+	for _, f := range nameForms(name) {
+		forms = append(forms, strings.Split(key(f), "-"))
+	}
+	var found []int
+	for i, c := range ci.cands {
+		if !equalParty(c.PartyID, party) || !slices.Contains(c.DistrictIDs, ci.ids[n]) {
+			continue
+		}
+		words := strings.Split(key(c.Name), "-")
+		if slices.ContainsFunc(forms, func(f []string) bool { return holdsName(f, words) || holdsName(words, f) }) {
+			found = append(found, i)
+		}
+	}
+	return found
+}
+
+// nickname is a nickname in brackets after the name it stands for.
+var nickname = regexp.MustCompile(`(\S+)\s*\[([^\]]*)\]`)
+
+// nameForms returns name without its nicknames in brackets, and with each
+// in place of the name before it.
+func nameForms(name string) []string {
+	forms := []string{nickname.ReplaceAllString(name, "$1")}
+	if nickname.MatchString(name) {
+		forms = append(forms, nickname.ReplaceAllString(name, "$2"))
+	}
+	return forms
+}
+
+// holdsName reports whether the words of a name, long, hold those of
+// short in order, with the same first and last words: short is long
+// without some of its given or middle names.
+func holdsName(short, long []string) bool {
+	if len(short) < 2 || len(short) > len(long) || short[0] != long[0] || short[len(short)-1] != long[len(long)-1] {
+		return false
+	}
+	j := 0
+	for _, w := range long {
+		if j < len(short) && w == short[j] {
+			j++
+		}
+	}
+	return j == len(short)
 }
 
 func equalParty(a, b *string) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
@@ -472,10 +540,16 @@ func (ci *candidateIndex) partyText(id *string) string {
 }
 
 // nearest names the candidates nearest name, with their party and
-// districts, as " (did you mean …?)", or "".
-func (ci *candidateIndex) nearest(name string) string {
+// districts, as " (did you mean …?)", or "": those whose names are forms
+// of it first, then those the suggester finds, three at most.
+func (ci *candidateIndex) nearest(name string, forms []int) string {
 	var near []string
-	for _, i := range nearest(key(name), ci.keys) {
+	seen := map[int]bool{}
+	for _, i := range append(forms, nearest(key(name), ci.keys)...) {
+		if len(near) == 3 || seen[i] {
+			continue
+		}
+		seen[i] = true
 		c := ci.cands[i]
 		var numbers []string
 		for _, id := range c.DistrictIDs {

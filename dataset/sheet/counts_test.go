@@ -292,7 +292,7 @@ func TestImportCountsProblems(t *testing.T) {
 			`counts.csv:66: audited_name: no candidate in candidates.csv is "Ivan Castilo", of PN, standing in district 12 (did you mean "Ivan Castillo", of PN, in district 12, "Ivan Bartolo", of PN, in district 11 or "Ivan Bartolo", of PN, in districts 4 and 7?)`,
 		}},
 		{"the Ivan Bartolo of 4 and 7 named as Ivan J. Bartolo", base.with(sheet.CountsFile, setCell(counts, lineBartolo4, 4, "Ivan J. Bartolo")), []string{
-			`counts.csv:17: audited_name: no candidate in candidates.csv is "Ivan J. Bartolo", of PN, standing in district 4 (did you mean "Ivan J. Bartolo", of PN, in districts 9 and 12, "Ivan Bartolo", of PN, in district 11 or "Ivan Bartolo", of PN, in districts 4 and 7?)`,
+			`counts.csv:17: audited_name: no candidate in candidates.csv is "Ivan J. Bartolo", of PN, standing in district 4 (did you mean "Ivan Bartolo", of PN, in districts 4 and 7, "Ivan J. Bartolo", of PN, in districts 9 and 12 or "Ivan Bartolo", of PN, in district 11?)`,
 		}},
 		{"a party that is not the candidate's", base.with(sheet.CountsFile, setCell(counts, lineCacopardo, 3, "PL")), []string{
 			`counts.csv:4: audited_name: no candidate in candidates.csv is "Carmel Cacopardo", of PL, standing in district 4 (did you mean "Carmel Cacopardo", of ADPD, in districts 4 and 9?)`,
@@ -381,5 +381,53 @@ func TestImportCounts2022(t *testing.T) {
 	}
 	if n := len(ds.Sheets()); n != 13 || elected != 65 || seats["PL"] != 38 || seats["PN"] != 27 {
 		t.Errorf("%d sheets electing %d, by party %v; want 13 electing 65, PL 38 and PN 27", n, elected, seats)
+	}
+}
+
+// TestImportCountsNameForms: a row whose name is no candidate's is taken
+// as the one candidate of its party in its district whose name is a form
+// of it, with a warning that says how to make it sure; two such are an
+// error; a name given in the candidate column must be the candidate's.
+func TestImportCountsNameForms(t *testing.T) {
+	base := countsFolder(t)
+	cands := strings.NewReplacer(
+		"Anthony [Tony] Agius Decelis,Anthony,[Tony] Agius Decelis,", "Tony Agius Decelis,Tony,Agius Decelis,",
+		"Maria Deguara,Maria,Deguara,", "Maria Fatima Deguara,Maria Fatima,Deguara,",
+	).Replace(base[sheet.CandidatesFile])
+	const form = "whose name in candidates.csv is a form of it (the name without a part, or a nickname in brackets)"
+	tests := []struct {
+		name   string
+		src    sheets
+		report []string // warnings, or the problems when it fails
+		ok     bool
+	}{
+		{"a nickname, a given name left out", base.with(sheet.CandidatesFile, cands), []string{
+			`counts.csv:30: name: warning: "Anthony [Tony] Agius Decelis" is taken as Tony Agius Decelis, of PL, standing in district 11, ` + form + `; write "Tony Agius Decelis" in audited_name to say so`,
+			`counts.csv:39: name: warning: "Maria Deguara" is taken as Maria Fatima Deguara, of PN, standing in district 11, ` + form + `; write "Maria Fatima Deguara" in audited_name to say so`,
+			`counts.csv:53: name: warning: "Anthony [Tony] Agius Decelis" is taken as Tony Agius Decelis, of PL, standing in district 12, ` + form + `; write "Tony Agius Decelis" in audited_name to say so`,
+			`counts.csv:68: name: warning: "Maria Deguara" is taken as Maria Fatima Deguara, of PN, standing in district 12, ` + form + `; write "Maria Fatima Deguara" in audited_name to say so`,
+		}, true},
+		{"in the candidate column, no form is taken", base.with(sheet.CandidatesFile, cands, sheet.CountsFile, setCell(base[sheet.CountsFile], 39, 4, "Maria Deguara")), []string{
+			`counts.csv:30: name: warning: "Anthony [Tony] Agius Decelis" is taken as Tony Agius Decelis, of PL, standing in district 11, ` + form + `; write "Tony Agius Decelis" in audited_name to say so`,
+			`counts.csv:39: audited_name: no candidate in candidates.csv is "Maria Deguara", of PN, standing in district 11 (did you mean "Maria Fatima Deguara", of PN, in districts 11 and 12?)`,
+			`counts.csv:53: name: warning: "Anthony [Tony] Agius Decelis" is taken as Tony Agius Decelis, of PL, standing in district 12, ` + form + `; write "Tony Agius Decelis" in audited_name to say so`,
+			`counts.csv:68: name: warning: "Maria Deguara" is taken as Maria Fatima Deguara, of PN, standing in district 12, ` + form + `; write "Maria Fatima Deguara" in audited_name to say so`,
+		}, false},
+		{"two forms", base.with(sheet.CandidatesFile, cands+"Maria Josephine Deguara,Maria Josephine,Deguara,PN,11,no\n", sheet.CountsFile, setCell(base[sheet.CountsFile], 30, 4, "Tony Agius Decelis")), []string{
+			`counts.csv:39: name: no candidate in candidates.csv is "Maria Deguara", of PN, standing in district 11 (did you mean "Maria Fatima Deguara", of PN, in districts 11 and 12 or "Maria Josephine Deguara", of PN, in district 11?)`,
+			`counts.csv:53: name: warning: "Anthony [Tony] Agius Decelis" is taken as Tony Agius Decelis, of PL, standing in district 12, ` + form + `; write "Tony Agius Decelis" in audited_name to say so`,
+			`counts.csv:68: name: warning: "Maria Deguara" is taken as Maria Fatima Deguara, of PN, standing in district 12, ` + form + `; write "Maria Fatima Deguara" in audited_name to say so`,
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := sheet.ImportWith(tt.src.fs(), sheet.Options{})
+			if (err == nil) != tt.ok || (res.Files != nil) != tt.ok {
+				t.Fatalf("Import: %v, %d files; want success %v", err, len(res.Files), tt.ok)
+			}
+			if got, want := res.Problems.Error(), strings.Join(tt.report, "\n"); got != want {
+				t.Errorf("report\n%s\nwant\n%s", got, want)
+			}
+		})
 	}
 }
