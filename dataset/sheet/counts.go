@@ -36,12 +36,13 @@ var nonTransferable = key("Non-transferable")
 // rows, by number, and where each came from, to place a problem the
 // dataset's rules find at its line and column.
 type countSheets struct {
-	totals    [dataset.DistrictCount + 1]*districtTotals
-	rows      [dataset.DistrictCount + 1]*districtRows
-	read      [2]bool // counts.csv, district_totals.csv could be used
-	partyCol  string  // the header name of the party column
-	countCols int     // count_1 to count_countCols
-	order     []int   // the districts of counts.json, in its order
+	totals     [dataset.DistrictCount + 1]*districtTotals
+	rows       [dataset.DistrictCount + 1]*districtRows
+	read       [2]bool  // counts.csv, district_totals.csv could be used
+	partyCol   string   // the header name of the party column
+	countCols  int      // count_1 to count_countCols
+	countNames []string // "count_1" to "count_<countCols>"
+	order      []int    // the districts of counts.json, in its order
 }
 
 // districtTotals is a line of district_totals.csv.
@@ -183,11 +184,13 @@ func (im *importer) countsHeader(t *table, cs *countSheets, report bool) bool {
 	}
 	// The first missing is reported alone: count_999999 alone would
 	// otherwise miss 999,998.
+	cs.countNames = cs.countNames[:0]
 	for k := 1; k <= cs.countCols; k++ {
 		if !t.has(countColumn(k)) {
 			add(countColumn(k), "column is missing: the columns count_1 to count_%d are each needed, one after another", cs.countCols)
 			return false
 		}
+		cs.countNames = append(cs.countNames, countColumn(k))
 	}
 	return ok
 }
@@ -205,7 +208,7 @@ func (im *importer) countRow(t *table, r row, cs *countSheets, ps parties, match
 		d = &districtRows{first: r.line, byCandidate: map[int]int{}}
 		cs.rows[n] = d
 	}
-	row := countRow{line: r.line, name: strings.Clone(im.required(t, r, "name")), candidate: -1, totals: im.countCells(t, r, cs.countCols)}
+	row := countRow{line: r.line, name: strings.Clone(im.required(t, r, "name")), candidate: -1, totals: im.countCells(t, r, cs.countNames)}
 	if key(row.name) == nonTransferable && t.get(r, "candidate")+t.get(r, "audited_name") == "" {
 		if d.nt != nil {
 			im.add(t.file, r.line, "name", "district %d has a Non-transferable row already, on line %d", n, d.nt.line)
@@ -226,20 +229,20 @@ func (im *importer) countRow(t *table, r row, cs *countSheets, ps parties, match
 	d.candidacies = append(d.candidacies, row)
 }
 
-// countCells reads the running totals of a row, count_1 to count_n, up to
-// its last cell filled; an empty cell before it is a problem, and so is a
-// cell that is not a whole number of votes.
-func (im *importer) countCells(t *table, r row, n int) []int {
+// countCells reads the running totals of a row, in the columns names
+// (count_1 to count_n), up to its last cell filled; an empty cell before
+// it is a problem, and so is a cell that is not a whole number of votes.
+func (im *importer) countCells(t *table, r row, names []string) []int {
 	last := 0
-	for k := n; k >= 1; k-- {
-		if t.get(r, countColumn(k)) != "" {
+	for k := len(names); k >= 1; k-- {
+		if t.get(r, names[k-1]) != "" {
 			last = k
 			break
 		}
 	}
 	totals := make([]int, last)
 	for k := 1; k <= last; k++ {
-		col := countColumn(k)
+		col := names[k-1]
 		if t.get(r, col) == "" {
 			im.add(t.file, r.line, col, "is empty, but count_%d is not: a row has a total at every count up to its district's last", last)
 			continue
