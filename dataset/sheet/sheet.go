@@ -187,7 +187,7 @@ func (im *importer) checkWithCounts(out map[string][]byte, counts *countSheets) 
 		}
 		return nil, nil
 	}
-	out[dataset.CountsFile] = encode(ds.Sheets())
+	out[dataset.CountsFile] = encodeSheets(ds.Sheets())
 	return out, nil
 }
 
