@@ -1,6 +1,9 @@
 package dataset_test
 
 import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"ballot/dataset"
@@ -71,5 +74,43 @@ func TestEmbeddedCountSheets(t *testing.T) {
 		if got := byName[f.name][f.district]; got != f.votes {
 			t.Errorf("%s's first preferences on the %d: %d, want %d", f.name, f.district, got, f.votes)
 		}
+	}
+}
+
+// The count sheet import reads is the published one (source/counts.csv,
+// as SOURCES.md gives it), with only the candidate's name filled in where
+// the printed name differs from candidates.csv's and the published file
+// leaves it empty: 14 rows, of 7 people.
+func TestEmbeddedCountSheetIsThePublishedOne(t *testing.T) {
+	read := func(name string) [][]string {
+		f, err := os.Open(filepath.Join("malta-2022", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		rows, err := csv.NewReader(f).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	published, sheet := read("source/counts.csv"), read("sheets/counts.csv")
+	if len(published) != len(sheet) {
+		t.Fatalf("%d rows, the published sheet %d", len(sheet), len(published))
+	}
+	filled := 0
+	for i := range published {
+		for j := range published[i] {
+			switch p, s := published[i][j], sheet[i][j]; {
+			case p == s:
+			case j == 3 && p == "" && s != "":
+				filled++
+			default:
+				t.Errorf("line %d, column %d: %q, published %q", i+1, j+1, s, p)
+			}
+		}
+	}
+	if filled != 14 {
+		t.Errorf("%d candidate names filled in, want 14", filled)
 	}
 }
