@@ -272,8 +272,9 @@ func (r Result) Run() (start int, ok bool) {
 
 // Index returns the position of the result's i-th record in its
 // collection's published order: the record is Parties()[Index(i)],
-// Districts()[Index(i)], Candidates()[Index(i)] or Sheets()[Index(i)]. The pages and query's
-// columns read records as values through it.
+// Districts()[Index(i)], Candidates()[Index(i)] or Sheets()[Index(i)]
+// (for the national totals, 0). The pages and query's columns read
+// records as values through it.
 func (r Result) Index(i int) int {
 	switch {
 	case r.pick != nil:

@@ -145,10 +145,6 @@ func (d *Dataset) NationalTotals() NationalTotals { return d.results.totals }
 // their own list (NationalTotals).
 func (d *Dataset) National() Result { return Result{list: d.results.national, n: 1} }
 
-// IsNational reports whether list is the national totals' list, whose one
-// record is NationalTotals rather than a sheet.
-func (d *Dataset) IsNational(l *List) bool { return l == d.results.national }
-
 // NationalKey is the last segment of the national totals' path,
 // /results/national: neither a number nor a UUID, so no sheet's key.
 const NationalKey = "national"
