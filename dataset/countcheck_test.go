@@ -128,7 +128,7 @@ func TestCountRules(t *testing.T) {
 		status  string // of the sheet; final when empty
 		derived bool   // keep what the sheet gives that follows from the totals
 		edit    func(t *testing.T, m fstest.MapFS, s sheet)
-		want   func(t *testing.T, m fstest.MapFS) []string
+		want    func(t *testing.T, m fstest.MapFS) []string
 	}{{
 		name: "count-balance: a total one vote short",
 		edit: func(t *testing.T, m fstest.MapFS, s sheet) { add(candidacy(t, s, "Owen Bonnici"), 6, 6, -1) },
