@@ -133,9 +133,9 @@ func TestSheetDownload(t *testing.T) {
 	}
 	want := map[int]string{
 		0:                          "\uFEFFcandidate_id,name,party,first_preferences,elected_at_count,excluded_at_count" + counts,
-		1:                          "ac736a3d-23d6-5037-a608-5631280dfdda,'=Robert Abela,'+PL,9996,1,,9996" + strings.Repeat(",3799", 17),
-		2:                          "f2d46c28-7ebd-5148-b775-6a4bbcf773c6,Bernard Grech,PN,5799,1,,5799,5799" + strings.Repeat(",3799", 16),
-		len(sheet.Candidacies):     "db053645-fe0a-5bcd-8df6-7600c4cc46b8,Tania Gauci,ABBA,87,,5,87,88,91,113" + strings.Repeat(",0", 14),
+		1:                          "096d8135-71fe-5b81-b421-97c341bd1972,'=Robert Abela,'+PL,9996,1,,9996" + strings.Repeat(",3799", 17),
+		2:                          "5a91e46e-7c9f-50e9-9a84-0289dc1435fe,Bernard Grech,PN,5799,1,,5799,5799" + strings.Repeat(",3799", 16),
+		len(sheet.Candidacies):     "151928f3-62c7-5963-8167-d9bd2778fba3,Tania Gauci,ABBA,87,,5,87,88,91,113" + strings.Repeat(",0", 14),
 		len(sheet.Candidacies) + 1: ",Non-transferable,,0,,,0,0,0,1,57,71,73,77,166,183,195,441,491,581,734,834,834,834",
 		len(sheet.Candidacies) + 2: "",
 	}
@@ -164,7 +164,7 @@ func TestResultColumns(t *testing.T) {
 	want := [][]string{
 		{"district_id", "district_number", "status", "seats", "registered", "valid_votes", "quota", "counts", "elected"},
 		{"d0e4f679-6e46-543c-a8f9-478075abcc0a", "5", "final", "5", "27056", "22789", "3799", "18",
-			"ac736a3d-23d6-5037-a608-5631280dfdda;f2d46c28-7ebd-5148-b775-6a4bbcf773c6;45ae47ee-9c79-5276-a76e-64a7be073168;5fdc22bd-a57d-5256-9652-83e0261d56af;d1a2737f-6ae5-546a-9548-6f06ce00668a"},
+			"096d8135-71fe-5b81-b421-97c341bd1972;5a91e46e-7c9f-50e9-9a84-0289dc1435fe;df6fd76a-d356-5cf3-affc-d8f921c66bbd;f27ab73f-0ce7-5c2b-b83a-a8cf47941942;4f6d7b88-0885-5a10-bba0-8b2dc1196e1f"},
 	}
 	if !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("rows\n got %q\nwant %q", got, want)

@@ -18,7 +18,6 @@ import (
 	"ballot/commands"
 	"ballot/dataset"
 	"ballot/internal/apitest"
-	"ballot/internal/datasettest"
 	"ballot/server"
 )
 
@@ -38,9 +37,6 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 	}{
 		{"embedded", "", nil},
 		{"directory", filepath.Join("testdata", "datasets", "valid"), nil},
-		// The count sheets: their matrix alone, the others' being the
-		// embedded dataset's.
-		{"count sheets", datasettest.CountsDir(), []dataset.Collection{dataset.Results}},
 	}
 	for _, d := range datasets {
 		var ds *dataset.Dataset

@@ -9,9 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -37,29 +34,14 @@ func Files(t testing.TB) fstest.MapFS {
 	return m
 }
 
-// CountsDir is the directory of a dataset with count sheets: the embedded
-// parties and districts, every candidate of 2022, and the official count
-// sheets of the 13 districts (counts.json).
-func CountsDir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "testdata", "counts")
-}
-
-// CountsFiles copies CountsDir's files into a map the tests can break;
+// CountsFiles is Files, the embedded dataset with its 2022 count sheets;
 // without counts.json when sheets is false: the same dataset without its
 // count sheets.
 func CountsFiles(t testing.TB, sheets bool) fstest.MapFS {
 	t.Helper()
-	m := fstest.MapFS{}
-	for _, name := range []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile, dataset.CountsFile} {
-		if name == dataset.CountsFile && !sheets {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(CountsDir(), name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m[name] = &fstest.MapFile{Data: b}
+	m := Files(t)
+	if !sheets {
+		delete(m, dataset.CountsFile)
 	}
 	return m
 }
