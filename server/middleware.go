@@ -325,7 +325,7 @@ func (s *Server) observe(e *exchange, r *http.Request, elapsed time.Duration) {
 		return
 	}
 	if s.opts.AccessLogText != nil {
-		writeAccessLine(s.opts.AccessLogText, time.Now(), e.client.String(), r.Method, rt.name, r.URL.RequestURI(), e.status, e.size, elapsed)
+		writeAccessLine(s.opts.AccessLogText, time.Now(), e.client, r.Method, rt.name, r.URL, e.status, e.size, elapsed)
 		return
 	}
 	s.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
