@@ -64,8 +64,9 @@ func appendClient(b []byte, c Client) []byte {
 
 // appendRequestURI appends u.RequestURI() as appendTextValue does, without
 // making that string: with a query, it is the path and the query joined
-// by "?", a new string on every request. Quoting is decided character by
-// character, and the "?" needs none, so the two parts can be checked apart.
+// by "?", a new string on every request. Quoting, which a query's "="
+// always asks for, is decided and done character by character, and the
+// "?" needs none, so the two parts are checked and quoted apart.
 func appendRequestURI(b []byte, u *url.URL) []byte {
 	if u.RawQuery == "" && !u.ForceQuery {
 		return appendTextValue(b, u.RequestURI()) // the path, made by no concatenation
@@ -73,12 +74,16 @@ func appendRequestURI(b []byte, u *url.URL) []byte {
 	path := *u
 	path.RawQuery, path.ForceQuery = "", false
 	p := path.RequestURI()
-	if needsQuoting(p) || u.RawQuery != "" && needsQuoting(u.RawQuery) {
-		return appendTextValue(b, u.RequestURI())
+	if !needsQuoting(p) && (u.RawQuery == "" || !needsQuoting(u.RawQuery)) {
+		b = append(b, p...)
+		b = append(b, '?')
+		return append(b, u.RawQuery...)
 	}
-	b = append(b, p...)
-	b = append(b, '?')
-	return append(b, u.RawQuery...)
+	b = strconv.AppendQuote(b, p)
+	b[len(b)-1] = '?' // the path's closing quote
+	n := len(b)
+	b = strconv.AppendQuote(b, u.RawQuery)
+	return append(b[:n], b[n+1:]...) // without the query's opening quote
 }
 
 // appendRFC3339Millis appends t as slog's text handler writes a record's

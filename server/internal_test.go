@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -241,4 +242,26 @@ func TestQueryReuse(t *testing.T) {
 		q = queries.Get().(*query)
 	}
 	q.release()
+}
+
+// TestFieldValues: each header value a response's fieldValues makes keeps
+// its text while more are made after it, past its array of text (copied)
+// and past its array of values (a slice of their own).
+func TestFieldValues(t *testing.T) {
+	f := new(fieldValues)
+	var made [][]string
+	var want []string
+	for i := range 2 * len(f.values) {
+		text := strings.Repeat(strconv.Itoa(i), i+1) // 78 bytes in all: past the array
+		if i == 3 {
+			made, want = append(made, f.value("W/\"tag\"")), append(want, "W/\"tag\"")
+		}
+		made, want = append(made, f.text(append(f.buffer(), text...))), append(want, text)
+	}
+	made, want = append(made, f.text(f.buffer())), append(want, "")
+	for i, v := range made {
+		if len(v) != 1 || cap(v) != 1 || v[0] != want[i] {
+			t.Errorf("value %d: %q (capacity %d), want [%q] (capacity 1)", i, v, cap(v), want[i])
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/gorilla/mux"
 
@@ -144,37 +145,26 @@ func (s *Server) limitRate(counter int) mux.MiddlewareFunc {
 			}
 			reset := d.ResetUnix()
 			untilReset := max((d.Reset.Sub(q.now)+time.Second-1)/time.Second, 0) // rounded up
-			// One allocation holds the values, and one the text of those
-			// that change: Remaining and the IETF RateLimit field.
-			var text [80]byte
-			b := strconv.AppendInt(text[:0], int64(d.Remaining), 10)
-			remaining := len(b)
-			b = strconv.AppendInt(b, reset, 10)
-			resetEnd := len(b)
-			b = append(b, `"endpoint";r=`...)
-			b = strconv.AppendInt(b, int64(d.Remaining), 10)
-			b = append(b, ";t="...)
-			b = strconv.AppendInt(b, int64(untilReset), 10)
-			str := string(b)
-			values := make([]string, 4)
-			values[0], values[1], values[2] = str[:remaining], str[remaining:resetEnd], str[resetEnd:]
+			f := q.fieldValues()
 			h := w.Header()
 			h["X-Ratelimit-Limit"] = s.limitValue
-			h["X-Ratelimit-Remaining"] = values[0:1:1]
-			h["X-Ratelimit-Reset"] = values[1:2:2]
+			h["X-Ratelimit-Remaining"] = f.text(strconv.AppendInt(f.buffer(), int64(d.Remaining), 10))
+			h["X-Ratelimit-Reset"] = f.text(strconv.AppendInt(f.buffer(), reset, 10))
 			// The IETF fields (draft-ietf-httpapi-ratelimit-headers-10):
 			// the policy, and what is left of it with the seconds until it
 			// resets.
 			h["Ratelimit-Policy"] = s.policyValue
-			h["Ratelimit"] = values[2:3:3]
+			b := append(f.buffer(), `"endpoint";r=`...)
+			b = strconv.AppendInt(b, int64(d.Remaining), 10)
+			b = append(b, ";t="...)
+			h["Ratelimit"] = f.text(strconv.AppendInt(b, int64(untilReset), 10))
 			// A refused preflight would hide the 429 from the page's
 			// script: the browser would never send the request that gets
 			// it.
 			if !d.Allowed && r.Method != http.MethodOptions {
 				q.route.limited.Inc()
 				wait := d.RetryAfterSeconds()
-				values[3] = strconv.FormatInt(wait, 10)
-				h["Retry-After"] = values[3:4:4]
+				h["Retry-After"] = f.text(strconv.AppendInt(f.buffer(), wait, 10))
 				at := time.Unix(reset, 0)
 				s.writeError(w, r, &requestError{kind: tooManyRequests, detail: fmt.Sprintf(
 					"rate limit of %d requests per %s for this endpoint exceeded; retry after %d s, at %s",
@@ -213,6 +203,63 @@ type request struct {
 	now   time.Time
 	route *routeMetrics // its route's name and series
 	page  *pageMark     // set by markPage on a page's request; nil on the API's
+	// values holds the header values made for its response; nil until
+	// one is (fieldValues).
+	values *fieldValues
+}
+
+// fieldValues returns the header values of q's response, made on first use.
+func (q *request) fieldValues() *fieldValues {
+	if q.values == nil {
+		q.values = new(fieldValues)
+	}
+	return q.values
+}
+
+// fieldValues holds the header values made for one response: the rate
+// limit's, the ETag and the length. Each is a slice of one array, and the
+// text of each is appended into one array, so that they cost a response
+// one allocation, where each value's own string and slice cost four.
+//
+// It is made for each response and never reused: net/http reads the
+// header map, and so these values, when it writes the header block, which
+// may be after the handler has returned and the exchange gone back to its
+// pool.
+type fieldValues struct {
+	bytes     [64]byte // the values' text, each after the one before
+	used      int      // how much of bytes the values hold
+	values    [6]string
+	valuesSet int
+}
+
+// value returns a header value holding s.
+func (f *fieldValues) value(s string) []string {
+	if f.valuesSet == len(f.values) {
+		return []string{s}
+	}
+	v := f.values[f.valuesSet : f.valuesSet+1 : f.valuesSet+1]
+	v[0] = s
+	f.valuesSet++
+	return v
+}
+
+// buffer returns the unused part of f's bytes, empty, to append one
+// value's text to, which text then makes the value.
+func (f *fieldValues) buffer() []byte {
+	return f.bytes[f.used:f.used:len(f.bytes)]
+}
+
+// text returns a header value holding b's text, where b is what buffer
+// returned, appended to. Within f's bytes, past every value made before,
+// the value is made of them without a copy: they are never written again.
+// Text that outgrew them had to be moved by append, and is copied.
+func (f *fieldValues) text(b []byte) []string {
+	if len(b) == 0 || len(b) > len(f.bytes)-f.used {
+		return f.value(string(b))
+	}
+	s := unsafe.String(&f.bytes[f.used], len(b))
+	f.used += len(b)
+	return f.value(s)
 }
 
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
