@@ -148,14 +148,15 @@ func (s *Server) limitRate(counter int) mux.MiddlewareFunc {
 			f := q.fieldValues()
 			h := w.Header()
 			h["X-Ratelimit-Limit"] = s.limitValue
-			h["X-Ratelimit-Remaining"] = f.text(strconv.AppendInt(f.buffer(), int64(d.Remaining), 10))
+			remaining := f.text(strconv.AppendInt(f.buffer(), int64(d.Remaining), 10))
+			h["X-Ratelimit-Remaining"] = remaining
 			h["X-Ratelimit-Reset"] = f.text(strconv.AppendInt(f.buffer(), reset, 10))
 			// The IETF fields (draft-ietf-httpapi-ratelimit-headers-10):
 			// the policy, and what is left of it with the seconds until it
 			// resets.
 			h["Ratelimit-Policy"] = s.policyValue
 			b := append(f.buffer(), `"endpoint";r=`...)
-			b = strconv.AppendInt(b, int64(d.Remaining), 10)
+			b = append(b, remaining[0]...)
 			b = append(b, ";t="...)
 			h["Ratelimit"] = f.text(strconv.AppendInt(b, int64(untilReset), 10))
 			// A refused preflight would hide the 429 from the page's
@@ -351,7 +352,8 @@ func (s *Server) exchange(route *routeMetrics) mux.MiddlewareFunc {
 					delete(h, "Retry-After")
 					s.writeError(e, r, err) // logs it
 				}
-				s.observe(e, r, time.Since(start))
+				end := time.Now() // one reading for the duration and the access log's time
+				s.observe(e, r, end, end.Sub(start))
 				*e = exchange{}
 				exchanges.Put(e)
 			}()
@@ -362,7 +364,7 @@ func (s *Server) exchange(route *routeMetrics) mux.MiddlewareFunc {
 
 // observe records one answered request: its metrics, and its access-log
 // line when the access log is on.
-func (s *Server) observe(e *exchange, r *http.Request, elapsed time.Duration) {
+func (s *Server) observe(e *exchange, r *http.Request, end time.Time, elapsed time.Duration) {
 	if e.status == 0 { // the handler wrote nothing: net/http sends 200
 		e.status = http.StatusOK
 	}
@@ -372,7 +374,7 @@ func (s *Server) observe(e *exchange, r *http.Request, elapsed time.Duration) {
 		return
 	}
 	if s.opts.AccessLogText != nil {
-		writeAccessLine(s.opts.AccessLogText, time.Now(), e.client, r.Method, rt.name, r.URL, e.status, e.size, elapsed)
+		writeAccessLine(s.opts.AccessLogText, end, e.client, r.Method, rt.name, r.URL, e.status, e.size, elapsed)
 		return
 	}
 	s.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",

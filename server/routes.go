@@ -47,8 +47,18 @@ func noEncodedSlash(r *http.Request, _ *mux.RouteMatch) bool {
 // without the regular expression: a route tried and passed over costs a
 // comparison, and the route that matches has no variables to extract
 // (the regular expression's match allocated its indexes on every request).
+//
+// A path sent without escapes, nearly every one, is compared as it is:
+// when it needs none, it is its own escaped form, and when it does it
+// cannot be path, which needs none either.
 func exactPath(path string) mux.MatcherFunc {
+	if (&url.URL{Path: path}).EscapedPath() != path || strings.Contains(path, "%") {
+		panic("server: the route " + path + " is no path as sent")
+	}
 	return func(r *http.Request, _ *mux.RouteMatch) bool {
+		if r.URL.RawPath == "" {
+			return r.URL.Path == path
+		}
 		return r.URL.EscapedPath() == path
 	}
 }
