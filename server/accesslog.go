@@ -2,8 +2,10 @@ package server
 
 import (
 	"io"
+	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -21,18 +23,18 @@ import (
 var accessLines = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
 // writeAccessLine writes the access-log line of one answered request.
-func writeAccessLine(w io.Writer, at time.Time, client, method, route, uri string, status, size int, elapsed time.Duration) {
+func writeAccessLine(w io.Writer, at time.Time, client Client, method, route string, u *url.URL, status, size int, elapsed time.Duration) {
 	bp := accessLines.Get().(*[]byte)
 	b := append((*bp)[:0], "time="...)
 	b = appendRFC3339Millis(b, at)
 	b = append(b, " level=INFO msg=request client_ip="...)
-	b = appendTextValue(b, client)
+	b = appendClient(b, client)
 	b = append(b, " method="...)
 	b = appendTextValue(b, method)
 	b = append(b, " route="...)
 	b = appendTextValue(b, route)
 	b = append(b, " uri="...)
-	b = appendTextValue(b, uri)
+	b = appendRequestURI(b, u)
 	b = append(b, " status="...)
 	b = strconv.AppendInt(b, int64(status), 10)
 	b = append(b, " bytes="...)
@@ -45,9 +47,83 @@ func writeAccessLine(w io.Writer, at time.Time, client, method, route, uri strin
 	accessLines.Put(bp)
 }
 
+// appendClient appends the client as appendTextValue(b, c.String()) does,
+// but writes an address into b rather than into a string of its own (an
+// allocation on every line).
+func appendClient(b []byte, c Client) []byte {
+	if c.Hidden != "" || !c.Addr.IsValid() {
+		return appendTextValue(b, c.String())
+	}
+	n := len(b)
+	b = c.Addr.AppendTo(b) // the text of String, for a valid address
+	if needsQuoting(string(b[n:])) {
+		return appendTextValue(b[:n], c.String()) // an odd zone
+	}
+	return b
+}
+
+// appendRequestURI appends u.RequestURI() as appendTextValue does, without
+// making that string: with a query, it is the path and the query joined
+// by "?", a new string on every request. Quoting, which a query's "="
+// always asks for, is decided and done character by character, and the
+// "?" needs none, so the two parts are checked and quoted apart.
+func appendRequestURI(b []byte, u *url.URL) []byte {
+	if u.RawQuery == "" && !u.ForceQuery {
+		return appendTextValue(b, u.RequestURI()) // the path, made by no concatenation
+	}
+	path := *u
+	path.RawQuery, path.ForceQuery = "", false
+	p := path.RequestURI()
+	if !needsQuoting(p) && (u.RawQuery == "" || !needsQuoting(u.RawQuery)) {
+		b = append(b, p...)
+		b = append(b, '?')
+		return append(b, u.RawQuery...)
+	}
+	b = strconv.AppendQuote(b, p)
+	b[len(b)-1] = '?' // the path's closing quote
+	n := len(b)
+	b = strconv.AppendQuote(b, u.RawQuery)
+	return append(b[:n], b[n+1:]...) // without the query's opening quote
+}
+
 // appendRFC3339Millis appends t as slog's text handler writes a record's
 // time: RFC 3339 with exactly three fractional digits, in t's zone.
+//
+// A line a request shares its second with the lines around it: the text of
+// that second, before and after the milliseconds, is kept (lastSecond) and
+// only the milliseconds are written, a fifth of the cost of formatting the
+// whole time.
 func appendRFC3339Millis(b []byte, t time.Time) []byte {
+	sec := t.Unix()
+	if c := lastSecond.Load(); c != nil && c.unix == sec && c.loc == t.Location() {
+		b = append(b, c.date...)
+		ms := t.Nanosecond() / int(time.Millisecond)
+		b = append(b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+		return append(b, c.zone...)
+	}
+	n := len(b)
+	b = formatRFC3339Millis(b, t)
+	const date = len("2006-01-02T15:04:05")
+	if text := b[n:]; len(text) > date && text[4] == '-' && text[date] == '.' { // a year of four digits
+		lastSecond.Store(&secondText{unix: sec, loc: t.Location(), date: string(text[:date]), zone: string(text[date+len(".000"):])})
+	}
+	return b
+}
+
+// secondText is the text of one second in one zone, as
+// formatRFC3339Millis writes it: the date and time to the second, and
+// the zone after the milliseconds ("Z", "+01:00"). A zone's offset
+// changes only on a whole second, so the second and the zone name it.
+type secondText struct {
+	unix       int64
+	loc        *time.Location
+	date, zone string
+}
+
+var lastSecond atomic.Pointer[secondText]
+
+// formatRFC3339Millis is appendRFC3339Millis without the kept second.
+func formatRFC3339Millis(b []byte, t time.Time) []byte {
 	const prefixLen = len("2006-01-02T15:04:05.000")
 	n := len(b)
 	// RFC3339Nano trims trailing zeros: a tenth of a millisecond more

@@ -44,13 +44,12 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) 
 	if gz {
 		etag = a.gzipETag
 	}
-	// One allocation holds the values made per request: the ETag, the
-	// length and the link to the next page. A header value is a shared
-	// slice (see middleware.go).
-	values := make([]string, 3)
-	values[0] = etag
+	// The values made per request are the response's fieldValues; a
+	// header value that never changes is a shared slice (see
+	// middleware.go).
+	f := valuesOf(w)
 	h := w.Header()
-	h["Etag"] = values[0:1:1]
+	h["Etag"] = f.value(etag)
 	cache := s.cacheControlValue
 	if a.cacheControl != nil {
 		cache = a.cacheControl
@@ -74,11 +73,10 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) 
 			body = a.result.AppendJSON((*bp)[:0], stateOf(w).now)
 		}
 	}
-	values[1], values[2] = s.lengthAndLink(len(body), r.URL.Path, a.result)
-	if values[2] != "" {
-		h["Link"] = values[2:3:3]
+	if link := s.nextLink(r.URL.Path, a.result); link != "" {
+		h["Link"] = f.value(link)
 	}
-	writeHead(w, http.StatusOK, a.contentType, cache, values[1:2:2])
+	writeHead(w, http.StatusOK, a.contentType, cache, f.text(strconv.AppendInt(f.buffer(), int64(len(body)), 10)))
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)
 	}
@@ -86,6 +84,15 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) 
 		*bp = body
 		bodies.Put(bp)
 	}
+}
+
+// valuesOf returns the fieldValues of w's response: the exchange's on
+// the public listener, one of its own on the admin listener's.
+func valuesOf(w http.ResponseWriter) *fieldValues {
+	if q := findState(w); q != nil {
+		return q.fieldValues()
+	}
+	return new(fieldValues)
 }
 
 // writeHead sets the fields that describe an answer, its type, caching and

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/gorilla/mux"
 
@@ -144,37 +145,27 @@ func (s *Server) limitRate(counter int) mux.MiddlewareFunc {
 			}
 			reset := d.ResetUnix()
 			untilReset := max((d.Reset.Sub(q.now)+time.Second-1)/time.Second, 0) // rounded up
-			// One allocation holds the values, and one the text of those
-			// that change: Remaining and the IETF RateLimit field.
-			var text [80]byte
-			b := strconv.AppendInt(text[:0], int64(d.Remaining), 10)
-			remaining := len(b)
-			b = strconv.AppendInt(b, reset, 10)
-			resetEnd := len(b)
-			b = append(b, `"endpoint";r=`...)
-			b = strconv.AppendInt(b, int64(d.Remaining), 10)
-			b = append(b, ";t="...)
-			b = strconv.AppendInt(b, int64(untilReset), 10)
-			str := string(b)
-			values := make([]string, 4)
-			values[0], values[1], values[2] = str[:remaining], str[remaining:resetEnd], str[resetEnd:]
+			f := q.fieldValues()
 			h := w.Header()
 			h["X-Ratelimit-Limit"] = s.limitValue
-			h["X-Ratelimit-Remaining"] = values[0:1:1]
-			h["X-Ratelimit-Reset"] = values[1:2:2]
+			remaining := f.text(strconv.AppendInt(f.buffer(), int64(d.Remaining), 10))
+			h["X-Ratelimit-Remaining"] = remaining
+			h["X-Ratelimit-Reset"] = f.text(strconv.AppendInt(f.buffer(), reset, 10))
 			// The IETF fields (draft-ietf-httpapi-ratelimit-headers-10):
 			// the policy, and what is left of it with the seconds until it
 			// resets.
 			h["Ratelimit-Policy"] = s.policyValue
-			h["Ratelimit"] = values[2:3:3]
+			b := append(f.buffer(), `"endpoint";r=`...)
+			b = append(b, remaining[0]...)
+			b = append(b, ";t="...)
+			h["Ratelimit"] = f.text(strconv.AppendInt(b, int64(untilReset), 10))
 			// A refused preflight would hide the 429 from the page's
 			// script: the browser would never send the request that gets
 			// it.
 			if !d.Allowed && r.Method != http.MethodOptions {
 				q.route.limited.Inc()
 				wait := d.RetryAfterSeconds()
-				values[3] = strconv.FormatInt(wait, 10)
-				h["Retry-After"] = values[3:4:4]
+				h["Retry-After"] = f.text(strconv.AppendInt(f.buffer(), wait, 10))
 				at := time.Unix(reset, 0)
 				s.writeError(w, r, &requestError{kind: tooManyRequests, detail: fmt.Sprintf(
 					"rate limit of %d requests per %s for this endpoint exceeded; retry after %d s, at %s",
@@ -213,6 +204,63 @@ type request struct {
 	now   time.Time
 	route *routeMetrics // its route's name and series
 	page  *pageMark     // set by markPage on a page's request; nil on the API's
+	// values holds the header values made for its response; nil until
+	// one is (fieldValues).
+	values *fieldValues
+}
+
+// fieldValues returns the header values of q's response, made on first use.
+func (q *request) fieldValues() *fieldValues {
+	if q.values == nil {
+		q.values = new(fieldValues)
+	}
+	return q.values
+}
+
+// fieldValues holds the header values made for one response: the rate
+// limit's, the ETag and the length. Each is a slice of one array, and the
+// text of each is appended into one array, so that they cost a response
+// one allocation, where each value's own string and slice cost four.
+//
+// It is made for each response and never reused: net/http reads the
+// header map, and so these values, when it writes the header block, which
+// may be after the handler has returned and the exchange gone back to its
+// pool.
+type fieldValues struct {
+	bytes     [64]byte // the values' text, each after the one before
+	used      int      // how much of bytes the values hold
+	values    [6]string
+	valuesSet int
+}
+
+// value returns a header value holding s.
+func (f *fieldValues) value(s string) []string {
+	if f.valuesSet == len(f.values) {
+		return []string{s}
+	}
+	v := f.values[f.valuesSet : f.valuesSet+1 : f.valuesSet+1]
+	v[0] = s
+	f.valuesSet++
+	return v
+}
+
+// buffer returns the unused part of f's bytes, empty, to append one
+// value's text to, which text then makes the value.
+func (f *fieldValues) buffer() []byte {
+	return f.bytes[f.used:f.used:len(f.bytes)]
+}
+
+// text returns a header value holding b's text, where b is what buffer
+// returned, appended to. Within f's bytes, past every value made before,
+// the value is made of them without a copy: they are never written again.
+// Text that outgrew them had to be moved by append, and is copied.
+func (f *fieldValues) text(b []byte) []string {
+	if len(b) == 0 || len(b) > len(f.bytes)-f.used {
+		return f.value(string(b))
+	}
+	s := unsafe.String(&f.bytes[f.used], len(b))
+	f.used += len(b)
+	return f.value(s)
 }
 
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
@@ -304,7 +352,8 @@ func (s *Server) exchange(route *routeMetrics) mux.MiddlewareFunc {
 					delete(h, "Retry-After")
 					s.writeError(e, r, err) // logs it
 				}
-				s.observe(e, r, time.Since(start))
+				end := time.Now() // one reading for the duration and the access log's time
+				s.observe(e, r, end, end.Sub(start))
 				*e = exchange{}
 				exchanges.Put(e)
 			}()
@@ -315,7 +364,7 @@ func (s *Server) exchange(route *routeMetrics) mux.MiddlewareFunc {
 
 // observe records one answered request: its metrics, and its access-log
 // line when the access log is on.
-func (s *Server) observe(e *exchange, r *http.Request, elapsed time.Duration) {
+func (s *Server) observe(e *exchange, r *http.Request, end time.Time, elapsed time.Duration) {
 	if e.status == 0 { // the handler wrote nothing: net/http sends 200
 		e.status = http.StatusOK
 	}
@@ -325,7 +374,7 @@ func (s *Server) observe(e *exchange, r *http.Request, elapsed time.Duration) {
 		return
 	}
 	if s.opts.AccessLogText != nil {
-		writeAccessLine(s.opts.AccessLogText, time.Now(), e.client.String(), r.Method, rt.name, r.URL.RequestURI(), e.status, e.size, elapsed)
+		writeAccessLine(s.opts.AccessLogText, end, e.client, r.Method, rt.name, r.URL, e.status, e.size, elapsed)
 		return
 	}
 	s.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",

@@ -42,6 +42,27 @@ func noEncodedSlash(r *http.Request, _ *mux.RouteMatch) bool {
 	return r.URL.RawPath == "" || !hasEncodedSlash(r.URL.RawPath)
 }
 
+// exactPath matches a path without variables. It is what gorilla/mux's
+// template of that path does, ^path$ on the path as sent (UseEncodedPath),
+// without the regular expression: a route tried and passed over costs a
+// comparison, and the route that matches has no variables to extract
+// (the regular expression's match allocated its indexes on every request).
+//
+// A path sent without escapes, nearly every one, is compared as it is:
+// when it needs none, it is its own escaped form, and when it does it
+// cannot be path, which needs none either.
+func exactPath(path string) mux.MatcherFunc {
+	if (&url.URL{Path: path}).EscapedPath() != path || strings.Contains(path, "%") {
+		panic("server: the route " + path + " is no path as sent")
+	}
+	return func(r *http.Request, _ *mux.RouteMatch) bool {
+		if r.URL.RawPath == "" {
+			return r.URL.Path == path
+		}
+		return r.URL.EscapedPath() == path
+	}
+}
+
 // The rate-limit counters: one for each collection, numbered as in
 // dataset.Table, and one shared by every other path.
 var sharedCounter = len(dataset.Table)
@@ -103,9 +124,11 @@ func (s *Server) routes() *mux.Router {
 	// MethodNotAllowedHandler, counted and named as the route's requests.
 	wrongMethod := map[*mux.Route]http.Handler{}
 	handle := func(path, name string, counter int, page *pageMark, h http.Handler) *mux.Route {
-		route := r.Handle(path, s.chain(name, counter, page, h)).Methods(methods...)
+		var route *mux.Route
 		if strings.Contains(path, "{") {
-			route.MatcherFunc(noEncodedSlash)
+			route = r.Handle(path, s.chain(name, counter, page, h)).Methods(methods...).MatcherFunc(noEncodedSlash)
+		} else {
+			route = r.NewRoute().MatcherFunc(exactPath(path)).Handler(s.chain(name, counter, page, h)).Methods(methods...)
 		}
 		wrongMethod[route] = s.chain(name, counter, page, http.HandlerFunc(s.methodNotAllowed))
 		if name != pageRoute {

@@ -42,6 +42,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
@@ -273,13 +274,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Connection", "close")
 	}
 	r = canonicalPath(r)
-	var m mux.RouteMatch
-	s.router.Match(r, &m) // the NotFoundHandler matches what no route does
+	m := routeMatches.Get().(*mux.RouteMatch)
+	s.router.Match(r, m) // the NotFoundHandler matches what no route does
+	h := m.Handler
 	if len(m.Vars) > 0 {
-		r = mux.SetURLVars(r, m.Vars)
+		r = mux.SetURLVars(r, maps.Clone(m.Vars)) // the handler's own: m goes back to the pool
 	}
-	m.Handler.ServeHTTP(w, r)
+	clear(m.Vars)
+	*m = mux.RouteMatch{Vars: m.Vars}
+	routeMatches.Put(m)
+	h.ServeHTTP(w, r)
 }
+
+// routeMatches recycles the RouteMatch that Router.Match fills, with the
+// map it puts a route's variables in (it makes one for every match when
+// given none): the match escapes through the routes' matchers, so a
+// RouteMatch of each request's own cost two allocations.
+var routeMatches = sync.Pool{New: func() any { return &mux.RouteMatch{Vars: map[string]string{}} }}
 
 // setDataset prepares the snapshot of ds and serves it from the next
 // request on.
