@@ -76,13 +76,7 @@ func TestPages(t *testing.T) {
 	}
 	_ = api
 
-	tests := []struct {
-		name, target string
-		status       int
-		golden       string   // under testdata/pages/; "" for none
-		contains     []string // in the body
-		lacks        []string // not in the body
-	}{
+	tests := []pageCase{
 		{"home", "/", 200, "home.html", []string{
 			"<h1>Malta general election, 26 March 2022</h1>", `<strong>140</strong> candidates`,
 			`<form class="filters" action="/districts" method="get">`, `href="/api/public/v1/"`,
@@ -171,66 +165,92 @@ func TestPages(t *testing.T) {
 		{"unknown party", "/parties/no-such-party", 404, "party-404.html", []string{`No party has this address`}, nil},
 		{"unknown candidate", "/candidates/nobody", 404, "", []string{`No candidate has this address`}, nil},
 		{"unknown district", "/districts/14", 404, "", []string{`There is no page at this address.`}, nil},
+		{"no results yet", "/results", 200, "results-none.html", []string{
+			`<p class="lead">No results are published yet: the dataset holds no count sheet.</p>`,
+			`<th scope="row"><a href="/districts/2">District 2</a></th>` + "\n" + `<td data-label="Status">no count sheet</td>`}, []string{"<table id=\"parties\">", "#count"}},
+		{"no results yet, in Maltese", "/mt/results", 200, "", []string{
+			`<p class="lead">L-ebda riżultat għadu ma ġie ppubblikat: id-data ma fiha l-ebda folja tal-għadd.</p>`}, nil},
 		{"unknown candidate in Maltese", "/mt/candidates/nobody", 404, "", []string{`<html lang="mt">`, `L-ebda kandidat m&#39;għandu dan l-indirizz`}, nil},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rec := pageGet(t, s, http.MethodGet, tt.target, nil)
-			if rec.Code != tt.status {
-				t.Fatalf("status %d, want %d; body %.300s", rec.Code, tt.status, rec.Body)
-			}
-			cache := "public, max-age=60"
-			if tt.status != 200 {
-				cache = "no-store"
-			}
-			vary := "Accept-Encoding"
-			if strings.HasPrefix(tt.target, "/?") || tt.target == "/" {
-				vary = "Accept-Encoding, Accept-Language"
-			}
-			wantHeaders(t, rec.Header(), map[string]string{
-				"Content-Type":                "text/html; charset=utf-8",
-				"Content-Security-Policy":     csp,
-				"Cache-Control":               cache,
-				"Access-Control-Allow-Origin": "*",
-				"X-Content-Type-Options":      "nosniff",
-				"X-RateLimit-Limit":           "1000",
-				"Vary":                        vary,
-				"Content-Length":              itoa(rec.Body.Len()),
-			})
-			body := rec.Body.Bytes()
-			for _, want := range tt.contains {
-				if !bytes.Contains(body, []byte(want)) {
-					t.Errorf("the page lacks %q", want)
-				}
-			}
-			for _, unwanted := range tt.lacks {
-				if bytes.Contains(body, []byte(unwanted)) {
-					t.Errorf("the page has %q", unwanted)
-				}
-			}
-			for _, want := range []string{"<!DOCTYPE html>\n<html lang=\"", `<meta charset="utf-8">`, `<meta name="viewport" content="width=device-width, initial-scale=1">`} {
-				if !bytes.Contains(body, []byte(want)) {
-					t.Errorf("the page lacks %q", want)
-				}
-			}
-			if bytes.Contains(body, []byte("<script")) || bytes.Contains(body, []byte(`src="http`)) || bytes.Contains(body, []byte(`href="//`)) {
-				t.Errorf("the page has a script or a resource of another origin")
-			}
-			if tt.golden != "" {
-				golden(t, filepath.Join("pages", tt.golden), body)
-			}
-			writePage(t, strings.NewReplacer("/", "_", "?", "_", "&", "_", "=", "-").Replace(strings.TrimPrefix(tt.target, "/"))+".html", body)
-
-			etag := rec.Header().Get("ETag")
-			if tt.status != 200 {
-				if etag != "" {
-					t.Errorf("an error page carries ETag %q", etag)
-				}
-				return
-			}
-			checkPageCaching(t, s, tt.target, etag, body)
-		})
+		t.Run(tt.name, func(t *testing.T) { checkPage(t, s, tt, "") })
 	}
+	// The count sheets, on the district pages and the results page, from
+	// a dataset that holds them (pagesCounts).
+	counts := countsServer(t)
+	for _, tt := range countPageCases {
+		t.Run("counts/"+tt.name, func(t *testing.T) { checkPage(t, counts, tt, "counts_") })
+	}
+}
+
+// pageCase is a page TestPages requests, and what it must show.
+type pageCase struct {
+	name, target string
+	status       int
+	golden       string   // under testdata/pages/; "" for none
+	contains     []string // in the body
+	lacks        []string // not in the body
+}
+
+// checkPage requests a page of s: its status, its headers, what it
+// contains and lacks, its golden file and its caching; it writes the page
+// for .ci/lint-html under a name made of prefix and its path.
+func checkPage(t *testing.T, s http.Handler, tt pageCase, prefix string) {
+	t.Helper()
+	rec := pageGet(t, s, http.MethodGet, tt.target, nil)
+	if rec.Code != tt.status {
+		t.Fatalf("status %d, want %d; body %.300s", rec.Code, tt.status, rec.Body)
+	}
+	cache := "public, max-age=60"
+	if tt.status != 200 {
+		cache = "no-store"
+	}
+	vary := "Accept-Encoding"
+	if strings.HasPrefix(tt.target, "/?") || tt.target == "/" {
+		vary = "Accept-Encoding, Accept-Language"
+	}
+	wantHeaders(t, rec.Header(), map[string]string{
+		"Content-Type":                "text/html; charset=utf-8",
+		"Content-Security-Policy":     csp,
+		"Cache-Control":               cache,
+		"Access-Control-Allow-Origin": "*",
+		"X-Content-Type-Options":      "nosniff",
+		"X-RateLimit-Limit":           "1000",
+		"Vary":                        vary,
+		"Content-Length":              itoa(rec.Body.Len()),
+	})
+	body := rec.Body.Bytes()
+	for _, want := range tt.contains {
+		if !bytes.Contains(body, []byte(want)) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for _, unwanted := range tt.lacks {
+		if bytes.Contains(body, []byte(unwanted)) {
+			t.Errorf("the page has %q", unwanted)
+		}
+	}
+	for _, want := range []string{"<!DOCTYPE html>\n<html lang=\"", `<meta charset="utf-8">`, `<meta name="viewport" content="width=device-width, initial-scale=1">`} {
+		if !bytes.Contains(body, []byte(want)) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if bytes.Contains(body, []byte("<script")) || bytes.Contains(body, []byte(`src="http`)) || bytes.Contains(body, []byte(`href="//`)) {
+		t.Errorf("the page has a script or a resource of another origin")
+	}
+	if tt.golden != "" {
+		golden(t, filepath.Join("pages", tt.golden), body)
+	}
+	writePage(t, prefix+strings.NewReplacer("/", "_", "?", "_", "&", "_", "=", "-").Replace(strings.TrimPrefix(tt.target, "/"))+".html", body)
+
+	etag := rec.Header().Get("ETag")
+	if tt.status != 200 {
+		if etag != "" {
+			t.Errorf("an error page carries ETag %q", etag)
+		}
+		return
+	}
+	checkPageCaching(t, s, tt.target, etag, body)
 }
 
 // checkPageCaching checks what a page shares with every successful answer:

@@ -86,6 +86,9 @@ const (
 	HomePath     = "/"
 	DistrictPath = "/districts/{number}"
 	SearchPath   = "/search"
+	// ResultsPath is the results of the count: the parties' first
+	// preferences and seats, and each district's count.
+	ResultsPath = "/results"
 
 	// The CSV downloads of the API, which the listing pages link to.
 	PartiesCSV     = "/parties.csv"
@@ -154,7 +157,7 @@ var templates = func() map[string]*template.Template {
 	}
 	layout := template.Must(template.New("layout").Funcs(funcs).Option("missingkey=error").ParseFS(files, "templates/layout.html"))
 	m := map[string]*template.Template{}
-	for _, name := range []string{"home", "parties", "districts", "district", "candidates", "party", "candidate", "search", "reference", "error"} {
+	for _, name := range []string{"home", "parties", "districts", "district", "candidates", "party", "candidate", "search", "reference", "error", "results"} {
 		m[name] = template.Must(template.Must(layout.Clone()).ParseFS(files, "templates/"+name+".html"))
 	}
 	return m
@@ -184,15 +187,16 @@ type Site struct {
 	csv    bool   // the listing pages link to the CSV downloads
 	tag    string // the dataset version, this build's pages and the language, in tags
 
-	// Home, Parties, Districts, Candidates (the first page, unfiltered)
-	// and Reference are rendered; a party's page and a district's are
-	// rendered on request (Party, District).
-	Home, Parties, Districts, Candidates, Reference []byte
-	notFound                                        []byte // the 404 page (ErrorPage)
+	// Home, Parties, Districts, Candidates (the first page, unfiltered),
+	// Reference and Results are rendered; a party's page and a district's
+	// are rendered on request (Party, District).
+	Home, Parties, Districts, Candidates, Reference, Results []byte
+	notFound                                                 []byte // the 404 page (ErrorPage)
 
 	partyCandidates map[int][]int // each party's candidates, by index; none for a party of none
 	districtNumber  map[string]int
-	seats           []int // each party's elected candidates; -1 when elected is not known of every one
+	seats           []int                // each party's elected candidates, the independents last; nil when elected is not known of every one
+	won             map[string][]seatWon // each candidate's seats won at the count, by candidate id
 }
 
 // New renders the pages of ds that depend on it alone, in lang. api is the
@@ -230,6 +234,7 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lan
 		}
 	}
 	s.seats = s.countSeats()
+	s.indexSeats()
 	t := lang.T
 	s.Home = s.render("home", t("nav_home"), "home", api+"/", HomePath, s.newHomeView(about, api))
 	s.Parties = s.renderPage("parties", t("nav_parties"), "parties", api+"/parties", s.csvLink(PartiesCSV), PartiesPath, "",
@@ -239,6 +244,7 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lan
 	all, _ := ds.Query(dataset.Candidates, nil) // no parameter is ever refused
 	s.Candidates = s.renderCandidates(all, candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}, nil)
 	s.Reference = s.render("reference", t("nav_reference"), "reference", api+"/openapi.json", ReferencePath, ref)
+	s.Results = s.render("results", t("results_heading"), "results", api+"/results", ResultsPath, s.resultsView())
 	s.notFound = s.errorPage(t("not_found"), t("not_found_detail"))
 	return s, nil
 }
