@@ -64,7 +64,7 @@ var countPageCases = []pageCase{
 		// The sheet: its own scrolling box, the quota in the caption,
 		// each count's event, the transfers and the elected marked.
 		`<div class="table sheet" tabindex="0" role="region" aria-labelledby="sheet-caption">`,
-		`<caption id="sheet-caption">The count sheet of district 2 (quota 3,803)</caption>`,
+		`<caption id="sheet-caption">District 2: quota 3,803</caption>`,
 		html("<p class=\"note\">Each candidate's total after every count, with its change at that count above it. Totals at or above the quota of 3,803 are in bold on green"),
 		html(`<th scope="col" class="number">Count 2<span class="event">Robert Abela's surplus</span></th>`),
 		`<th scope="col" class="number">Count 5<span class="event">Antoine Daccache excluded</span></th>`,
@@ -73,6 +73,7 @@ var countPageCases = []pageCase{
 		html(`<td class="number"><span class="change">+2,378</span>2,868</td>`),
 		`<th scope="row">Non-transferable</th>`,
 		html(`<td class="number"><span class="change">+2,088</span>2,903</td>`),
+		`<p class="json">This count as JSON: <a href="/api/public/v1/results/2">/api/public/v1/results/2</a></p>`,
 		`href="/api/public/v1/candidates?stood_in=2"`, "<h2>Locality</h2>",
 	}, []string{`id="candidates" class`, "<script", "style="}},
 	{"a district's count in Maltese", "/mt/districts/2", 200, "", []string{

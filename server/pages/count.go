@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"html/template"
 	"slices"
+	"strconv"
 	"strings"
 
 	"ballot/dataset"
@@ -71,6 +72,7 @@ type countView struct {
 	Chart, ChartNarrow       template.HTML
 	Legend                   []legendItem // the narrow chart's: its numbers' names
 	Sheet                    sheetTable
+	JSON                     string // the count as the API serves it
 }
 
 // storyLine is one count's sentence: "Count 2:", and what happened.
@@ -177,6 +179,7 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 	}
 	v.OthersCaption = t("others_caption", len(v.Others), sh.DistrictNumber)
 	v.Story = s.story(sh, names)
+	v.JSON = s.api + "/results/" + strconv.Itoa(sh.DistrictNumber)
 	v.Sheet = s.sheetTable(sh, names)
 	v.Chart, v.ChartNarrow = s.drawChart(sh, names, wideChart), s.drawChart(sh, names, narrowChart)
 	byID := s.rowsByID(sh)
