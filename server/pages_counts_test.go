@@ -1,6 +1,10 @@
 package server_test
 
 import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -63,7 +67,7 @@ var countPageCases = []pageCase{
 		`stroke-width="3"/></svg> Alison Zerafa Civelli</li>` + "\n</ol>",
 		// The sheet: its own scrolling box, the quota in the caption,
 		// each count's event, the transfers and the elected marked.
-		`<div class="table sheet" tabindex="0" role="region" aria-labelledby="sheet-caption">`,
+		`<section class="table sheet" tabindex="0" aria-labelledby="sheet-caption">`,
 		`<caption id="sheet-caption">District 2: quota 3,803</caption>`,
 		html("<p class=\"note\">Each candidate's total after every count, with its change at that count above it. Totals at or above the quota of 3,803 are in bold on green"),
 		html(`<th scope="col" class="number">Count 2<span class="event">Robert Abela's surplus</span></th>`),
@@ -118,4 +122,79 @@ var countPageCases = []pageCase{
 		`<td class="number" data-label="Sehem">55.1%</td>`,
 	}, nil},
 	{"home links to the results", "/en/", 200, "", []string{`<li><a href="/results"><strong>13</strong> districts counted</a></li>`}, nil},
+}
+
+// TestCountPagesWhileCounting: a sheet still counting (district 2's first
+// 5 counts) shows its counts so far, its candidates as continuing, and
+// claims no seat "not at the count" for those who stand there, since the
+// count may yet elect them; the results page counts its seats so far.
+func TestCountPagesWhileCounting(t *testing.T) {
+	files := map[string][]byte{}
+	for _, name := range []string{"dataset.toml", "parties.json", "districts.json", "candidates.json", "counts.json"} {
+		b, err := os.ReadFile(filepath.Join(countsDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = b
+	}
+	var sheets []map[string]any
+	if err := json.Unmarshal(files["counts.json"], &sheets); err != nil {
+		t.Fatal(err)
+	}
+	two := sheets[1]
+	two["status"] = "counting"
+	two["counts"] = two["counts"].([]any)[:5]
+	for _, c := range two["candidacies"].([]any) {
+		row := c.(map[string]any)
+		row["totals"] = row["totals"].([]any)[:5]
+	}
+	b, err := json.Marshal(sheets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["counts.json"] = b
+	ds, err := dataset.LoadFiles(files)
+	if err != nil {
+		t.Fatalf("a sheet still counting: %v", err)
+	}
+	opts := server.DefaultOptions()
+	opts.Pages, opts.RateLimit = true, 1000
+	s := server.New(ds, opts)
+
+	tests := []struct {
+		target          string
+		contains, lacks []string
+	}{
+		{"/districts/2", []string{
+			"<dt>Status</dt>\n<dd>counting</dd>",
+			`(<a href="/parties/pn">Nationalist Party</a>): elected at count 1, with 4,736 votes</li>`,
+			`<td data-label="At the count">continuing</td>`,
+			`<td data-label="At the count">elected in district 4, at count 2</td>`,
+			html("<li><strong>Count 5:</strong> Antoine Daccache excluded with 32 votes:"),
+			`<th scope="col" class="number">Count 5<span class="event">Antoine Daccache excluded</span></th></tr>`,
+		}, []string{"not at the count", "Count 6", "Clyde Caruana reaches"}},
+		{"/results", []string{
+			`<th scope="row"><a href="/districts/2#count">District 2</a></th>` + "\n" + `<td data-label="Status">counting</td>`,
+			`<td class="number" data-label="Counts">5</td>`,
+			`<td data-label="Elected"><a href="/candidates/robert-abela">Robert Abela</a>, <a href="/candidates/stephen-spiteri">Stephen Spiteri</a></td>`,
+			`<td class="number" data-label="Seats at the count">62</td>`,
+		}, nil},
+	}
+	for _, tt := range tests {
+		rec := pageGet(t, s, http.MethodGet, tt.target, nil)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: status %d", tt.target, rec.Code)
+		}
+		body := rec.Body.String()
+		for _, want := range tt.contains {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s lacks %q", tt.target, want)
+			}
+		}
+		for _, unwanted := range tt.lacks {
+			if strings.Contains(body, unwanted) {
+				t.Errorf("%s has %q", tt.target, unwanted)
+			}
+		}
+	}
 }

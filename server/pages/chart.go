@@ -243,7 +243,8 @@ func (c *chart) labels() {
 }
 
 // tickStep is the step of the totals' grid: 1, 2 or 5 times a power of
-// ten, so that at most six lines cover top.
+// ten, so that at most seven lines, from 0 to the one above top, cover
+// it.
 func tickStep(top int) int {
 	step := 1
 	for {

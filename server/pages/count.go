@@ -33,11 +33,18 @@ func (s *Site) indexSeats() {
 	}
 }
 
-// electedHow says, on district here's page, how c was elected: at a count
-// of this district, at a count of another, or, when every district c
-// stood in has a final sheet and none elected them, not at the count.
-// Without a sheet to tell, it is the plain yes, no or not known.
+// electedHow says, on district here's page, whether and how c was
+// elected: seatHow, or, where the sheets do not tell, the plain yes, no or
+// not known.
 func (s *Site) electedHow(c *dataset.Candidate, here int) string {
+	return cmp.Or(s.seatHow(c, here), s.yesNo(c.Elected))
+}
+
+// seatHow says how c won a seat, as district here's page says it: at a
+// count of this district, at a count of another, or, when every district
+// c stood in has a final sheet and none elected them, not at the count;
+// "" when c won none or the sheets do not tell.
+func (s *Site) seatHow(c *dataset.Candidate, here int) string {
 	t := s.lang.T
 	seats := s.won[c.ID]
 	for _, w := range seats {
@@ -49,12 +56,12 @@ func (s *Site) electedHow(c *dataset.Candidate, here int) string {
 		return t("elected_in", seats[0].district, seats[0].count)
 	}
 	if c.Elected == nil || !*c.Elected || len(s.ds.Sheets()) == 0 {
-		return s.yesNo(c.Elected)
+		return ""
 	}
 	for _, id := range c.DistrictIDs {
 		sh, ok := s.ds.Sheet(s.districtNumber[id])
 		if !ok || sh.Status != dataset.StatusFinal {
-			return s.yesNo(c.Elected)
+			return ""
 		}
 	}
 	return t("elected_later")
@@ -167,11 +174,11 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 		// A seat won elsewhere, or after the count: said instead of "not
 		// elected", after an exclusion.
 		if i, ok := s.ds.Lookup(dataset.Candidates, c.CandidateID); ok {
-			if cand := &s.ds.Candidates()[i]; cand.Elected != nil && *cand.Elected {
-				how := s.electedHow(cand, sh.DistrictNumber)
-				if c.ExcludedAtCount != nil {
-					how = row.Outcome + "; " + how
-				}
+			switch how := s.seatHow(&s.ds.Candidates()[i], sh.DistrictNumber); {
+			case how == "":
+			case c.ExcludedAtCount != nil:
+				row.Outcome += "; " + how
+			default:
 				row.Outcome = how
 			}
 		}
