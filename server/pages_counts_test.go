@@ -127,7 +127,9 @@ var countPageCases = []pageCase{
 // TestCountPagesWhileCounting: a sheet still counting (district 2's first
 // 5 counts) shows its counts so far, its candidates as continuing, and
 // claims no seat "not at the count" for those who stand there, since the
-// count may yet elect them; the results page counts its seats so far.
+// count may yet elect them; a district with no sheet yet (13) shows who
+// stood, as before; the results page counts the seats so far, and says
+// which districts its totals cover.
 func TestCountPagesWhileCounting(t *testing.T) {
 	files := map[string][]byte{}
 	for _, name := range []string{"dataset.toml", "parties.json", "districts.json", "candidates.json", "counts.json"} {
@@ -148,6 +150,7 @@ func TestCountPagesWhileCounting(t *testing.T) {
 		row := c.(map[string]any)
 		row["totals"] = row["totals"].([]any)[:5]
 	}
+	sheets = sheets[:12] // district 13's not published yet
 	b, err := json.Marshal(sheets)
 	if err != nil {
 		t.Fatal(err)
@@ -177,8 +180,13 @@ func TestCountPagesWhileCounting(t *testing.T) {
 			`<th scope="row"><a href="/districts/2#count">District 2</a></th>` + "\n" + `<td data-label="Status">counting</td>`,
 			`<td class="number" data-label="Counts">5</td>`,
 			`<td data-label="Elected"><a href="/candidates/robert-abela">Robert Abela</a>, <a href="/candidates/stephen-spiteri">Stephen Spiteri</a></td>`,
-			`<td class="number" data-label="Seats at the count">62</td>`,
+			`<td class="number" data-label="Seats at the count">57</td>`,
+			`<p class="note">The totals cover the 12 of 13 districts whose count sheet is published.</p>`,
+			`<th scope="row"><a href="/districts/13">District 13</a></th>` + "\n" + `<td data-label="Status">no count sheet</td>`,
 		}, nil},
+		{"/districts/13", []string{
+			`<caption>The `, `<td data-label="Elected"><strong class="mark">✓ yes</strong></td>`,
+		}, []string{`id="count"`, "not at the count"}},
 	}
 	for _, tt := range tests {
 		rec := pageGet(t, s, http.MethodGet, tt.target, nil)

@@ -49,6 +49,7 @@ const (
 	chartBottom = 44
 	chartTick   = 12 // the axes' labels
 	chartOthers = 3  // the others drawn in grey
+	chartLines  = 60 // the most lines drawn: more would be a grey mass
 )
 
 // chartColours are the elected's colours, in the order they were
@@ -171,6 +172,8 @@ func (c *chart) lines() {
 	slices.SortStableFunc(others, func(a, b int) int {
 		return cmp.Compare(slices.Max(c.sh.Candidacies[b].Totals), slices.Max(c.sh.Candidacies[a].Totals))
 	})
+	elected := c.electedRows()
+	others = others[:min(len(others), max(0, chartLines-len(elected)))]
 	for i := len(others) - 1; i >= 0; i-- {
 		if i < chartOthers {
 			c.line(&c.sh.Candidacies[others[i]], `stroke="#6b7580" stroke-width="1.75" stroke-dasharray="5 3"`)
@@ -178,25 +181,28 @@ func (c *chart) lines() {
 			c.line(&c.sh.Candidacies[others[i]], `stroke="#c3cad1" stroke-width="1"`)
 		}
 	}
-	for i, j := range c.electedRows() {
+	for i, j := range elected {
 		row := &c.sh.Candidacies[j]
 		colour := chartColour(i)
 		c.line(row, `stroke="`+colour+`" stroke-width="3"`)
 		k := *row.ElectedAtCount - 1
+		if k >= len(row.Totals) { // elected after the counts drawn
+			continue
+		}
 		c.b.WriteString(`<circle cx="` + f(c.x(k)) + `" cy="` + f(c.y(row.Totals[k])) + `" r="5" fill="` + colour + `" stroke="#fff" stroke-width="1.5"/>`)
 	}
 }
 
 // electedRows are the sheet's rows of the elected, in the order they were
-// elected.
+// elected, the first chartLines of them.
 func (c *chart) electedRows() []int {
-	var rows []int
-	for _, id := range c.sh.Elected {
-		for j, row := range c.sh.Candidacies {
-			if row.CandidateID == id {
-				rows = append(rows, j)
-			}
-		}
+	row := make(map[string]int, len(c.sh.Candidacies))
+	for j, r := range c.sh.Candidacies {
+		row[r.CandidateID] = j
+	}
+	rows := make([]int, 0, min(len(c.sh.Elected), chartLines))
+	for _, id := range c.sh.Elected[:min(len(c.sh.Elected), chartLines)] {
+		rows = append(rows, row[id])
 	}
 	return rows
 }

@@ -67,6 +67,17 @@ func (s *Site) seatHow(c *dataset.Candidate, here int) string {
 	return t("elected_later")
 }
 
+// A sheet's page shows every count and every candidacy of a real
+// election's sheet (up to 30 of each). A dataset may hold a sheet of
+// thousands of candidacies over hundreds of counts, which the rules
+// accept; its page shows the first shownCounts counts, at most
+// sheetCells cells of the table and Listed rows of a list, and says so,
+// so that its size stays bounded. The API gives the whole sheet.
+const (
+	shownCounts = 500
+	sheetCells  = 10_000
+)
+
 // countView is a district's count on its page.
 type countView struct {
 	Status                   string
@@ -75,6 +86,7 @@ type countView struct {
 	Registered, Valid, Quota string
 	Elected, Others          []outcomeRow
 	OthersCaption            string
+	More                     []string // the sentences saying what the page leaves out
 	Story                    []storyLine
 	Chart, ChartNarrow       template.HTML
 	Legend                   []legendItem // the narrow chart's: its numbers' names
@@ -100,6 +112,7 @@ type outcomeRow struct {
 // column per count.
 type sheetTable struct {
 	Caption, Note   string
+	More            string // the sentence saying how many rows are left out, or ""
 	Counts          []countHead
 	Rows            []sheetRow
 	NonTransferable sheetRow
@@ -162,7 +175,11 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 		case c.ElectedAtCount != nil:
 			k := *c.ElectedAtCount
 			row.Outcome = t("outcome_elected", k, s.votes(c.Totals[k-1]))
-			v.Elected = append(v.Elected, row)
+			if len(v.Elected) < Listed {
+				v.Elected = append(v.Elected, row)
+			}
+			continue
+		case len(v.Others) == Listed:
 			continue
 		case c.ExcludedAtCount != nil:
 			row.Outcome = t("outcome_excluded", *c.ExcludedAtCount)
@@ -184,16 +201,39 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 		}
 		v.Others = append(v.Others, row)
 	}
-	v.OthersCaption = t("others_caption", len(v.Others), sh.DistrictNumber)
-	v.Story = s.story(sh, names)
+	others := len(sh.Candidacies) - len(sh.Elected)
+	v.OthersCaption = t("others_caption", others, sh.DistrictNumber)
+	if len(v.Others) < others || len(v.Elected) < len(sh.Elected) {
+		v.More = append(v.More, t("count_more_rows", len(v.Elected)+len(v.Others), len(sh.Candidacies)))
+	}
+	shown := firstCounts(sh)
+	if len(shown.Counts) < len(sh.Counts) {
+		v.More = append(v.More, t("count_more_counts", len(shown.Counts), len(sh.Counts)))
+	}
+	v.Story = s.story(shown, names)
 	v.JSON = s.api + "/results/" + strconv.Itoa(sh.DistrictNumber)
-	v.Sheet = s.sheetTable(sh, names)
-	v.Chart, v.ChartNarrow = s.drawChart(sh, names, wideChart), s.drawChart(sh, names, narrowChart)
+	v.Sheet = s.sheetTable(shown, names)
+	v.Chart, v.ChartNarrow = s.drawChart(shown, names, wideChart), s.drawChart(shown, names, narrowChart)
 	byID := s.rowsByID(sh)
-	for i, id := range sh.Elected {
+	for i, id := range sh.Elected[:min(len(sh.Elected), chartLines)] {
 		v.Legend = append(v.Legend, legendItem{chartColour(i), names[byID[id]]})
 	}
 	return v
+}
+
+// firstCounts is sh up to its shownCounts-th count: sh itself when it
+// has no more.
+func firstCounts(sh *dataset.CountSheet) *dataset.CountSheet {
+	if len(sh.Counts) <= shownCounts {
+		return sh
+	}
+	shown := *sh
+	shown.Counts = sh.Counts[:shownCounts]
+	shown.Candidacies = slices.Clone(sh.Candidacies)
+	for j := range shown.Candidacies {
+		shown.Candidacies[j].Totals = shown.Candidacies[j].Totals[:shownCounts]
+	}
+	return &shown
 }
 
 // sheetTable makes the sheet's table: each total, its change at that
@@ -218,7 +258,11 @@ func (s *Site) sheetTable(sh *dataset.CountSheet, names []string) sheetTable {
 		}
 		tab.Counts = append(tab.Counts, h)
 	}
-	for j := range sh.Candidacies {
+	rows := min(len(sh.Candidacies), Listed, max(1, sheetCells/len(sh.Counts)))
+	if rows < len(sh.Candidacies) {
+		tab.More = t("sheet_more", rows, len(sh.Candidacies))
+	}
+	for j := range sh.Candidacies[:rows] {
 		c := &sh.Candidacies[j]
 		row := sheetRow{Name: names[j], Elected: c.ElectedAtCount != nil}
 		_, row.Slug = s.candidacyName(c)

@@ -2,6 +2,8 @@ package pages
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"ballot/dataset"
@@ -129,4 +131,53 @@ func firstDigit(n int) int {
 		n /= 10
 	}
 	return n
+}
+
+// TestCountViewBounded: a sheet of many candidacies over many counts,
+// which the rules accept, makes a page of bounded size: the first
+// shownCounts counts, at most sheetCells cells of the sheet, Listed rows
+// of a list and chartLines lines of a chart, each cut said in a sentence.
+func TestCountViewBounded(t *testing.T) {
+	ds, err := dataset.LoadDir("testdata/malta-2022-counts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Site{ds: ds, lang: English, api: "/api/public/v1"}
+	const rows, counts = 2000, 600
+	at := func(n int) *int { return &n }
+	sh := &dataset.CountSheet{DistrictNumber: 1, Status: dataset.StatusFinal, Seats: 3, ValidVotes: rows * 10, Quota: rows*10/4 + 1}
+	for k := range counts {
+		c := dataset.Count{Number: k + 1, Event: dataset.EventExclusion, CandidateIDs: []string{"c1999"}}
+		if k == 0 {
+			c = dataset.Count{Number: 1, Event: dataset.EventFirstPreferences}
+		}
+		sh.Counts = append(sh.Counts, c)
+	}
+	for j := range rows {
+		c := dataset.Candidacy{CandidateID: "c" + strconv.Itoa(j), Name: "Candidate", Totals: make([]int, counts), FirstPreferences: 10}
+		for k := range c.Totals {
+			c.Totals[k] = 10
+		}
+		if j < 3 {
+			c.ElectedAtCount = at(j*250 + 1) // the third after the counts shown
+			sh.Elected = append(sh.Elected, c.CandidateID)
+		}
+		sh.Candidacies = append(sh.Candidacies, c)
+	}
+	v := s.newCountView(sh)
+	if got := len(v.Sheet.Rows) * len(v.Sheet.Counts); got > sheetCells || len(v.Sheet.Counts) != shownCounts {
+		t.Errorf("the sheet shows %d rows of %d counts", len(v.Sheet.Rows), len(v.Sheet.Counts))
+	}
+	if len(v.Story) != shownCounts || len(v.Others) != Listed || len(v.Elected) != 3 {
+		t.Errorf("%d sentences, %d others, %d elected; want %d, %d, 3", len(v.Story), len(v.Others), len(v.Elected), shownCounts, Listed)
+	}
+	want := []string{"The first 503 of the 2000 candidates are listed; every one is in the API.", "The first 500 of 600 counts are shown; every one is in the API."}
+	if !slices.Equal(v.More, want) || v.Sheet.More != "The first 20 of the 2000 candidates, the elected first; every one is in the API." {
+		t.Errorf("the cuts are said as %q and %q", v.More, v.Sheet.More)
+	}
+	for _, chart := range []string{string(v.Chart), string(v.ChartNarrow)} {
+		if n := strings.Count(chart, "<polyline"); n > chartLines+3 || len(chart) > 1<<20 {
+			t.Errorf("a chart of %d lines, %d bytes", n, len(chart))
+		}
+	}
 }

@@ -8,8 +8,7 @@
 //   - New renders, when a dataset loads, every page that depends on the
 //     dataset alone: home, the parties, the districts, the first page of
 //     candidates, the API reference (read from the OpenAPI document, see
-//     reference.go), each party's and each district's page and the 404
-//     page. Site holds them
+//     reference.go), the results and the 404 page. Site holds them
 //     as bytes, which the server prepares (ETag, gzip) like the API's
 //     documents.
 //   - A page that depends on the request, a filtered candidates list, the
@@ -20,6 +19,11 @@
 //     several times the dataset's memory. Each comes as a Rendered, with a
 //     tag made of what decides its bytes, so that a client holding it gets
 //     304 before anything renders.
+//   - The count sheets (dataset.CountSheet), when the dataset holds them,
+//     make the results page (results.go, rendered at load) and the count
+//     on each district's page (count.go): its figures, the elected, the
+//     story of the count in sentences, the sheet as a table, and a chart
+//     of the totals drawn as inline SVG (chart.go).
 //   - Every error page comes from one renderer, Site.ErrorPage (errors.go),
 //     by the status and the kind of page asked for: a refused query in the
 //     form of the page that asked it, a 404, a 429.

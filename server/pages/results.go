@@ -88,7 +88,22 @@ func (s *Site) resultsView() resultsView {
 	v := resultsView{None: len(s.ds.Sheets()) == 0, KnownParliament: s.seats != nil}
 	totals, valid := s.nationalTotals()
 	v.Valid = num(valid)
+	// A party with seats in parliament and no candidacy on a sheet (its
+	// districts not counted yet) has a row too, so that the rows add up.
+	counted := map[int]bool{}
 	for _, pt := range totals {
+		counted[pt.party] = true
+		v.AtCount += pt.seats
+	}
+	for i, n := range s.seats {
+		v.InParliament += n
+		if n > 0 && !counted[i] {
+			totals = append(totals, partyTotal{party: i})
+		}
+	}
+	// At most Listed parties, as the seats' table shows; the totals
+	// count every one.
+	for _, pt := range totals[:min(len(totals), Listed)] {
 		r := partyResult{FirstPreferences: num(pt.firstPreferences), AtCount: pt.seats, Party: partyRef{Display: t("independent")}}
 		if pt.party < len(s.ds.Parties()) {
 			r.Party = s.partyRef(pt.party)
@@ -99,8 +114,6 @@ func (s *Site) resultsView() resultsView {
 		if s.seats != nil {
 			r.InParliament = s.seats[pt.party]
 		}
-		v.AtCount += r.AtCount
-		v.InParliament += r.InParliament
 		v.Parties = append(v.Parties, r)
 	}
 	v.PartiesCaption = t("results_parties_caption", len(s.ds.Sheets()))
@@ -111,7 +124,7 @@ func (s *Site) resultsView() resultsView {
 		if sh, ok := s.ds.Sheet(d.Number); ok {
 			r.Sheet, r.Status = true, t("status_"+sh.Status)
 			r.Valid, r.Quota, r.Counts = num(sh.ValidVotes), num(sh.Quota), strconv.Itoa(len(sh.Counts))
-			for _, id := range sh.Elected {
+			for _, id := range sh.Elected[:min(len(sh.Elected), Listed)] {
 				if i, ok := s.ds.Lookup(dataset.Candidates, id); ok {
 					c := s.ds.Candidates()[i]
 					r.Elected = append(r.Elected, nameLink{clip(c.Name), c.Slug})
