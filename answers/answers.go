@@ -51,7 +51,8 @@ func (a *Answers) Dataset() *dataset.Dataset { return a.ds }
 
 // encodeLists encodes the records of every list. Every record is encoded
 // once, into its collection's whole list; the lists of a filter copy the
-// records from it, each list allocated at its size.
+// records from it, each list allocated at its size. The national totals
+// are a list of their own, of one record.
 func (a *Answers) encodeLists() {
 	ds := a.ds
 	// A record encoded takes about twice its bytes in the file at most
@@ -62,26 +63,29 @@ func (a *Answers) encodeLists() {
 		dataset.Parties:    newList(ds.Whole(dataset.Parties).Tag, ds.Parties(), most),
 		dataset.Districts:  newList(ds.Whole(dataset.Districts).Tag, ds.Districts(), most),
 		dataset.Candidates: newList(ds.Whole(dataset.Candidates).Tag, ds.Candidates(), most),
+		dataset.Results:    newList(ds.Whole(dataset.Results).Tag, ds.Sheets(), most),
 	}
 	for c, l := range whole {
 		a.lists[ds.Whole(c).ID] = l
 	}
-	all := whole[dataset.Candidates]
+	national := ds.National().List()
+	a.lists[national.ID] = newList(national.Tag, []dataset.NationalTotals{ds.NationalTotals()}, most)
 	for _, dl := range ds.Lists() {
 		if a.lists[dl.ID] != nil {
 			continue
 		}
+		from := whole[dl.Collection]
 		size := len(envelopeStart)
-		for _, ci := range dl.Pos {
-			size += len(all.record(int(ci))) + 1 // and a comma
+		for _, i := range dl.Pos {
+			size += len(from.record(int(i))) + 1 // and a comma
 		}
 		l := &list{
 			tag:  dl.Tag,
 			data: append(make([]byte, 0, size), envelopeStart...),
 			ends: make([]int, 0, len(dl.Pos)),
 		}
-		for _, ci := range dl.Pos {
-			l.add(all.record(int(ci)))
+		for _, i := range dl.Pos {
+			l.add(from.record(int(i)))
 		}
 		a.lists[dl.ID] = l
 	}

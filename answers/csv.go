@@ -11,7 +11,7 @@ import (
 )
 
 // A record's CSV encoding is written once per record type (partyCSV,
-// districtCSV, candidateCSV), in two column sets, which Columns chooses:
+// districtCSV, candidateCSV, resultCSV), in two column sets, which Columns chooses:
 // the downloads' and query's. They differ because their readers do: a
 // download is opened in a spreadsheet by people, query's CSV is read by
 // programs that know the API's field names, and both are published as
@@ -66,6 +66,11 @@ func CSVRows(ds *dataset.Dataset, c dataset.Collection, recs csvRecords, cols Co
 		rows = append(rows, candidateCSV(ds, nil, cols))
 		for i := range recs.Count() {
 			rows = append(rows, candidateCSV(ds, &ds.Candidates()[recs.Index(i)], cols))
+		}
+	case dataset.Results:
+		rows = append(rows, resultCSV(nil, cols))
+		for i := range recs.Count() {
+			rows = append(rows, resultCSV(&ds.Sheets()[recs.Index(i)], cols))
 		}
 	}
 	return rows
@@ -162,6 +167,28 @@ func candidateCSV(ds *dataset.Dataset, c *dataset.Candidate, cols Columns) []str
 		strings.Join(c.DistrictIDs, ";"), strings.Join(stood, ";"), trueFalse(c.Elected), trueFalse(c.IsIncumbent), dataset.Text(c.Website), dataset.Text(c.PhotoURL)}
 }
 
+// resultCSV is a count sheet's row in cols, or the header for a nil sheet:
+// its figures, its number of counts and the elected in order, by id. The
+// counts themselves are the sheet's own CSV (SheetDownload).
+func resultCSV(s *dataset.CountSheet, cols Columns) []string {
+	if s == nil {
+		if cols == DownloadColumns {
+			return []string{"District", "Status", "Seats", "Registered", "Valid votes", "Quota", "Counts", "Elected", "District ID"}
+		}
+		return []string{"district_id", "district_number", "status", "seats", "registered", "valid_votes", "quota", "counts", "elected"}
+	}
+	registered := ""
+	if s.Registered != nil {
+		registered = strconv.Itoa(*s.Registered)
+	}
+	if cols == DownloadColumns {
+		return []string{strconv.Itoa(s.DistrictNumber), s.Status, strconv.Itoa(s.Seats), registered, strconv.Itoa(s.ValidVotes),
+			strconv.Itoa(s.Quota), strconv.Itoa(len(s.Counts)), strings.Join(s.Elected, "; "), s.DistrictID}
+	}
+	return []string{s.DistrictID, strconv.Itoa(s.DistrictNumber), s.Status, strconv.Itoa(s.Seats), registered, strconv.Itoa(s.ValidVotes),
+		strconv.Itoa(s.Quota), strconv.Itoa(len(s.Counts)), strings.Join(s.Elected, ";")}
+}
+
 // yesNo is an optional boolean's cell in a download: yes, no, or empty for
 // null (not known).
 func yesNo(b *bool) string {
@@ -223,6 +250,80 @@ func (d Download) AppendCSV(dst []byte) []byte {
 	}
 	w.Flush()
 	return b.Bytes()
+}
+
+// SheetDownload is one district's count sheet as a download, written as
+// Download writes a collection's (byte order mark, CRLF, SafeCSVCell): a
+// row per candidacy in the sheet's order, with its party's short name,
+// its first preferences, the counts at which it was elected or excluded
+// (empty for none) and its running total after each count, then the
+// non-transferable row.
+type SheetDownload struct {
+	ds    *dataset.Dataset
+	sheet *dataset.CountSheet
+}
+
+// NewSheetDownload is the download of sheet, a count sheet of ds.
+func NewSheetDownload(ds *dataset.Dataset, sheet *dataset.CountSheet) SheetDownload {
+	return SheetDownload{ds: ds, sheet: sheet}
+}
+
+// NonTransferable is the name cell of a sheet download's last row.
+const NonTransferable = "Non-transferable"
+
+// ETag identifies the download's bytes, strong as Download's: the dataset
+// version, the columns and the district.
+func (d SheetDownload) ETag() string {
+	return `"` + d.ds.Version[:16] + "-" + downloadFormat + "s" + strconv.Itoa(d.sheet.DistrictNumber) + "-" + strconv.Itoa(len(d.sheet.Candidacies)) + `"`
+}
+
+// Filename is the name a browser saves the download as:
+// district-5-count.csv.
+func (d SheetDownload) Filename() string {
+	return "district-" + strconv.Itoa(d.sheet.DistrictNumber) + "-count.csv"
+}
+
+// AppendCSV appends the download's bytes to dst.
+func (d SheetDownload) AppendCSV(dst []byte) []byte {
+	s := d.sheet
+	b := bytes.NewBuffer(append(dst, utf8BOM...))
+	w := csv.NewWriter(b)
+	w.UseCRLF = true
+	row := make([]string, 6+len(s.Counts))
+	copy(row, []string{"candidate_id", "name", "party", "first_preferences", "elected_at_count", "excluded_at_count"})
+	for k := range s.Counts {
+		row[6+k] = "count_" + strconv.Itoa(k+1)
+	}
+	_ = w.Write(row) // a bytes.Buffer does not fail; the header needs no SafeCSVCell
+	for i := range s.Candidacies {
+		c := &s.Candidacies[i]
+		party := Independent
+		if c.PartyID != nil {
+			pi, _ := d.ds.PartyByID(*c.PartyID) // every party_id names a party, as the load checks
+			party = d.ds.Parties()[pi].ShortName
+		}
+		copy(row, []string{c.CandidateID, c.Name, party, strconv.Itoa(c.FirstPreferences), atCount(c.ElectedAtCount), atCount(c.ExcludedAtCount)})
+		for k, total := range c.Totals {
+			row[6+k] = strconv.Itoa(total)
+		}
+		safeRow(row)
+		_ = w.Write(row)
+	}
+	copy(row, []string{"", NonTransferable, "", strconv.Itoa(s.Counts[0].NonTransferable), "", ""})
+	for k, count := range s.Counts {
+		row[6+k] = strconv.Itoa(count.NonTransferable)
+	}
+	_ = w.Write(row)
+	w.Flush()
+	return b.Bytes()
+}
+
+// atCount is a count number's cell: empty for none.
+func atCount(n *int) string {
+	if n == nil {
+		return ""
+	}
+	return strconv.Itoa(*n)
 }
 
 // formulaPrefixed is dataset.FormulaPrefixed: the rule is the data's, as

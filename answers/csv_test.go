@@ -1,6 +1,8 @@
 package answers_test
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,8 +50,8 @@ func TestDownloadNeutralisesFormulas(t *testing.T) {
 		t.Fatalf("q=sammy: %d rows, %v", cands.Count(), err)
 	}
 	want = "\uFEFFName,Given name,Family name,Party,Primary district,Districts stood in,Elected,Incumbent,Website,Photo,Slug,ID,Party ID,Primary district ID,District IDs\r\n" +
-		`'@Sammy -Farrugia,'@Sammy,'-Farrugia,"'=HYPERLINK(""http://evil.example"",""ABBA"")",1,1,no,,,,sammy-farrugia,` +
-		"6274388c-1444-5aaa-b0f9-b70c6f2cf4eb,a2207904-8b5f-5135-9321-5a3721b07366,e15cb27f-fe38-5006-941a-db985fc8e40c,e15cb27f-fe38-5006-941a-db985fc8e40c\r\n"
+		`'@Sammy -Farrugia,'@Sammy,'-Farrugia,"'=HYPERLINK(""http://evil.example"",""ABBA"")",1,1; 10,no,,,,sammy-farrugia,` +
+		"6274388c-1444-5aaa-b0f9-b70c6f2cf4eb,a2207904-8b5f-5135-9321-5a3721b07366,e15cb27f-fe38-5006-941a-db985fc8e40c,e15cb27f-fe38-5006-941a-db985fc8e40c; c5662614-cc04-520b-8e3d-6173dc3e793a\r\n"
 	if got := string(answers.NewDownload(ds, cands).AppendCSV(nil)); got != want {
 		t.Errorf("candidates.csv?q=sammy\n got %q\nwant %q", got, want)
 	}
@@ -92,5 +94,79 @@ func TestSafeCSVCell(t *testing.T) {
 				t.Errorf("SafeCSVCell(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestSheetDownload: a district's count sheet as CSV, its cells through
+// SafeCSVCell (a name or a party's short name that a spreadsheet would run
+// as a formula gets a leading "'"), a row per candidacy in the sheet's
+// order, then the non-transferable row.
+func TestSheetDownload(t *testing.T) {
+	m := datasettest.CountsFiles(t, true)
+	datasettest.Edit(t, m, dataset.CountsFile, func(sheets []map[string]any) []map[string]any {
+		for _, s := range sheets {
+			for _, c := range s["candidacies"].([]any) {
+				if c := c.(map[string]any); c["name"] == "Robert Abela" {
+					c["name"] = "=Robert Abela"
+				}
+			}
+		}
+		return sheets
+	})
+	datasettest.Edit(t, m, dataset.PartiesFile, func(rs []map[string]any) []map[string]any {
+		for _, r := range rs {
+			if r["slug"] == "pl" {
+				r["short_name"] = "+PL"
+			}
+		}
+		return rs
+	})
+	ds, err := dataset.Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sheet, _ := ds.Sheet(5)
+	got := strings.Split(string(answers.NewSheetDownload(ds, sheet).AppendCSV(nil)), "\r\n")
+	counts := ""
+	for k := range 18 {
+		counts += ",count_" + strconv.Itoa(k+1)
+	}
+	want := map[int]string{
+		0:                          "\uFEFFcandidate_id,name,party,first_preferences,elected_at_count,excluded_at_count" + counts,
+		1:                          "ac736a3d-23d6-5037-a608-5631280dfdda,'=Robert Abela,'+PL,9996,1,,9996" + strings.Repeat(",3799", 17),
+		2:                          "f2d46c28-7ebd-5148-b775-6a4bbcf773c6,Bernard Grech,PN,5799,1,,5799,5799" + strings.Repeat(",3799", 16),
+		len(sheet.Candidacies):     "db053645-fe0a-5bcd-8df6-7600c4cc46b8,Tania Gauci,ABBA,87,,5,87,88,91,113" + strings.Repeat(",0", 14),
+		len(sheet.Candidacies) + 1: ",Non-transferable,,0,,,0,0,0,1,57,71,73,77,166,183,195,441,491,581,734,834,834,834",
+		len(sheet.Candidacies) + 2: "",
+	}
+	if len(got) != len(sheet.Candidacies)+3 {
+		t.Fatalf("%d lines, want the header, %d candidacies, the non-transferable row and the end", len(got)-1, len(sheet.Candidacies))
+	}
+	for i, line := range want {
+		if got[i] != line {
+			t.Errorf("line %d:\n got %q\nwant %q", i+1, got[i], line)
+		}
+	}
+	if d := answers.NewSheetDownload(ds, sheet); d.Filename() != "district-5-count.csv" || d.ETag() != `"`+ds.Version[:16]+`-csv1s5-19"` {
+		t.Errorf("filename %q, ETag %s", d.Filename(), d.ETag())
+	}
+}
+
+// TestResultColumns: a count sheet's row in query's columns: its figures,
+// its number of counts and the elected in order.
+func TestResultColumns(t *testing.T) {
+	ds := datasettest.Counts(t, true)
+	res, err := ds.Query(dataset.Results, dataset.Params{"district": {"5"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := answers.CSVRows(ds, dataset.Results, res, answers.FieldColumns)
+	want := [][]string{
+		{"district_id", "district_number", "status", "seats", "registered", "valid_votes", "quota", "counts", "elected"},
+		{"d0e4f679-6e46-543c-a8f9-478075abcc0a", "5", "final", "5", "27056", "22789", "3799", "18",
+			"ac736a3d-23d6-5037-a608-5631280dfdda;f2d46c28-7ebd-5148-b775-6a4bbcf773c6;45ae47ee-9c79-5276-a76e-64a7be073168;5fdc22bd-a57d-5256-9652-83e0261d56af;d1a2737f-6ae5-546a-9548-6f06ce00668a"},
+	}
+	if !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("rows\n got %q\nwant %q", got, want)
 	}
 }

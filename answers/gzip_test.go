@@ -44,7 +44,7 @@ func TestAppendGzip(t *testing.T) {
 		p dataset.Params
 	}{dataset.Candidates, dataset.Params{"district": {"5"}, "party": {"pn"}}})
 	// Pages past the first, compressed on request.
-	for _, o := range [][2]string{{"1", "1"}, {"3", "7"}, {"100", ""}, {"139", "500"}, {"140", ""}} {
+	for _, o := range [][2]string{{"1", "1"}, {"3", "7"}, {"100", ""}, {"176", "500"}, {"177", ""}} {
 		queries = append(queries, struct {
 			c dataset.Collection
 			p dataset.Params

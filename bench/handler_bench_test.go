@@ -31,6 +31,7 @@ import (
 
 	"ballot/answers"
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 	"ballot/internal/redistest"
 	"ballot/internal/testprograms"
 	"ballot/server"
@@ -174,6 +175,21 @@ func BenchmarkPartyRecordGzip(b *testing.B) {
 func BenchmarkDistrictRecordGzip(b *testing.B) {
 	benchServe(b, malta(b), api+"/districts/5", gzipped)
 }
+
+// A district's count sheet and the national totals, on the 2022 sheets:
+// prepared at load, as every list, so a request writes the prepared bytes
+// (and, with gzip, the prepared stream) and its tail.
+func BenchmarkResultRecord(b *testing.B) {
+	benchServe(b, counts(b), api+"/results/5", nil)
+}
+func BenchmarkResultRecordGzip(b *testing.B) {
+	benchServe(b, counts(b), api+"/results/5", gzipped)
+}
+func BenchmarkResultsNational(b *testing.B) {
+	benchServe(b, counts(b), api+"/results/national", nil)
+}
+
+func counts(b *testing.B) *dataset.Dataset { return datasettest.Counts(b, true) }
 
 // A page past the first: its records are a slice of the prepared list, and
 // its ETag and, with gzip, its compression are made on request.

@@ -482,7 +482,7 @@ func TestBrowserCrossOrigin(t *testing.T) {
 		if etag := a.header("ETag"); etag == "" || !strings.HasSuffix(etag, `"`) {
 			t.Errorf("%s: the script reads ETag %q, want a non-empty entity tag", name, etag)
 		}
-		// 100 of the 140 candidates: a link to the rest, which the
+		// 100 of the 177 candidates: a link to the rest, which the
 		// script can read; the other collections are never cut.
 		wantLink := ""
 		if name == "candidates" {

@@ -60,15 +60,27 @@ func stopped(ctx context.Context) error {
 
 // sheetRows gives, for each sheet, the JSON file import writes from it and
 // the fewest bytes one of its rows adds there: its record (a district
-// sheet's row is a locality) with every value empty, written compactly.
+// sheet's row is a locality, a line of district_totals.csv a count sheet)
+// with every value empty, written compactly. A row of counts.csv is a
+// candidacy with a total at one count at least (a Non-transferable row
+// adds its counts and its district's figures, more still), and each
+// further count adds one more, of 2 bytes at least: it has, beside its
+// counts, 4 cells at most.
 var sheetRows = []struct {
 	sheet, file string
 	least       int64
+	perCount    int64 // bytes of each count past the first, where a row has counts
 }{
-	{sheet.PartiesFile, dataset.PartiesFile, leastBytes(dataset.Party{ID: uuidShape})},
-	{sheet.DistrictsFile, dataset.DistrictsFile, leastBytes(dataset.Locality{})},
-	{sheet.CandidatesFile, dataset.CandidatesFile, leastBytes(dataset.Candidate{ID: uuidShape, PrimaryDistrictID: uuidShape, DistrictIDs: []string{uuidShape}})},
+	{sheet.PartiesFile, dataset.PartiesFile, leastBytes(dataset.Party{ID: uuidShape}), 0},
+	{sheet.DistrictsFile, dataset.DistrictsFile, leastBytes(dataset.Locality{}), 0},
+	{sheet.CandidatesFile, dataset.CandidatesFile, leastBytes(dataset.Candidate{ID: uuidShape, PrimaryDistrictID: uuidShape, DistrictIDs: []string{uuidShape}}), 0},
+	{sheet.CountsFile, dataset.CountsFile, leastBytes(dataset.Candidacy{CandidateID: uuidShape, Totals: []int{0}}), int64(len(",0"))},
+	{sheet.DistrictTotalsFile, dataset.CountsFile, leastBytes(dataset.CountSheet{DistrictID: uuidShape}), 0},
 }
+
+// countsCells is how many cells of a row of counts.csv may be other than
+// its counts: district, name, party and candidate.
+const countsCells = 4
 
 const uuidShape = "00000000-0000-0000-0000-000000000000"
 
@@ -78,7 +90,7 @@ func leastBytes(v any) int64 { return int64(len(dataset.EncodeJSON(v))) }
 // holds any of it, and refuses a sheet whose rows alone would make a JSON
 // file larger than limit, which serve would refuse: import's memory is a
 // multiple of what it writes, so it stays bounded by the limit. The rows
-// are read as import reads them (sheet.CountRows: the same delimiter,
+// are read as import reads them (sheet.CountCells: the same delimiter,
 // blank rows left out); a sheet that cannot be read is left to the
 // import, which reports it, and one that stops being readable is counted
 // up to there.
@@ -89,12 +101,21 @@ func outputBound(fsys fs.FS, limit int64, opts sheet.Options) sheet.Problems {
 		if err != nil {
 			continue
 		}
-		rows, _ := sheet.CountRows(f, opts) // an error is the import's to report
+		rows, cells, _ := sheet.CountCells(f, opts) // an error is the import's to report
 		f.Close()
-		if least := rows * s.least; least > limit {
-			problems = append(problems, dataset.Problem{File: s.sheet, Message: fmt.Sprintf(
-				"has %d rows, which make a %s of at least %d bytes, more than the limit of %d bytes a file (max_dataset_bytes)", rows, s.file, least, limit)})
+		least := rows * s.least
+		if counts := cells - rows*countsCells; s.perCount > 0 && counts > rows {
+			least += (counts - rows) * s.perCount
 		}
+		if least <= limit {
+			continue
+		}
+		what := fmt.Sprintf("has %d rows", rows)
+		if s.perCount > 0 {
+			what += fmt.Sprintf(" of %d cells", cells)
+		}
+		problems = append(problems, dataset.Problem{File: s.sheet, Message: fmt.Sprintf(
+			"%s, which make a %s of at least %d bytes, more than the limit of %d bytes a file (max_dataset_bytes)", what, s.file, least, limit)})
 	}
 	return problems
 }

@@ -136,6 +136,30 @@ func TestImportInputFiles(t *testing.T) {
 		})
 	}
 
+	// A count sheet's JSON grows with its cells: 20 rows of 40 counts, whose
+	// rows alone would make 3320 bytes, under the limit.
+	t.Run("counts over the limit", func(t *testing.T) {
+		dir := t.TempDir()
+		src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
+		files := readExample(t)
+		var b strings.Builder
+		b.WriteString("district,name,party")
+		for k := 1; k <= 40; k++ {
+			fmt.Fprintf(&b, ",count_%d", k)
+		}
+		for i := range 20 {
+			fmt.Fprintf(&b, "\n5,Ġorġ Borġ %d,PL%s", i, strings.Repeat(",0", 40))
+		}
+		files["counts.csv"] = []byte(b.String() + "\n")
+		files["district_totals.csv"] = []byte("district,valid_votes,quota,seats\n5,0,1,5\n")
+		writeFiles(t, src, files)
+		const want = "counts.csv: has 20 rows of 860 cells, which make a counts.json of at least 4840 bytes, more than the limit of 4096 bytes a file (max_dataset_bytes)\n"
+		code, stdout, stderr := importRun(t, "--max-dataset-bytes", "4096", src, out)
+		if code != commands.ExitFailure || stdout != want || stderr != failed {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 1, %q, %q", code, stdout, stderr, want, failed)
+		}
+	})
+
 	t.Run("a link inside the input directory", func(t *testing.T) {
 		dir := t.TempDir()
 		src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")

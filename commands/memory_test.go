@@ -155,6 +155,9 @@ func TestLoadMemoryPerByte(t *testing.T) {
 		{"longcand", []string{"shapes", "-shape", "longcand", "-bytes", strconv.Itoa(size)}},
 		{"candidates", []string{"synth", "-n", "35000"}}, // 16.7 MB
 		{"minimal candidates", []string{"shapes", "-shape", "candidates", "-bytes", strconv.Itoa(size)}},
+		// One district's count sheet of 10,000 candidacies over 500
+		// counts: 27.6 MB with its candidates.
+		{"count sheet", []string{"shapes", "-shape", "counts", "-candidacies", "10000", "-counts", "500"}},
 	}
 	// serve with its pages (the default) holds, once ready, its dataset
 	// and what it made of it at load; measured beyond what it holds

@@ -41,8 +41,8 @@ func TestBrowserPages(t *testing.T) {
 	t.Parallel()
 
 	// A rate limit no page load comes near (the stylesheet and the icon
-	// are counted by none), over the 2022 data with its count sheets.
-	p := startServerWith(t, "--rate-limit", "1000", "--data", countsData(t))
+	// are counted by none).
+	p := startServerWith(t, "--rate-limit", "1000")
 	origin := "http://" + p.addr
 	shots := os.Getenv("BALLOT_SCREENSHOTS")
 	if shots == "" {
@@ -318,17 +318,6 @@ func apiGet(t *testing.T, u string, v any) {
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatalf("GET %s: %v", u, err)
 	}
-}
-
-// countsData is the 2022 dataset with the count sheets of the 13
-// districts, which the pages of the count show.
-func countsData(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs("../server/pages/testdata/malta-2022-counts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 // axeSource is axe-core's script (axe.min.js, from the npm package

@@ -27,8 +27,10 @@ func queryCommand() *cli.Command {
 			"table. Parameters are checked as the API checks them; a refused one prints\n" +
 			"the API's message on stderr and exits 2.\n\n" +
 			"With a KEY, prints the one record GET /api/public/v1/COLLECTION/KEY returns: a\n" +
-			"party or candidate by slug or id, a district by number or id. A key that names\n" +
-			"no record prints the API's message on stderr and exits 1.\n\n" +
+			"party or candidate by slug or id, a district, or a district's count sheet\n" +
+			"(results), by number or id. A key that names no record prints the API's\n" +
+			"message on stderr and exits 1. \"results national\" prints the national totals,\n" +
+			"GET /api/public/v1/results/national, as JSON or NDJSON.\n\n" +
 			"CSV puts party short names and district numbers beside the ids\n" +
 			"(party_short_name, primary_district_number, district_numbers). A table is for\n" +
 			"people: it shows those names and numbers (party, district, districts) instead\n" +
@@ -36,7 +38,7 @@ func queryCommand() *cli.Command {
 			"the terminal (COLUMNS when set, else 100 when stdout is not a terminal),\n" +
 			"cutting the longest values with \"…\"; --ids adds the id columns, whole.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "district", Usage: "candidates in district `N` (1 to 13) or with this district UUID"},
+			&cli.StringFlag{Name: "district", Usage: "candidates in district `N` (1 to 13) or with this district UUID; the count sheet of that district"},
 			&cli.StringFlag{Name: "party", Usage: "candidates of the party with this `SLUG` or UUID"},
 			&cli.StringFlag{Name: "stood-in", Usage: "candidates who stood in district `N` (1 to 13) or this district UUID, primary or not"},
 			&cli.StringFlag{Name: "elected", Usage: "candidates elected (`true`) or not (false)"},
@@ -95,7 +97,12 @@ func query(c *cli.Context) error {
 		return err
 	}
 	var res dataset.Result
-	if c.NArg() == 2 {
+	if collection == dataset.Results && key == dataset.NationalKey {
+		if format == "csv" || format == "table" {
+			return usagef("the national totals print as json or ndjson")
+		}
+		res = ds.National()
+	} else if c.NArg() == 2 {
 		res, err = ds.Record(collection, key)
 	} else {
 		res, err = ds.Query(collection, params)

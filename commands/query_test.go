@@ -18,6 +18,7 @@ import (
 	"ballot/commands"
 	"ballot/dataset"
 	"ballot/internal/apitest"
+	"ballot/internal/datasettest"
 	"ballot/server"
 )
 
@@ -31,9 +32,15 @@ func normalise(b []byte) []byte {
 // HTTP handler and through "ballot query", on the embedded dataset and on a
 // dataset directory, and compares the bytes.
 func TestQueryPrintsWhatServeReturns(t *testing.T) {
-	datasets := []struct{ name, dir string }{
-		{"embedded", ""},
-		{"directory", filepath.Join("testdata", "datasets", "valid")},
+	datasets := []struct {
+		name, dir   string
+		collections []dataset.Collection // the matrix's; nil for every one
+	}{
+		{"embedded", "", nil},
+		{"directory", filepath.Join("testdata", "datasets", "valid"), nil},
+		// The count sheets: their matrix alone, the others' being the
+		// embedded dataset's.
+		{"count sheets", datasettest.CountsDir(), []dataset.Collection{dataset.Results}},
 	}
 	for _, d := range datasets {
 		var ds *dataset.Dataset
@@ -51,7 +58,11 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 		srv := server.New(ds, opts)
 		districtValues := []string{"", "1", "05", "13", "14", strings.ToUpper(ds.Districts()[4].ID)}
 		partyValues := []string{"", strings.ToUpper(ds.Parties()[0].Slug), ds.Parties()[1].ID, "no-such-party"}
-		for _, collection := range dataset.Collections {
+		collections := d.collections
+		if collections == nil {
+			collections = dataset.Collections
+		}
+		for _, collection := range collections {
 			for _, district := range districtValues {
 				for _, party := range partyValues {
 					for _, lo := range [][2]string{{"", ""}, {"1", ""}, {"7", ""}, {"500", ""}, {"0", ""}, {"7", "3"}, {"", "141"}} {
@@ -102,8 +113,9 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 			dataset.Parties:    {ds.Parties()[0].Slug, strings.ToUpper(ds.Parties()[1].ID), "no-such-party", "pnn"},
 			dataset.Districts:  {"1", "05", "13", strings.ToUpper(ds.Districts()[4].ID), "0", "14", "five"},
 			dataset.Candidates: {ds.Candidates()[0].Slug, ds.Candidates()[1].ID, "nobody", ds.Candidates()[2].Slug + "x"},
+			dataset.Results:    {"1", "05", "13", strings.ToUpper(ds.Districts()[4].ID), "0", "14", "five", "national", "NATIONAL"},
 		}
-		for _, c := range dataset.Collections {
+		for _, c := range collections {
 			for _, key := range keys[c] {
 				requests = append(requests, request{server.BasePath + "/" + string(c) + "/" + url.PathEscape(key), []string{"query", string(c), key}})
 			}
@@ -191,14 +203,14 @@ func TestQueryNotesWhatTheLimitLeftOut(t *testing.T) {
 		lines int // of stdout
 		note  string
 	}{
-		{"json, the default limit", []string{"candidates"}, 1, "note: 100 of 140 candidates" + rest},
-		{"ndjson", []string{"candidates", "--format", "ndjson", "--limit", "7"}, 7, "note: 7 of 140 candidates" + rest},
-		{"csv: a header and the rows", []string{"candidates", "--format", "csv"}, 101, "note: 100 of 140 candidates" + rest},
-		{"table", []string{"candidates", "--format", "table", "--party", "pn", "--limit", "10"}, 11, "note: 10 of 59 candidates" + rest},
-		{"a page in the middle", []string{"candidates", "--format", "csv", "--offset", "100", "--limit", "20"}, 21, "note: candidates 101 to 120 of 140" + rest},
-		{"the last page", []string{"candidates", "--format", "csv", "--offset", "100"}, 41, ""},
-		{"everything", []string{"candidates", "--format", "csv", "--limit", "500"}, 141, ""},
-		{"an offset equal to the total", []string{"candidates", "--format", "csv", "--offset", "140"}, 1, ""},
+		{"json, the default limit", []string{"candidates"}, 1, "note: 100 of 177 candidates" + rest},
+		{"ndjson", []string{"candidates", "--format", "ndjson", "--limit", "7"}, 7, "note: 7 of 177 candidates" + rest},
+		{"csv: a header and the rows", []string{"candidates", "--format", "csv"}, 101, "note: 100 of 177 candidates" + rest},
+		{"table", []string{"candidates", "--format", "table", "--party", "pn", "--limit", "10"}, 11, "note: 10 of 70 candidates" + rest},
+		{"a page in the middle", []string{"candidates", "--format", "csv", "--offset", "100", "--limit", "20"}, 21, "note: candidates 101 to 120 of 177" + rest},
+		{"the last page", []string{"candidates", "--format", "csv", "--offset", "100"}, 78, ""},
+		{"everything", []string{"candidates", "--format", "csv", "--limit", "500"}, 178, ""},
+		{"an offset equal to the total", []string{"candidates", "--format", "csv", "--offset", "177"}, 1, ""},
 		{"parties are never cut", []string{"parties", "--format", "csv", "--limit", "1"}, 7, ""},
 	}
 	for _, tt := range tests {
@@ -389,19 +401,21 @@ func TestQueryUsage(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"no collection", []string{"query"}, 2, "ballot: query takes one collection: parties, districts or candidates, and at most one record's key\n"},
-		{"two keys", []string{"query", "parties", "pn", "pl"}, 2, "ballot: query takes one collection: parties, districts or candidates, and at most one record's key\n"},
+		{"no collection", []string{"query"}, 2, "ballot: query takes one collection: parties, districts, candidates or results, and at most one record's key\n"},
+		{"two keys", []string{"query", "parties", "pn", "pl"}, 2, "ballot: query takes one collection: parties, districts, candidates or results, and at most one record's key\n"},
 		{"a key and a filter", []string{"query", "candidates", "toni-bezzina", "--limit", "1"}, 2, "ballot: a record's key takes no --district, --party, --stood-in, --elected, --q, --limit, --offset or --locality\n"},
 		{"a key and a readers' filter", []string{"query", "candidates", "toni-bezzina", "--q", "toni"}, 2, "ballot: a record's key takes no --district, --party, --stood-in, --elected, --q, --limit, --offset or --locality\n"},
 		{"stood-in 14", []string{"query", "candidates", "--stood-in", "14"}, 2, "ballot: --stood-in must be a district number from 1 to 13 or a district UUID\n"},
 		{"elected not true or false", []string{"query", "candidates", "--elected", "yes"}, 2, "ballot: --elected must be true or false\n"},
 		{"elected without its value", []string{"query", "candidates", "--elected"}, 2, "ballot: flag needs an argument: --elected\n"},
 		{"q too short", []string{"query", "candidates", "--q", " ż "}, 2, "ballot: --q must be text of 2 to 100 characters, spaces at either end not counted\n"},
-		{"offset beyond the total of q", []string{"query", "candidates", "--q", "zammit", "--offset", "4"}, 2, "ballot: --offset must be an integer from 0 to 3, the number of candidates matching the filters\n"},
+		{"offset beyond the total of q", []string{"query", "candidates", "--q", "zammit", "--offset", "5"}, 2, "ballot: --offset must be an integer from 0 to 4, the number of candidates matching the filters\n"},
 		{"no such record", []string{"query", "districts", "14"}, 1, "ballot: no district has the number or id \"14\"; districts are numbered 1 to 13\n"},
 		{"a misspelt slug", []string{"query", "parties", "pnn"}, 1, "ballot: no party has the slug or id \"pnn\"; did you mean \"pn\"?\n"},
 		{"no such locality", []string{"query", "districts", "--locality", "Atlantis"}, 2, "ballot: --locality names no locality of this dataset; give a locality's name, English name or slug\n"},
-		{"unknown collection", []string{"query", "ballots"}, 2, "ballot: unknown collection \"ballots\": use parties, districts or candidates\n"},
+		{"unknown collection", []string{"query", "ballots"}, 2, "ballot: unknown collection \"ballots\": use parties, districts, candidates or results\n"},
+		{"national totals as CSV", []string{"query", "results", "national", "--format", "csv"}, 2, "ballot: the national totals print as json or ndjson\n"},
+		{"national totals as a table", []string{"query", "results", "national", "--format", "table"}, 2, "ballot: the national totals print as json or ndjson\n"},
 		{"limit 0", []string{"query", "candidates", "--limit", "0"}, 2, "ballot: --limit must be an integer from 1 to 500\n"},
 		{"district 14", []string{"query", "candidates", "--district", "14"}, 2, "ballot: --district must be a district number from 1 to 13 or a district UUID\n"},
 		{"unknown party", []string{"query", "candidates", "--party", "no-such-party"}, 2, "ballot: --party names no published party; must be a party slug (abba, adpd, pl, pn, pp, volt) or a party UUID\n"},
@@ -411,9 +425,9 @@ func TestQueryUsage(t *testing.T) {
 		{"ids in JSON", []string{"query", "parties", "--ids"}, 2, "ballot: --ids applies only to --format table\n"},
 		{"unknown flag", []string{"query", "parties", "--sort", "name"}, 2, "ballot: flag provided but not defined: -sort\n"},
 		{"flag without its value", []string{"query", "candidates", "--limit"}, 2, "ballot: flag needs an argument: --limit\n"},
-		{"offset beyond the total", []string{"query", "candidates", "--offset", "141"}, 2, "ballot: --offset must be an integer from 0 to 140, the number of candidates matching the filters\n"},
-		{"offset beyond the filters' total", []string{"query", "candidates", "--district", "5", "--party", "pn", "--offset", "7"}, 2, "ballot: --offset must be an integer from 0 to 6, the number of candidates matching the filters\n"},
-		{"offset negative", []string{"query", "candidates", "--offset", "-1"}, 2, "ballot: --offset must be an integer from 0 to 140, the number of candidates matching the filters\n"},
+		{"offset beyond the total", []string{"query", "candidates", "--offset", "178"}, 2, "ballot: --offset must be an integer from 0 to 177, the number of candidates matching the filters\n"},
+		{"offset beyond the filters' total", []string{"query", "candidates", "--district", "5", "--party", "pn", "--offset", "7"}, 2, "ballot: --offset must be an integer from 0 to 5, the number of candidates matching the filters\n"},
+		{"offset negative", []string{"query", "candidates", "--offset", "-1"}, 2, "ballot: --offset must be an integer from 0 to 177, the number of candidates matching the filters\n"},
 		{"broken dataset", []string{"query", "parties", "--data", filepath.Join("testdata", "datasets", "missing-file")}, 1, "districts.json: file is missing\nballot: dataset invalid: 1 error, 0 warnings\n"},
 	}
 	for _, tt := range tests {

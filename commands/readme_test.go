@@ -15,23 +15,22 @@ import (
 )
 
 // readmeShots are the pictures of the pages in the docs, as headless
-// Chromium shows the page a real "ballot serve" answers, at a desk's width
-// and at a phone's: on README.md's first screen, district 5's page; in
-// docs/PAGES.md, the count of district 2 and the results page, from the
-// 2022 data with its count sheets (countsData).
+// Chromium shows the page a real "ballot serve" answers over the embedded
+// dataset, at a desk's width and at a phone's: on README.md's first
+// screen, district 5's page; in docs/PAGES.md, the count of district 2
+// and the results page.
 var readmeShots = []struct {
 	file          string
 	width, height int64
 	path, ready   string // the page, and a selector of its content
 	doc           string // the document that shows it
-	counts        bool   // served from countsData
 }{
-	{"district-5-1280.png", 1280, 900, "/districts/5", "#candidates caption", "README.md", false},
-	{"district-5-375.png", 375, 812, "/districts/5", "#candidates caption", "README.md", false},
-	{"count-district-2-1280.png", 1280, 900, "/districts/2#chart", "#sheet caption", "docs/PAGES.md", true},
-	{"count-district-2-375.png", 375, 812, "/districts/2#chart", "#sheet caption", "docs/PAGES.md", true},
-	{"results-1280.png", 1280, 900, "/results", "#district-results caption", "docs/PAGES.md", true},
-	{"results-375.png", 375, 812, "/results", "#district-results caption", "docs/PAGES.md", true},
+	{"district-5-1280.png", 1280, 900, "/districts/5", "#candidates caption", "README.md"},
+	{"district-5-375.png", 375, 812, "/districts/5", "#candidates caption", "README.md"},
+	{"count-district-2-1280.png", 1280, 900, "/districts/2#chart", "#sheet caption", "docs/PAGES.md"},
+	{"count-district-2-375.png", 375, 812, "/districts/2#chart", "#sheet caption", "docs/PAGES.md"},
+	{"results-1280.png", 1280, 900, "/results", "#district-results caption", "docs/PAGES.md"},
+	{"results-375.png", 375, 812, "/results", "#district-results caption", "docs/PAGES.md"},
 }
 
 const readmeShotsDir = "../docs/screenshots"
@@ -82,7 +81,6 @@ func takeReadmeScreenshots(t *testing.T) {
 	t.Helper()
 	needBrowser(t)
 	p := startServerWith(t, "--rate-limit", "1000")
-	counts := startServerWith(t, "--rate-limit", "1000", "--data", countsData(t))
 	ev := &browserEvents{urls: map[network.RequestID]string{}, corsFailed: map[string]string{}}
 	browserCtx, stopBrowser := startBrowser(t, ev, browserTimeout+15*time.Second)
 	defer stopBrowser()
@@ -98,11 +96,7 @@ func takeReadmeScreenshots(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.EmulateViewport(s.width, s.height)); err != nil {
 			t.Fatal(err)
 		}
-		addr := p.addr
-		if s.counts {
-			addr = counts.addr
-		}
-		if _, err := chromedp.Run(ctx, chromedp.NavigateResponse("http://"+addr+s.path)); err != nil {
+		if _, err := chromedp.Run(ctx, chromedp.NavigateResponse("http://"+p.addr+s.path)); err != nil {
 			t.Fatal(err)
 		}
 		if err := chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(s.ready))); err != nil {

@@ -155,7 +155,7 @@ func TestProdShutdownCompletesInFlight(t *testing.T) {
 	t.Parallel()
 	const shutdownTimeout = 5 * time.Second
 	p := startServerWith(t, "--rate-limit", "1000000", "--admin-listen", "", "--shutdown-timeout", shutdownTimeout.String())
-	big := e2eBase + "/candidates?limit=500" // the embedded dataset: 140 candidates
+	big := e2eBase + "/candidates?limit=500" // the embedded dataset: 177 candidates
 
 	// The size of the big answer, for the slow readers' check.
 	ref := p.client(t, "127.0.0.50").send(t, http.MethodGet, big, nil)

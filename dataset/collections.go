@@ -14,6 +14,7 @@ const (
 	Parties    Collection = "parties"
 	Districts  Collection = "districts"
 	Candidates Collection = "candidates"
+	Results    Collection = "results"
 )
 
 // CollectionInfo is what ballot says of one published collection beside its
@@ -89,6 +90,17 @@ var Table = [...]CollectionInfo{
 		},
 		Title: "candidates", Description: "The candidates: names, party (null for an independent), primary district and every district contested, and whether they were elected.",
 		Keywords: []string{"elections", "candidates"},
+	},
+	{
+		Name: Results, Record: "result", File: CountsFile,
+		Key: "number_or_id", KeyDoc: "A district number from 1 to 13 in decimal digits (05 is 5), or a district UUID in any letter case.",
+		Doc:       "The count sheets: one record per district that has one, ordered by district number; none when the dataset has no count sheets. With district, the sheet of that district alone (none when it has none).",
+		RecordDoc: "One district's count sheet by the district's number or id; 404 when the district has none.",
+		Params: []ParamInfo{
+			{"district", "A district number from 1 to 13, or a district UUID: keeps the count sheet of that district.", nil},
+		},
+		Title: "results: count sheets", Description: "The official count sheets by the single transferable vote, district by district and count by count: the quota, each count's event, each candidacy's running totals, and who was elected at which count.",
+		Keywords: []string{"elections", "election results", "single transferable vote"},
 	},
 }
 

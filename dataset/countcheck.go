@@ -108,12 +108,19 @@ func (d *records) checkSheetFields(r *Report, i int, s *sheetFile) bool {
 			ok = false
 		}
 	}
+	if has("valid_votes") && s.ValidVotes > MaxVotes {
+		r.errorf(CountsFile, pointer(i, "valid_votes"), "range", "is %s; must be at most %s, the largest integer every JSON reader keeps exact", thousands(s.ValidVotes), thousands(MaxVotes))
+		ok = false
+	}
 	if has("registered") && has("valid_votes") && s.Registered != nil && *s.Registered < s.ValidVotes {
 		r.errorf(CountsFile, pointer(i, "registered"), "range", "is %s, fewer than the %s valid votes", thousands(*s.Registered), thousands(s.ValidVotes))
 	}
 	if has("quota") && has("seats") && has("valid_votes") && s.Seats >= 1 {
+		// Every rule of the count reads the quota: a sheet with another
+		// is not counted, or each surplus would be reported again.
 		if droop := s.ValidVotes/(s.Seats+1) + 1; s.Quota != droop {
 			r.errorf(CountsFile, pointer(i, "quota"), "quota", "district %s: the quota is %s, and floor(%s / (%d + 1)) + 1 is %s", d.districtOf(s), thousands(s.Quota), thousands(s.ValidVotes), s.Seats, thousands(droop))
+			ok = false
 		}
 	}
 	if !has("counts") || !has("candidacies") {
@@ -147,6 +154,10 @@ func (d *records) checkSheetFields(r *Report, i int, s *sheetFile) bool {
 	}
 	return ok
 }
+
+// MaxVotes is the most valid votes a sheet may count: 2^53 - 1, the
+// largest integer a JSON reader that holds numbers as doubles keeps exact.
+const MaxVotes = 1<<53 - 1
 
 // districtOf names sheet s's district for a message: its number where
 // districts.json gives it, else its id.

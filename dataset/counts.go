@@ -3,6 +3,7 @@ package dataset
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -121,13 +122,13 @@ type countFile struct {
 }
 
 type candidacyFile struct {
-	CandidateID      string  `json:"candidate_id"`
-	Name             string  `json:"name"`
-	PartyID          *string `json:"party_id" dataset:"optional"`
-	Totals           []int   `json:"totals"`
-	FirstPreferences *int    `json:"first_preferences" dataset:"optional"`
-	ElectedAtCount   *int    `json:"elected_at_count" dataset:"optional"`
-	ExcludedAtCount  *int    `json:"excluded_at_count" dataset:"optional"`
+	CandidateID      string     `json:"candidate_id"`
+	Name             string     `json:"name"`
+	PartyID          *string    `json:"party_id" dataset:"optional"`
+	Totals           voteTotals `json:"totals"`
+	FirstPreferences *int       `json:"first_preferences" dataset:"optional"`
+	ElectedAtCount   *int       `json:"elected_at_count" dataset:"optional"`
+	ExcludedAtCount  *int       `json:"excluded_at_count" dataset:"optional"`
 }
 
 // presize makes a sheet's candidacies at their number before the sheet
@@ -153,10 +154,62 @@ func (s *sheetFile) presize(raw []byte) {
 		}
 		s.Candidacies = make([]candidacyFile, countItems(m.value))
 		for i := range s.Candidacies {
-			s.Candidacies[i].Totals = make([]int, 0, counts)
+			s.Candidacies[i].Totals = make(voteTotals, 0, counts)
 		}
 		return
 	}
+}
+
+// voteTotals is a candidacy's running totals as counts.json holds them. A
+// sheet of many candidacies over many counts is mostly these numbers, so
+// they are decoded here rather than by reflection, into the list presize
+// made.
+type voteTotals []int
+
+// UnmarshalJSON decodes an array of integers. decodeArray has checked
+// the value's syntax; an item that is not an integer decodes as 0, for
+// fieldCheck has reported it, with its pointer, and the record is
+// defective: an error here would stop the rest of the record decoding.
+func (v *voteTotals) UnmarshalJSON(b []byte) error {
+	if b[0] != '[' {
+		*v = nil
+		return nil // null; any other kind fieldCheck reports
+	}
+	out := (*v)[:0]
+	for i := skipSpace(b, 1); b[i] != ']'; {
+		end := valueEnd(b, i)
+		n, _ := wholeNumber(b[i:end])
+		out = append(out, n)
+		if i = skipSpace(b, end); b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	*v = out
+	return nil
+}
+
+// wholeNumber parses an integer of up to 18 digits, which cannot overflow,
+// by hand, and a longer one with strconv.
+func wholeNumber(b []byte) (int, bool) {
+	digits := b
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		n, err := strconv.ParseInt(string(b), 10, 64)
+		return int(n), err == nil
+	}
+	n := 0
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if len(digits) < len(b) {
+		n = -n
+	}
+	return n, true
 }
 
 // standing is where a candidacy stands at a point of the count.

@@ -57,6 +57,7 @@ type Dataset struct {
 	emptyList      *List
 	recs           recordAnswers   // one record by its key
 	localities     localityAnswers // the districts holding a locality
+	results        resultAnswers   // the count sheets' lists and national totals
 	// What the readers' filters read of each candidate (filter.go).
 	facts []candidateFacts
 	names nameIndex
@@ -287,6 +288,7 @@ func (d *Dataset) Candidates() []Candidate { return d.candidates }
 func (d *Dataset) index() {
 	d.order()
 	d.indexLists()
+	d.indexResults()
 	d.indexRecords()
 	d.indexFilters()
 }
@@ -417,6 +419,8 @@ func (d *Dataset) Whole(c Collection) *List {
 		return d.partiesList
 	case Districts:
 		return d.districtsList
+	case Results:
+		return d.results.all
 	}
 	return d.allCandidates()
 }

@@ -395,8 +395,8 @@ func scalarFits(v []byte, k reflect.Kind) bool {
 	case reflect.Bool:
 		return v[0] == 't' || v[0] == 'f'
 	case reflect.Int, reflect.Int64, reflect.Int32:
-		_, err := strconv.ParseInt(string(v), 10, 64)
-		return err == nil
+		_, ok := wholeNumber(v)
+		return ok
 	}
 	return false
 }

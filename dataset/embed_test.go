@@ -61,6 +61,18 @@ func (e embedded) candidate(t *testing.T, name string) dataset.Candidate {
 	return dataset.Candidate{}
 }
 
+// bySlug finds a candidate by slug, for names two candidates share.
+func (e embedded) bySlug(t *testing.T, slug string) dataset.Candidate {
+	t.Helper()
+	for _, c := range e.candidates {
+		if c.Slug == slug {
+			return c
+		}
+	}
+	t.Fatalf("no candidate with slug %q", slug)
+	return dataset.Candidate{}
+}
+
 // str shows an optional value, null as <null>.
 func str(p *string) string {
 	if p == nil {
@@ -104,9 +116,11 @@ func TestEmbeddedCounts(t *testing.T) {
 		{"districts", len(e.districts), 13},
 		{"locality entries", localities, 73},
 		{"distinct councils", len(councils), 68},
-		{"candidates", len(e.candidates), 140},
+		// Every candidate of the count sheets: their 175 names, and
+		// "Ivan Bartolo" is three people (SOURCES.md, "Count sheets").
+		{"candidates", len(e.candidates), 177},
 		{"elected candidates", elected, 78},
-		{"incumbents", incumbents, 15},
+		{"incumbents", incumbents, 16},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -257,7 +271,7 @@ func TestEmbeddedIndependents(t *testing.T) {
 			independents = append(independents, c.Name)
 		}
 	}
-	want := []string{"Noel Apap", "Nazzareno Bonnici", "Arnold Cassola"}
+	want := []string{"Noel Apap", "Jane Chircop", "Nazzareno Bonnici", "Arnold Cassola"}
 	if !slices.Equal(independents, want) {
 		t.Errorf("candidates with null party_id: %q, want %q", independents, want)
 	}
@@ -278,6 +292,15 @@ func TestEmbeddedNameSplits(t *testing.T) {
 		{"Beppe Fenech Adami", "Beppe", "Fenech Adami"},
 		{"Alex Perici Calascione", "Alex", "Perici Calascione"},
 		{"Mark Anthony Sammut", "Mark Anthony", "Sammut"},
+		// Named by the count sheets only, split by hand.
+		{"Kenneth Spiteri", "Kenneth", "Spiteri"},
+		{"David Pace Ross", "David", "Pace Ross"},
+		{"Felix Busuttil Galea", "Felix", "Busuttil Galea"},
+		{"Ivan Grech Mintoff", "Ivan", "Grech Mintoff"},
+		{"Stevey Ellul Bonici", "Stevey", "Ellul Bonici"},
+		{"Oliver De Gaetano", "Oliver", "De Gaetano"},
+		{"George Paul Camilleri", "George Paul", "Camilleri"},
+		{"David John Buttigieg", "David John", "Buttigieg"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -301,6 +324,11 @@ func TestEmbeddedCandidateDistricts(t *testing.T) {
 		number[d.ID] = d.Number
 	}
 	for _, c := range e.candidates {
+		// The count sheets give every district a candidate contested,
+		// and the law allows two.
+		if n := len(c.DistrictIDs); n < 1 || n > 2 {
+			t.Errorf("%s: stands in %d districts, want 1 or 2", c.Name, n)
+		}
 		// No source marks a primary district, so the sheet lists each
 		// candidate's districts in ascending order (SOURCES.md).
 		for i, id := range c.DistrictIDs {
@@ -310,21 +338,35 @@ func TestEmbeddedCandidateDistricts(t *testing.T) {
 		}
 	}
 	tests := []struct {
-		name      string
+		slug      string
 		districts []int
 	}{
-		{"Robert Abela", []int{2, 5}},
-		{"Arnold Cassola", []int{10, 11}},
-		{"Nazzareno Bonnici", []int{3, 13}},
-		{"Ivan Bartolo", []int{11}},
-		{"Ivan J. Bartolo", []int{9, 12}},
-		{"Bernice Bonello", []int{2, 4}},
-		{"Doris Borg", []int{2, 4}},
-		{"Alessia Psaila Zammit", []int{6, 7}},
+		{"robert-abela", []int{2, 5}},
+		{"arnold-cassola", []int{10, 11}},
+		{"nazzareno-bonnici", []int{3, 13}},
+		{"ivan-bartolo", []int{11}},
+		{"ivan-j-bartolo", []int{9, 12}},
+		// The count sheets' "Bartolo, Ivan" of 4 and 7: neither of the
+		// two above for certain, so another candidate.
+		{"ivan-bartolo-2", []int{4, 7}},
+		{"kenneth-spiteri", []int{3, 12}},
+		{"bernice-bonello", []int{2, 4}},
+		{"doris-borg", []int{2, 4}},
+		{"alessia-psaila-zammit", []int{6, 7}},
+		// Second districts that only the count sheets give.
+		{"errol-cutajar", []int{2, 3}},
+		{"evarist-bartolo", []int{10, 12}},
+		// Once left out for want of a district.
+		{"jane-chircop", []int{2, 12}},
+		{"matthew-grech", []int{10, 11}},
+		{"joseph-ellis", []int{13}},
+		{"romina-magro", []int{2, 4}},
+		{"rebecca-paris", []int{6, 8}},
+		{"john-mark-attard", []int{6, 7}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := e.candidate(t, tt.name)
+		t.Run(tt.slug, func(t *testing.T) {
+			c := e.bySlug(t, tt.slug)
 			var got []int
 			for _, id := range c.DistrictIDs {
 				got = append(got, number[id])
@@ -336,14 +378,30 @@ func TestEmbeddedCandidateDistricts(t *testing.T) {
 	}
 }
 
-func TestEmbeddedLeftOutCandidates(t *testing.T) {
+// Who won a seat comes from the audit, not from the count sheets: the
+// candidates only the sheets name were all beaten at the count and won no
+// seat after it.
+func TestEmbeddedElected(t *testing.T) {
 	e := loadEmbedded(t)
-	for _, name := range []string{"Jane Chircop", "Matthew Grech", "Joseph Ellis", "Romina Magro", "Rebecca Paris", "John Mark Attard"} {
-		for _, c := range e.candidates {
-			if c.Name == name {
-				t.Errorf("%s has no district in the sources and must be left out", name)
+	tests := []struct {
+		slug    string
+		elected bool
+	}{
+		{"ivan-bartolo", true},
+		{"ivan-j-bartolo", true},
+		{"ivan-bartolo-2", false},
+		{"kenneth-spiteri", false},
+		{"carmelo-abela", true},
+		{"dario-vella", false},
+		{"joseph-ellis", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.slug, func(t *testing.T) {
+			c := e.bySlug(t, tt.slug)
+			if c.Elected == nil || *c.Elected != tt.elected {
+				t.Errorf("elected %v, want %v", c.Elected, tt.elected)
 			}
-		}
+		})
 	}
 }
 
@@ -375,6 +433,13 @@ func TestEmbeddedStableIDs(t *testing.T) {
 		{"district 13", districtID(13), "1a5b110d-3507-548c-bcb5-0771720a01d0"},
 		{"candidate robert-abela", e.candidate(t, "Robert Abela").ID, "096d8135-71fe-5b81-b421-97c341bd1972"},
 		{"party_id of Robert Abela", str(e.candidate(t, "Robert Abela").PartyID), "3340687a-1cbe-535f-87e7-72791cd00741"},
+		{"candidate ivan-bartolo", e.bySlug(t, "ivan-bartolo").ID, "82d7d0a4-3412-5baa-9f5b-058077a3a7e9"},
+		{"candidate ivan-j-bartolo", e.bySlug(t, "ivan-j-bartolo").ID, "be515e48-df35-5dff-a33f-14f6bcf7d269"},
+		// Derived from its slug, which the sheet gives so that the name's
+		// own slug stays with the Ivan Bartolo of district 11.
+		{"candidate ivan-bartolo-2", e.bySlug(t, "ivan-bartolo-2").ID, "c2da3b7b-ef2a-5b33-be9a-e9d024f35612"},
+		// Published as Kevin Spiteri (kevin-spiteri); the sheet gives the id.
+		{"candidate kenneth-spiteri", e.bySlug(t, "kenneth-spiteri").ID, "7803977d-8da5-5346-9f9b-82004b073c85"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

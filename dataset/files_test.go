@@ -143,8 +143,8 @@ func TestLoadDirStaysInsideTheDirectory(t *testing.T) {
 		if err != nil {
 			t.Fatalf("refused: %v", err)
 		}
-		if len(ds.Candidates()) != 140 {
-			t.Errorf("%d candidates, want 140", len(ds.Candidates()))
+		if len(ds.Candidates()) != 177 {
+			t.Errorf("%d candidates, want 177", len(ds.Candidates()))
 		}
 		if !dataset.ResolvesInside(link, dataset.CandidatesFile) {
 			t.Error("ResolvesInside(link, candidates.json) = false, want true")
@@ -157,7 +157,13 @@ func TestLoadDirStaysInsideTheDirectory(t *testing.T) {
 
 func TestLoadDirSizeLimit(t *testing.T) {
 	dir := writeDefault(t)
-	fi, err := os.Stat(filepath.Join(dir, dataset.CandidatesFile))
+	fi, err := os.Stat(filepath.Join(dir, dataset.CountsFile)) // the largest
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := os.Stat(filepath.Join(dir, dataset.CandidatesFile)); err != nil || c.Size() >= fi.Size() {
+		t.Fatalf("candidates.json (%v) is not smaller than counts.json", err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +172,7 @@ func TestLoadDirSizeLimit(t *testing.T) {
 		t.Errorf("a file of exactly the limit is refused: %v", err)
 	}
 	_, err = loadWithin(t, dir, dataset.Options{MaxFileBytes: size - 1})
-	wantProblem(t, err, dataset.CandidatesFile, "file-too-large", fmt.Sprintf("is %d bytes", size), fmt.Sprintf("limit of %d bytes", size-1), "max_dataset_bytes")
+	wantProblem(t, err, dataset.CountsFile, "file-too-large", fmt.Sprintf("is %d bytes", size), fmt.Sprintf("limit of %d bytes", size-1), "max_dataset_bytes")
 }
 
 // endless is a file that says it is small and never ends, as a file being

@@ -2,6 +2,7 @@ package dataset_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -65,6 +66,49 @@ func FuzzLoad(f *testing.F) {
 		if err == nil {
 			if ds == nil || ds.Version == "" {
 				t.Fatal("no error and no dataset")
+			}
+			return
+		}
+		var report *dataset.Report
+		if !errors.As(err, &report) || len(report.Errors) == 0 {
+			t.Fatalf("error %v (%T), want a report with errors", err, err)
+		}
+		for _, p := range report.Errors {
+			if p.File == "" || p.Rule == "" || p.Message == "" {
+				t.Fatalf("a problem without file, rule or message: %+v", p)
+			}
+		}
+	})
+}
+
+// FuzzCountSheets puts any bytes in place of counts.json beside the 2022
+// dataset: the load gives a dataset or a report of problems that each name
+// their file, and never panics nor wraps a sum round. The seeds are the
+// 13th district's sheet alone (the smallest, 16 counts) and broken copies
+// of it.
+func FuzzCountSheets(f *testing.F) {
+	base := countSheets(f)
+	var sheets []json.RawMessage
+	if err := json.Unmarshal(base[dataset.CountsFile].Data, &sheets); err != nil {
+		f.Fatal(err)
+	}
+	last := sheets[len(sheets)-1]
+	f.Add([]byte("[" + string(last) + "]"))
+	f.Add([]byte(`[{"district_id":"x","status":"final","seats":5,"valid_votes":9223372036854775807,"quota":1,"counts":[{"non_transferable":9223372036854775807}],"candidacies":[{"candidate_id":"y","name":"n","totals":[9223372036854775807]}]}]`))
+	f.Add([]byte(`[{"district_id":"x","status":"final","seats":0,"valid_votes":0,"quota":0,"counts":[],"candidacies":[]}]`))
+	f.Add([]byte(strings.Replace("["+string(last)+"]", "3", "-3", 5)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m := fstest.MapFS{}
+		for name, file := range base {
+			m[name] = file
+		}
+		m[dataset.CountsFile] = &fstest.MapFile{Data: data}
+		ds, err := dataset.Load(m)
+		if err == nil {
+			for _, s := range ds.Sheets() {
+				if len(s.Counts) == 0 || len(s.Elected) > s.Seats {
+					t.Fatalf("a sheet served with %d counts and %d elected of %d seats", len(s.Counts), len(s.Elected), s.Seats)
+				}
 			}
 			return
 		}

@@ -2,6 +2,7 @@ package dataset_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"testing"
@@ -39,6 +40,8 @@ func TestResultIndex(t *testing.T) {
 			v = ds.Parties()[i]
 		case dataset.Districts:
 			v = ds.Districts()[i]
+		case dataset.Results:
+			v = ds.Sheets()[i]
 		default:
 			v = ds.Candidates()[i]
 		}
@@ -65,10 +68,14 @@ func TestResultIndex(t *testing.T) {
 	for _, c := range dataset.Collections {
 		all, _ := ds.Query(c, dataset.Params{"limit": {"500"}})
 		for i := range all.Count() {
-			var key struct{ ID string }
+			var key struct {
+				ID         string
+				DistrictID string `json:"district_id"` // a result's
+			}
 			if err := json.Unmarshal(datasettest.Answer(ds, all).Record(i), &key); err != nil {
 				t.Fatal(err)
 			}
+			key.ID = cmp.Or(key.ID, key.DistrictID)
 			res, err := ds.Record(c, key.ID)
 			if err != nil {
 				t.Fatal(err)

@@ -21,8 +21,8 @@ func TestDefaultDatasetLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := [3]int{len(ds.Parties()), len(ds.Districts()), len(ds.Candidates())}; got != [3]int{6, 13, 140} {
-		t.Errorf("parties, districts, candidates = %v, want [6 13 140]", got)
+	if got := [3]int{len(ds.Parties()), len(ds.Districts()), len(ds.Candidates())}; got != [3]int{6, 13, 177} {
+		t.Errorf("parties, districts, candidates = %v, want [6 13 177]", got)
 	}
 	if len(ds.Version) != 64 {
 		t.Errorf("Version = %q, want a SHA-256 in hex", ds.Version)
@@ -30,7 +30,7 @@ func TestDefaultDatasetLoads(t *testing.T) {
 	if ds.Manifest.Publisher.Name == "" || ds.Manifest.Coverage.Summary == "" || ds.Manifest.License == "" {
 		t.Errorf("manifest lacks attribution or coverage: %+v", ds.Manifest)
 	}
-	if !strings.Contains(ds.Manifest.Coverage.Summary, "140 of the 173–178") || !strings.Contains(ds.Manifest.Coverage.Summary, "all 78") {
+	if !strings.Contains(ds.Manifest.Coverage.Summary, "all 177 candidates") || !strings.Contains(ds.Manifest.Coverage.Summary, "all 78") {
 		t.Errorf("coverage summary = %q", ds.Manifest.Coverage.Summary)
 	}
 }

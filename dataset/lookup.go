@@ -22,6 +22,9 @@ type NotFoundError struct {
 	Key        string
 	// Suggestion is the slug the key probably misspells, or "".
 	Suggestion string
+	// District is, for a count sheet, the number of the district the key
+	// names, which has no sheet; 0 when the key names no district.
+	District int
 }
 
 // Error names the collection and the key, and suggests a slug when the key
@@ -39,6 +42,11 @@ func (e *NotFoundError) Error() string {
 		msg = "no party has the slug or id " + key
 	case Districts:
 		msg = "no district has the number or id " + key + "; districts are numbered 1 to " + strconv.Itoa(DistrictCount)
+	case Results:
+		msg = "no count sheet has the district number or id " + key + "; districts are numbered 1 to " + strconv.Itoa(DistrictCount)
+		if e.District > 0 {
+			msg = "district " + strconv.Itoa(e.District) + " has no count sheet in this dataset"
+		}
 	default:
 		msg = "no candidate has the slug or id " + key
 	}
@@ -94,7 +102,7 @@ func (d *Dataset) localityDistricts(k string) uint32 {
 }
 
 // Lookup finds one record of a collection by its key, as Record reads
-// it, and returns its index in Parties, Districts or Candidates.
+// it, and returns its index in Parties, Districts, Candidates or Sheets.
 func (d *Dataset) Lookup(c Collection, key string) (int, bool) {
 	lower := strings.ToLower(key)
 	switch c {
@@ -118,17 +126,20 @@ func (d *Dataset) Lookup(c Collection, key string) (int, bool) {
 			return i, true
 		}
 		return d.recs.candidateByID.find(lower, d.candidateID)
+	case Results:
+		return d.lookupSheet(key)
 	}
 	return 0, false
 }
 
 // Record answers a request for one record of a collection by its key: a
 // party or a candidate by slug or UUID, a district by number (decimal
-// digits, so "05" is district 5) or UUID, in any letter case. A key that
+// digits, so "05" is district 5) or UUID, in any letter case, and a count
+// sheet by its district's number or UUID likewise. A key that
 // names no record gives a *NotFoundError.
 func (d *Dataset) Record(c Collection, key string) (Result, error) {
 	i, found := d.Lookup(c, key)
-	suggestion := ""
+	suggestion, district := "", 0
 	switch c {
 	case Parties:
 		if found {
@@ -144,10 +155,17 @@ func (d *Dataset) Record(c Collection, key string) (Result, error) {
 			return one(d.allCandidates(), i, "rc", i), nil
 		}
 		suggestion = suggest.Best(strings.ToLower(key), slugs(len(d.candidates), d.candidateSlug), 1)
+	case Results:
+		if found {
+			return Result{list: d.results.byNumber[d.sheets[i].DistrictNumber], n: 1}, nil
+		}
+		if n, ok := d.Lookup(Districts, key); ok {
+			district = d.districts[n].Number
+		}
 	default:
 		return Result{}, &CollectionError{Name: string(c)}
 	}
-	return Result{}, &NotFoundError{Collection: c, Key: key, Suggestion: suggestion}
+	return Result{}, &NotFoundError{Collection: c, Key: key, Suggestion: suggestion, District: district}
 }
 
 // one is the answer of the i-th record of l, a whole collection, alone,

@@ -56,7 +56,8 @@ const (
 // Query answers a request for a collection. Parties take no parameters and
 // ignore any given; districts take locality (see lookup.go); candidates take
 // district, party, the readers' filters stood_in, elected and q (see
-// filter.go), limit and offset, as documented in the README. Parameters with an empty value count
+// filter.go), limit and offset, as documented in the README; results take
+// district (see results.go). Parameters with an empty value count
 // as absent and unknown parameters are ignored. A refused parameter gives a
 // *ParamError naming every refused parameter.
 func (d *Dataset) Query(c Collection, p Params) (Result, error) {
@@ -67,6 +68,8 @@ func (d *Dataset) Query(c Collection, p Params) (Result, error) {
 		return d.queryDistricts(p)
 	case Candidates:
 		return d.queryCandidates(p)
+	case Results:
+		return d.queryResults(p)
 	}
 	return Result{}, &CollectionError{Name: string(c)}
 }
@@ -269,8 +272,9 @@ func (r Result) Run() (start int, ok bool) {
 
 // Index returns the position of the result's i-th record in its
 // collection's published order: the record is Parties()[Index(i)],
-// Districts()[Index(i)] or Candidates()[Index(i)]. The pages and query's
-// columns read records as values through it.
+// Districts()[Index(i)], Candidates()[Index(i)] or Sheets()[Index(i)]
+// (for the national totals, 0). The pages and query's columns read
+// records as values through it.
 func (r Result) Index(i int) int {
 	switch {
 	case r.pick != nil:

@@ -48,9 +48,9 @@ func TestLoadRefusesHiddenText(t *testing.T) {
 		{"a first-strong isolate in a note", dataset.DistrictsFile, firstNote, "\"note\": \"includes \u2068Gwardamanġa\"", "/0/localities/4/note", "bidi-control", false},
 		{"a left-to-right mark", dataset.PartiesFile, firstParty, "\"name\": \"Partit\u200e Laburista\"", "/0/name", "bidi-control", false},
 		{"an Arabic letter mark", dataset.PartiesFile, firstParty, "\"name\": \"Partit\u061c Laburista\"", "/0/name", "bidi-control", false},
-		{"a control in a district id", dataset.CandidatesFile, `"e15cb27f-fe38-5006-941a-db985fc8e40c"
-    ],`, `"e15cb27f-fe38-5006-941a-db985fc8e40c\u0007"
-    ],`, "/0/district_ids/0", "control-character", false},
+		{"a control in a district id", dataset.CandidatesFile, `"district_ids": [
+      "e15cb27f-fe38-5006-941a-db985fc8e40c"`, `"district_ids": [
+      "e15cb27f-fe38-5006-941a-db985fc8e40c\u0007"`, "/0/district_ids/0", "control-character", false},
 		{"a key with a bidi control", dataset.CandidatesFile, firstName, "\"name\": \"Sammy Farrugia\", \"\u202ename\": 1", "/0", "bidi-control", false},
 		{"a key given twice", dataset.CandidatesFile, firstName, `"name": "Sammy Farrugia", "name": "<script>x</script>"`, "/0/name", "duplicate-key", false},
 		{"a key given twice in a locality", dataset.DistrictsFile, firstLoc, `"name": "Valletta", "slug": "valletta"`, "/0/localities/0/slug", "duplicate-key", false},

@@ -3,6 +3,7 @@ package dataset
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,13 +77,23 @@ func (t *tally) total(j, k int) int { return t.sheet.Candidacies[j].Totals[k] }
 // balance checks that count k's totals and non-transferable add up to
 // the valid votes.
 func (t *tally) balance(k int) {
+	// Every figure is 0 or more (checkSheetFields); a sum past the
+	// largest int stops there rather than wrap round.
 	sum := t.sheet.Counts[k].NonTransferable
 	for j := range t.sheet.Candidacies {
-		sum += t.total(j, k)
+		sum = saturated(sum, t.total(j, k))
 	}
 	if sum != t.sheet.ValidVotes {
 		t.errorf(pointer(t.i, "counts", k), "count-balance", "count %d: the totals add up to %s, and the valid votes are %s", k+1, thousands(sum), thousands(t.sheet.ValidVotes))
 	}
+}
+
+// saturated is a + b, or the largest int when that would overflow.
+func saturated(a, b int) int {
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
 }
 
 // event works out what count k (k > 0) was from how the totals moved
@@ -177,9 +188,10 @@ func (t *tally) exclusion(c Count, out []int, k int) Count {
 			withVotes++
 		}
 	}
-	next := -1 // the lowest continuing candidate who stays
+	t.exclude(out, k)
+	next := -1 // the lowest continuing candidate, who stays
 	for j := range t.sheet.Candidacies {
-		if t.state[j] == continuing && !slices.Contains(out, j) && (next < 0 || t.total(j, k-1) < t.total(next, k-1)) {
+		if t.state[j] == continuing && (next < 0 || t.total(j, k-1) < t.total(next, k-1)) {
 			next = j
 		}
 	}
@@ -192,7 +204,6 @@ func (t *tally) exclusion(c Count, out []int, k int) Count {
 			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s are excluded together with %s votes, and %s has %s; several are excluded at once only when their votes together are fewer than the next-lowest's", k+1, t.list(out), thousands(votes), t.names[next], thousands(low))
 		}
 	}
-	t.exclude(out, k)
 	c.Event, c.Votes = EventExclusion, votes
 	for _, j := range out {
 		c.CandidateIDs = append(c.CandidateIDs, t.sheet.Candidacies[j].CandidateID)

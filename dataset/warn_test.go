@@ -98,3 +98,43 @@ func TestOptionsWarn(t *testing.T) {
 		t.Errorf("warnings of a load given to Warn:\n%v\nwant\n%v", got, want)
 	}
 }
+
+// TestCandidateDuplicate: two candidates of the same name and party are
+// warned of as one person listed twice, unless together they stand in more
+// districts than one candidate may, which makes them two people. A third
+// is compared with the first.
+func TestCandidateDuplicate(t *testing.T) {
+	party := "p"
+	tests := []struct {
+		name      string
+		districts [][]string // of each "Ivan Bartolo" in turn
+		want      []string   // the warnings' pointers and messages
+	}{
+		{"the same districts", [][]string{{"d1"}, {"d1"}}, []string{`/1/name "Ivan Bartolo" of the same party is also at candidates.json#/0: the same person twice?`}},
+		{"one district each", [][]string{{"d1"}, {"d2"}}, []string{`/1/name "Ivan Bartolo" of the same party is also at candidates.json#/0: the same person twice?`}},
+		{"two and one of them again", [][]string{{"d1", "d2"}, {"d2"}}, []string{`/1/name "Ivan Bartolo" of the same party is also at candidates.json#/0: the same person twice?`}},
+		{"three districts together", [][]string{{"d11"}, {"d4", "d7"}}, nil},
+		{"four districts together", [][]string{{"d9", "d12"}, {"d4", "d7"}}, nil},
+		{"a third, like the first", [][]string{{"d11"}, {"d4", "d7"}, {"d11"}}, []string{`/2/name "Ivan Bartolo" of the same party is also at candidates.json#/0: the same person twice?`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var d records
+			for _, ids := range tt.districts {
+				d.candidates.recs = append(d.candidates.recs, Candidate{Name: "Ivan Bartolo", PartyID: &party, DistrictIDs: ids})
+				d.candidates.valid = append(d.candidates.valid, true)
+			}
+			r := &Report{}
+			d.warn(r)
+			var got []string
+			for _, p := range r.Warnings {
+				if p.Rule == "candidate-duplicate" {
+					got = append(got, p.Pointer+" "+p.Message)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("candidate-duplicate warnings:\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}

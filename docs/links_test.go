@@ -180,9 +180,11 @@ func TestFieldTablesFollowOpenAPI(t *testing.T) {
 		return out
 	}
 	want := map[string][]string{
-		"`GET /parties`":    props("Party", ""),
-		"`GET /districts`":  append(props("District", ""), props("Locality", "localities[].")...),
-		"`GET /candidates`": props("Candidate", ""),
+		"`GET /parties`":          props("Party", ""),
+		"`GET /districts`":        append(props("District", ""), props("Locality", "localities[].")...),
+		"`GET /candidates`":       props("Candidate", ""),
+		"`GET /results`":          append(append(props("CountSheet", ""), props("Count", "counts[].")...), props("Candidacy", "candidacies[].")...),
+		"`GET /results/national`": append(props("NationalTotals", ""), props("PartyTotal", "parties[].")...),
 	}
 	got := map[string][]string{}
 	section := ""

@@ -222,7 +222,7 @@ func TestIndex(t *testing.T) {
 		{"publisher", index.Attribution.Name, m.Publisher.Name},
 		{"publisher's site", index.Attribution.URL, m.Publisher.URL},
 		{"publisher's About page", *index.Attribution.AboutURL, m.Publisher.AboutURL},
-		{"counts", index.Counts, map[string]int{"parties": 6, "districts": 13, "candidates": 140}},
+		{"counts", index.Counts, map[string]int{"parties": 6, "districts": 13, "candidates": 177, "results": len(ds.Sheets())}},
 		{"links", index.Links, map[string]string{"self": "/api/public/v1/", "openapi": "/api/public/v1/openapi.json", "catalog": "/api/public/v1/catalog.jsonld"}},
 	} {
 		if !reflect.DeepEqual(c.got, c.want) {
@@ -237,7 +237,11 @@ func TestIndex(t *testing.T) {
 	var paths []string
 	for _, e := range index.Endpoints {
 		paths = append(paths, e.Path)
-		if rec := do(t, s, request{target: withKey(e.Path)}); rec.Code != 200 {
+		want := 200
+		if e.Path == server.BasePath+"/results/{number_or_id}" && len(ds.Sheets()) == 0 {
+			want = 404 // a dataset without count sheets
+		}
+		if rec := do(t, s, request{target: withKey(e.Path)}); rec.Code != want {
 			t.Errorf("the index lists %s, which answers %d", e.Path, rec.Code)
 		}
 	}
@@ -349,8 +353,8 @@ func TestCatalog(t *testing.T) {
 				c.Modified != (ldDate{m.PublishedAt.Format("2006-01-02"), "xsd:date"}) {
 				t.Errorf("catalogue = %+v", c)
 			}
-			if len(c.Datasets) != 3 {
-				t.Fatalf("%d datasets, want 3", len(c.Datasets))
+			if len(c.Datasets) != len(dataset.Table) {
+				t.Fatalf("%d datasets, want %d", len(c.Datasets), len(dataset.Table))
 			}
 			for i, d := range c.Datasets {
 				path := server.BasePath + "/" + string(dataset.Collections[i])
@@ -373,7 +377,7 @@ func TestCatalog(t *testing.T) {
 					if err := json.Unmarshal(got.Body.Bytes(), &env); got.Code != 200 || err != nil {
 						t.Errorf("%s: status %d", link, got.Code)
 					}
-					if link == dist.DownloadURL.ID && env.Meta.Count != []int{6, 13, 140}[i] {
+					if link == dist.DownloadURL.ID && env.Meta.Count != []int{6, 13, 177, len(ds.Sheets())}[i] {
 						t.Errorf("%s has %d records, not the whole collection", link, env.Meta.Count)
 					}
 				}
@@ -535,9 +539,16 @@ func readOpenAPI(t *testing.T) openAPI {
 // the server announces, with its parameters, is in the document.
 func TestOpenAPIMatchesServer(t *testing.T) {
 	doc := readOpenAPI(t)
-	s, _ := newServer(t, server.Options{RateLimit: 100000})
+	embedded, _ := newServer(t, server.Options{RateLimit: 100000})
+	// The results' paths are walked on a dataset with count sheets, whose
+	// examples name records.
+	counts, _ := countsServer(t, true, server.Options{RateLimit: 100000})
 	params := map[string][]string{} // path -> parameter names
 	for path, item := range doc.Paths {
+		s := embedded
+		if strings.HasPrefix(path, server.BasePath+"/results") {
+			s = counts
+		}
 		methods := slices.Sorted(func(yield func(string) bool) {
 			for m := range item {
 				if !yield(m) {
@@ -640,7 +651,7 @@ func TestOpenAPIMatchesServer(t *testing.T) {
 			Parameters []struct{ Name string }
 		}
 	}
-	if err := json.Unmarshal(do(t, s, request{target: "/api/public/v1/"}).Body.Bytes(), &index); err != nil {
+	if err := json.Unmarshal(do(t, embedded, request{target: "/api/public/v1/"}).Body.Bytes(), &index); err != nil {
 		t.Fatal(err)
 	}
 	var listed []string
@@ -679,7 +690,7 @@ func TestOpenAPIMatchesServer(t *testing.T) {
 		}
 		for _, miss := range misses {
 			if _, documented := doc.Paths[miss]; !documented {
-				if rec := do(t, s, request{target: miss}); rec.Code != 404 {
+				if rec := do(t, embedded, request{target: miss}); rec.Code != 404 {
 					t.Errorf("%s: status %d, want 404", miss, rec.Code)
 				}
 			}
@@ -694,6 +705,7 @@ func withKey(path string) string {
 		"/parties/{slug_or_id}", "/parties/pn",
 		"/districts/{number_or_id}", "/districts/5",
 		"/candidates/{slug_or_id}", "/candidates/toni-bezzina",
+		"/results/{number_or_id}", "/results/5",
 	).Replace(path)
 }
 
@@ -738,6 +750,15 @@ func TestOpenAPIExamples(t *testing.T) {
 		return v
 	}
 	get := func(target string) any { return answer(hostRequest{target: target, host: "example.com"}) }
+	withSheets, _ := countsServer(t, true, server.Options{RateLimit: 1000})
+	without, _ := countsServer(t, false, server.Options{RateLimit: 1000})
+	getFrom := func(s *server.Server, target string) any {
+		var v any
+		if err := json.Unmarshal(doHost(t, s, hostRequest{target: target, host: "example.com"}).Body.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
 
 	// Every response example, with the request it answers.
 	const r = "/components/responses/"
@@ -753,6 +774,9 @@ func TestOpenAPIExamples(t *testing.T) {
 		r + "BadRequest/content/application~1problem+json/examples/locality":      get("/api/public/v1/districts?locality=Birzebuga"),
 		r + "RecordNotFound/content/application~1problem+json/examples/candidate": get("/api/public/v1/candidates/nobody"),
 		r + "RecordNotFound/content/application~1problem+json/examples/misspelt":  get("/api/public/v1/parties/pnn"),
+		r + "RecordNotFound/content/application~1problem+json/examples/result":    get("/api/public/v1/results/14"),
+		r + "ResultsOK/content/application~1json/examples/none":                   getFrom(without, "/api/public/v1/results"),
+		r + "NationalOK/content/application~1json/examples/2022":                  getFrom(withSheets, "/api/public/v1/results/national"),
 		r + "IndexOK/content/application~1json/examples/embedded":                 get("/api/public/v1/"),
 		r + "CatalogOK/content/application~1ld+json/examples/embedded":            published(t, "http://localhost:8080", "/api/public/v1/catalog.jsonld"),
 		r + "BadRequest/content/application~1problem+json/examples/limit":         get("/api/public/v1/candidates?limit=0"),

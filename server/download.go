@@ -34,28 +34,33 @@ func (s *Server) download(c dataset.Collection) http.Handler {
 			return
 		}
 		csv := answers.NewDownload(ds, rows)
-		etag := csv.ETag()
-		a := &answer{contentType: csvValue, etag: etag, gzipETag: strings.TrimSuffix(etag, `"`) + `-gzip"`}
-		gz := acceptsGzip(r.Header["Accept-Encoding"])
-		tag := a.etag
-		if gz {
-			tag = a.gzipETag
-		}
-		// Only the body that is sent is made: none for a 304, and the
-		// gzip one alone for a client that takes it. A body and a gzip
-		// body both set (empty when unsent) make writeAnswer choose by
-		// Accept-Encoding, as it does for a document.
-		switch {
-		case noneMatch(r.Header["If-None-Match"], tag):
-			a.body, a.gzipBody = []byte{}, []byte{}
-		case gz:
-			a.body, a.gzipBody = []byte{}, gzipCSV(csv.AppendCSV(nil))
-		default:
-			a.body = csv.AppendCSV(nil)
-		}
+		a := csvAnswer(r, csv.ETag(), csv.AppendCSV)
 		w.Header()["Content-Disposition"] = disposition
 		s.writeAnswer(w, r, a)
 	})
+}
+
+// csvAnswer is a download's answer, of strong ETag etag and bytes
+// appendCSV appends. Only the body that is sent is made: none for a 304,
+// and the gzip one alone for a client that takes it. A body and a gzip
+// body both set (empty when unsent) make writeAnswer choose by
+// Accept-Encoding, as it does for a document.
+func csvAnswer(r *http.Request, etag string, appendCSV func([]byte) []byte) *answer {
+	a := &answer{contentType: csvValue, etag: etag, gzipETag: strings.TrimSuffix(etag, `"`) + `-gzip"`}
+	gz := acceptsGzip(r.Header["Accept-Encoding"])
+	tag := a.etag
+	if gz {
+		tag = a.gzipETag
+	}
+	switch {
+	case noneMatch(r.Header["If-None-Match"], tag):
+		a.body, a.gzipBody = []byte{}, []byte{}
+	case gz:
+		a.body, a.gzipBody = []byte{}, gzipCSV(appendCSV(nil))
+	default:
+		a.body = appendCSV(nil)
+	}
+	return a
 }
 
 // gzipCSV compresses a download for a client that accepts gzip: made on

@@ -178,7 +178,7 @@ func TestDownloadsShareThePagesRateLimit(t *testing.T) {
 // no route's.
 func TestDownloadsOnlyWithPages(t *testing.T) {
 	s, _ := newServer(t, server.Options{})
-	for _, target := range []string{server.PartiesCSVPath, server.DistrictsCSVPath, server.CandidatesCSVPath} {
+	for _, target := range []string{server.PartiesCSVPath, server.DistrictsCSVPath, server.CandidatesCSVPath, "/districts/5/count.csv"} {
 		if rec := do(t, s, request{target: target}); rec.Code != http.StatusNotFound {
 			t.Errorf("%s: status %d, want 404", target, rec.Code)
 		}

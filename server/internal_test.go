@@ -207,11 +207,11 @@ func TestEndpointsMatchOpenAPI(t *testing.T) {
 			t.Errorf("openapi.json has %s, which the router lacks", path)
 		}
 	}
-	if len(routed) != 2*len(dataset.Table)+4 {
-		t.Errorf("the router has %d API paths, want a list and a record for each of the %d collections, the 3 documents and the index without its slash", len(routed), len(dataset.Table))
+	if len(routed) != 2*len(dataset.Table)+5 {
+		t.Errorf("the router has %d API paths, want a list and a record for each of the %d collections, the national totals, the 3 documents and the index without its slash", len(routed), len(dataset.Table))
 	}
 	names := slices.Sorted(maps.Keys(s.metrics.routes))
-	if want := []string{"candidate", "candidates", "catalog", "district", "districts", "index", "openapi", "other", "page", "parties", "party"}; !slices.Equal(names, want) {
+	if want := []string{"candidate", "candidates", "catalog", "district", "districts", "index", "national", "openapi", "other", "page", "parties", "party", "result", "results"}; !slices.Equal(names, want) {
 		t.Errorf("metrics' routes %q, want %q", names, want)
 	}
 }

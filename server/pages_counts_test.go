@@ -1,41 +1,20 @@
 package server_test
 
 import (
-	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 	"ballot/server"
 )
-
-// countsDir is the 2022 dataset with every candidate who stood and the
-// official count sheets of the 13 districts, for the pages of the count.
-const countsDir = "pages/testdata/malta-2022-counts"
-
-// countsServer serves the pages of countsDir.
-func countsServer(t testing.TB) *server.Server {
-	t.Helper()
-	ds, err := dataset.LoadDir(countsDir)
-	if err != nil {
-		t.Fatalf("loading %s: %v", countsDir, err)
-	}
-	if len(ds.Sheets()) != 13 {
-		t.Fatalf("%s holds %d count sheets, want 13", countsDir, len(ds.Sheets()))
-	}
-	opts := server.DefaultOptions()
-	opts.Pages, opts.RateLimit = true, 1000
-	opts.Now = (&clock{now: start}).Now
-	return server.New(ds, opts)
-}
 
 // html is text as the pages' templates escape it.
 var html = strings.NewReplacer("'", "&#39;", "+", "&#43;").Replace
 
-// countPageCases are the pages of the count, from countsDir: district 2's
+// countPageCases are the pages of the count, from datasettest.Counts:
+// district 2's
 // (23 counts: two elected on first preferences, their surpluses, 18
 // exclusions, the last two elected as the candidates left) and the
 // results page, in both languages.
@@ -77,6 +56,7 @@ var countPageCases = []pageCase{
 		html(`<td class="number"><span class="change">+2,378</span>2,868</td>`),
 		`<th scope="row">Non-transferable</th>`,
 		html(`<td class="number"><span class="change">+2,088</span>2,903</td>`),
+		`<p class="csv"><a href="/districts/2/count.csv" download>This count sheet as CSV</a></p>`,
 		`<p class="json">This count as JSON: <a href="/api/public/v1/results/2">/api/public/v1/results/2</a></p>`,
 		`href="/api/public/v1/candidates?stood_in=2"`, "<h2>Locality</h2>",
 	}, []string{`id="candidates" class`, "<script", "style="}},
@@ -124,6 +104,22 @@ var countPageCases = []pageCase{
 	{"home links to the results", "/en/", 200, "", []string{`<li><a href="/results"><strong>13</strong> districts counted</a></li>`}, nil},
 }
 
+// noSheetPageCases are pages of the dataset of datasettest.Counts without
+// its count sheets: a district's page lists who stood, as before the
+// count, and the results page says none is published.
+var noSheetPageCases = []pageCase{
+	{"a district's page", "/districts/10", 200, "", []string{
+		"<h1>District 10</h1>", "<caption>The 28 candidates who stood in district 10, the elected first</caption>",
+		"9 of them list district 10 as their primary district.", `<a href="/districts/4" title="District 4">4</a>`,
+		`<td data-label="Elected"><strong class="mark">✓ yes</strong></td>`}, []string{`id="count"`, "at count"}},
+	{"no results yet", "/results", 200, "results-none.html", []string{
+		`<p class="lead">No results are published yet: the dataset holds no count sheet.</p>`,
+		`<th scope="row"><a href="/districts/2">District 2</a></th>` + "\n" + `<td data-label="Status">no count sheet</td>`}, []string{"<table id=\"parties\">", "#count"}},
+	{"no results yet, in Maltese", "/mt/results", 200, "", []string{
+		`<p class="lead">L-ebda riżultat għadu ma ġie ppubblikat: id-data ma fiha l-ebda folja tal-għadd.</p>`}, nil},
+	{"home", "/en/", 200, "", []string{`<li><a href="/results"><strong>0</strong> districts counted</a></li>`}, nil},
+}
+
 // TestCountPagesWhileCounting: a sheet still counting (district 2's first
 // 5 counts) shows its counts so far, its candidates as continuing, and
 // claims no seat "not at the count" for those who stand there, since the
@@ -131,32 +127,18 @@ var countPageCases = []pageCase{
 // stood, as before; the results page counts the seats so far, and says
 // which districts its totals cover.
 func TestCountPagesWhileCounting(t *testing.T) {
-	files := map[string][]byte{}
-	for _, name := range []string{"dataset.toml", "parties.json", "districts.json", "candidates.json", "counts.json"} {
-		b, err := os.ReadFile(filepath.Join(countsDir, name))
-		if err != nil {
-			t.Fatal(err)
+	files := datasettest.CountsFiles(t, true)
+	datasettest.Edit(t, files, dataset.CountsFile, func(sheets []map[string]any) []map[string]any {
+		two := sheets[1]
+		two["status"] = "counting"
+		two["counts"] = two["counts"].([]any)[:5]
+		for _, c := range two["candidacies"].([]any) {
+			row := c.(map[string]any)
+			row["totals"] = row["totals"].([]any)[:5]
 		}
-		files[name] = b
-	}
-	var sheets []map[string]any
-	if err := json.Unmarshal(files["counts.json"], &sheets); err != nil {
-		t.Fatal(err)
-	}
-	two := sheets[1]
-	two["status"] = "counting"
-	two["counts"] = two["counts"].([]any)[:5]
-	for _, c := range two["candidacies"].([]any) {
-		row := c.(map[string]any)
-		row["totals"] = row["totals"].([]any)[:5]
-	}
-	sheets = sheets[:12] // district 13's not published yet
-	b, err := json.Marshal(sheets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files["counts.json"] = b
-	ds, err := dataset.LoadFiles(files)
+		return sheets[:12] // district 13's not published yet
+	})
+	ds, err := dataset.Load(files)
 	if err != nil {
 		t.Fatalf("a sheet still counting: %v", err)
 	}

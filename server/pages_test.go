@@ -78,13 +78,13 @@ func TestPages(t *testing.T) {
 
 	tests := []pageCase{
 		{"home", "/", 200, "home.html", []string{
-			"<h1>Malta general election, 26 March 2022</h1>", `<strong>140</strong> candidates`,
+			"<h1>Malta general election, 26 March 2022</h1>", `<strong>177</strong> candidates`,
 			`<form class="filters" action="/districts" method="get">`, `href="/api/public/v1/"`,
 			`<html lang="en">`, `<a href="/mt/" hreflang="mt" lang="mt">Malti</a>`}, nil},
 		{"home ignores parameters", "/?_=1", 200, "home.html", nil, nil},
 		{"the English home's own address", "/en/", 200, "home.html", nil, nil},
 		{"the Maltese home", "/mt/", 200, "home-mt.html", []string{
-			`<html lang="mt">`, `<h1 lang="en">Malta general election, 26 March 2022</h1>`, `<strong>140</strong> kandidati`,
+			`<html lang="mt">`, `<h1 lang="en">Malta general election, 26 March 2022</h1>`, `<strong>177</strong> kandidati`,
 			`<form class="filters" action="/mt/districts" method="get">`, `<a href="/en/" hreflang="en" lang="en">English</a>`,
 			`<label for="q">Fittex kandidat bl-isem</label>`}, nil},
 		{"parties", "/parties", 200, "parties.html", []string{`<a href="/parties/pn" lang="mt">Partit Nazzjonalista</a>`, `href="/api/public/v1/parties"`,
@@ -101,28 +101,27 @@ func TestPages(t *testing.T) {
 		{"in Maltese, a locality that matches none", "/mt/districts?locality=Birzebuga", 400, "", []string{
 			`<span class="error" id="locality-error">L-ebda lokalità ma jisimha “Birzebuga”: forsi tfisser Birżebbuġa?</span>`}, nil},
 		{"a district's page", "/districts/10", 200, "district-10.html", []string{
-			"<h1>District 10</h1>", "<caption>The 17 candidates who stood in district 10, the elected first</caption>",
-			"2 of them list district 10 as their primary district.", `href="/api/public/v1/candidates?stood_in=10"`,
-			`<a href="/districts/4" title="District 4">4</a>`}, nil},
-		{"a district's page in Maltese", "/mt/districts/10", 200, "", []string{"<h1>Distrett 10</h1>", "Kandidati li kkontestaw fid-distrett 10: 17, l-eletti l-ewwel", `<a href="/districts/10" hreflang="en" lang="en">English</a>`}, nil},
-		{"candidates", "/candidates", 200, "candidates.html", []string{"Candidates 1 to 100 of 140;", `href="/api/public/v1/candidates"`, `<a rel="next" href="/candidates?offset=100">`}, nil},
+			"<h1>District 10</h1>", `<h2 id="count-heading">The count</h2>`, `<caption id="sheet-caption">District 10: quota 3,529</caption>`,
+			"9 of them list district 10 as their primary district.", `href="/api/public/v1/candidates?stood_in=10"`}, nil},
+		{"a district's page in Maltese", "/mt/districts/10", 200, "", []string{"<h1>Distrett 10</h1>", `<h2 id="count-heading">L-għadd</h2>`, `<a href="/districts/10" hreflang="en" lang="en">English</a>`}, nil},
+		{"candidates", "/candidates", 200, "candidates.html", []string{"Candidates 1 to 100 of 177;", `href="/api/public/v1/candidates"`, `<a rel="next" href="/candidates?offset=100">`}, nil},
 		{"candidates with empty filters", "/candidates?district=&party=&limit=", 200, "candidates.html", nil, nil},
 		{"candidates of district 5 and PN", "/candidates?district=5&party=pn", 200, "candidates-5-pn.html", []string{
 			`<option value="5" selected>`, `<option value="pn" selected>Nationalist Party</option>`, `href="/api/public/v1/candidates?district=5&amp;party=pn"`,
 			`<a href="/mt/candidates?district=5&amp;party=pn" hreflang="mt" lang="mt">Malti</a>`}, nil},
 		{"the same filter written otherwise", "/candidates?party=PN&district=d0e4f679-6e46-543c-a8f9-478075abcc0a&limit=100", 200, "candidates-5-pn.html", nil, nil},
 		{"the same filter with a leading zero", "/candidates?district=05&party=pn&limit=100&_=1", 200, "candidates-5-pn.html", nil, nil},
-		{"the same filter in Maltese", "/mt/candidates?district=5&party=pn", 200, "candidates-5-pn-mt.html", []string{`<option value="5" selected>Distrett 5</option>`, "6 kandidati: distrett ewlieni 5, Partit Nazzjonalista"}, nil},
+		{"the same filter in Maltese", "/mt/candidates?district=5&party=pn", 200, "candidates-5-pn-mt.html", []string{`<option value="5" selected>Distrett 5</option>`, "5 kandidati: distrett ewlieni 5, Partit Nazzjonalista"}, nil},
 		{"the form offers both district filters, named", "/candidates", 200, "", []string{
 			`<label for="stood_in">Stood in district</label>`, `<select id="stood_in" name="stood_in">`,
 			`<label for="district">Primary district</label>`, `<select id="elected" name="elected">`,
 			`<label for="elected">Elected</label>`, `<th scope="col" class="number">Primary district</th>`}, nil},
 		{"who stood in district 10", "/candidates?stood_in=10", 200, "", []string{
-			"<caption>17 candidates: stood in district 10; by primary district, family name and given name</caption>",
+			"<caption>28 candidates: stood in district 10; by primary district, family name and given name</caption>",
 			`<select id="stood_in" name="stood_in">`, `<option value="10" selected>District 10</option>`,
 			`href="/api/public/v1/candidates?stood_in=10"`}, nil},
 		{"the elected of district 10", "/candidates?stood_in=10&elected=true", 200, "", []string{
-			"<caption>9 candidates: stood in district 10, elected;", `<option value="true" selected>elected</option>`,
+			"<caption>11 candidates: stood in district 10, elected;", `<option value="true" selected>elected</option>`,
 			`href="/api/public/v1/candidates?elected=true&amp;stood_in=10"`}, []string{"<td data-label=\"Elected\">no</td>"}},
 		{"those not elected stay chosen in the form", "/candidates?elected=false", 200, "", []string{
 			`<option value="false" selected>not elected</option>`, `href="/api/public/v1/candidates?elected=false"`}, []string{`<option value="true" selected>`}},
@@ -131,17 +130,17 @@ func TestPages(t *testing.T) {
 			`<span class="error" id="stood_in-error">There is no district “99”: choose one of the list.</span>`,
 			`<span class="error" id="name-error">Give a name of 2 to 100 letters; “x” is not one.</span>`}, nil},
 		{"the search page", "/search", 200, "search.html", []string{`<input id="q" name="q" type="search" value=""`}, []string{`class="search"`}},
-		{"a search", "/search?q=zammit", 200, "search-zammit.html", []string{`<caption>3 candidates named “zammit”</caption>`, `<a href="/candidates/`}, nil},
+		{"a search", "/search?q=zammit", 200, "search-zammit.html", []string{`<caption>4 candidates named “zammit”</caption>`, `<a href="/candidates/`}, nil},
 		{"a search, with Maltese letters folded", "/search?q=%C5%BCammit", 200, "", []string{`<a href="/candidates/`}, []string{`id="none"`}},
 		{"a search that finds nobody", "/search?q=abella", 200, "", []string{
 			`<p class="note" id="none">No candidate is named “abella”.</p>`, `<li><a href="/candidates/robert-abela">Robert Abela</a></li>`}, nil},
 		{"a Maltese search", "/mt/search?q=abella", 200, "", []string{`L-ebda kandidat ma jismu “abella”.`, `<li><a href="/mt/candidates/robert-abela">Robert Abela</a></li>`}, nil},
 		{"a refused search", "/search?q=x", 400, "", []string{`<span class="error" id="q-error">Give a name of 2 to 100 letters; “x” is not one.</span>`, `value="x"`}, nil},
-		{"candidates limited", "/candidates?limit=3", 200, "", []string{"Candidates 1 to 3 of 140;", `value="3"`, `href="/api/public/v1/candidates?limit=3"`, `<a rel="next" href="/candidates?limit=3&amp;offset=3">`}, nil},
-		{"candidates, a later page", "/candidates?limit=3&offset=3", 200, "", []string{"Candidates 4 to 6 of 140;", `href="/api/public/v1/candidates?limit=3&amp;offset=3"`, `<a rel="prev" href="/candidates?limit=3">`, `<a rel="next" href="/candidates?limit=3&amp;offset=6">`}, nil},
-		{"Maltese candidates, a later page", "/mt/candidates?limit=3&offset=3", 200, "", []string{"Kandidati 4 sa 6 minn 140;", `<a rel="prev" href="/mt/candidates?limit=3">`, `<a rel="next" href="/mt/candidates?limit=3&amp;offset=6">`}, nil},
-		{"candidates, the last page", "/candidates?offset=100", 200, "", []string{"Candidates 101 to 140 of 140;", `<a rel="prev" href="/candidates">`}, nil},
-		{"candidates, past the last", "/candidates?offset=140", 200, "", []string{"No candidates after the first 140 of 140;", `<a rel="prev" href="/candidates?offset=40">`}, nil},
+		{"candidates limited", "/candidates?limit=3", 200, "", []string{"Candidates 1 to 3 of 177;", `value="3"`, `href="/api/public/v1/candidates?limit=3"`, `<a rel="next" href="/candidates?limit=3&amp;offset=3">`}, nil},
+		{"candidates, a later page", "/candidates?limit=3&offset=3", 200, "", []string{"Candidates 4 to 6 of 177;", `href="/api/public/v1/candidates?limit=3&amp;offset=3"`, `<a rel="prev" href="/candidates?limit=3">`, `<a rel="next" href="/candidates?limit=3&amp;offset=6">`}, nil},
+		{"Maltese candidates, a later page", "/mt/candidates?limit=3&offset=3", 200, "", []string{"Kandidati 4 sa 6 minn 177;", `<a rel="prev" href="/mt/candidates?limit=3">`, `<a rel="next" href="/mt/candidates?limit=3&amp;offset=6">`}, nil},
+		{"candidates, the last page", "/candidates?offset=100", 200, "", []string{"Candidates 101 to 177 of 177;", `<a rel="prev" href="/candidates">`}, nil},
+		{"candidates, past the last", "/candidates?offset=177", 200, "", []string{"No candidates after the first 177 of 177;", `<a rel="prev" href="/candidates?offset=77">`}, nil},
 		{"refused filters", "/candidates?district=14&party=nope&limit=0", 400, "candidates-400.html", []string{
 			`<span class="error" id="district-error">There is no district “14”: choose one of the list.</span>`,
 			`<span class="error" id="party-error">No party is called “nope”: choose one of the list.</span>`,
@@ -165,21 +164,22 @@ func TestPages(t *testing.T) {
 		{"unknown party", "/parties/no-such-party", 404, "party-404.html", []string{`No party has this address`}, nil},
 		{"unknown candidate", "/candidates/nobody", 404, "", []string{`No candidate has this address`}, nil},
 		{"unknown district", "/districts/14", 404, "", []string{`There is no page at this address.`}, nil},
-		{"no results yet", "/results", 200, "results-none.html", []string{
-			`<p class="lead">No results are published yet: the dataset holds no count sheet.</p>`,
-			`<th scope="row"><a href="/districts/2">District 2</a></th>` + "\n" + `<td data-label="Status">no count sheet</td>`}, []string{"<table id=\"parties\">", "#count"}},
-		{"no results yet, in Maltese", "/mt/results", 200, "", []string{
-			`<p class="lead">L-ebda riżultat għadu ma ġie ppubblikat: id-data ma fiha l-ebda folja tal-għadd.</p>`}, nil},
 		{"unknown candidate in Maltese", "/mt/candidates/nobody", 404, "", []string{`<html lang="mt">`, `L-ebda kandidat m&#39;għandu dan l-indirizz`}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkPage(t, s, tt, "") })
 	}
 	// The count sheets, on the district pages and the results page, from
-	// a dataset that holds them (pagesCounts).
-	counts := countsServer(t)
+	// the dataset that holds them (datasettest.Counts).
+	counts, _ := countsServer(t, true, server.Options{Pages: true, RateLimit: 1000})
 	for _, tt := range countPageCases {
 		t.Run("counts/"+tt.name, func(t *testing.T) { checkPage(t, counts, tt, "counts_") })
+	}
+	// The same dataset without its count sheets: the pages as they were
+	// before the count.
+	none, _ := countsServer(t, false, server.Options{Pages: true, RateLimit: 1000})
+	for _, tt := range noSheetPageCases {
+		t.Run("no sheets/"+tt.name, func(t *testing.T) { checkPage(t, none, tt, "nosheets_") })
 	}
 }
 
@@ -681,7 +681,7 @@ func TestPagesSeats(t *testing.T) {
 	if first < 0 || strings.Contains(body[:last], "<tr>\n<th scope=\"row\"><a href=\"/candidates/") {
 		t.Errorf("district 10's page does not list its elected candidates first")
 	}
-	if !strings.Contains(body, `<strong class="mark">✓ yes</strong>`) {
+	if !strings.Contains(body, `<li><strong class="mark">✓</strong> <a href="/candidates/`) {
 		t.Errorf("district 10's page does not mark the elected")
 	}
 }

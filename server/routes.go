@@ -49,8 +49,9 @@ var sharedCounter = len(dataset.Table)
 // endpoints lists every endpoint of the public API: the routing, the route
 // names of metrics and logs, the rate-limit counters and the index's list
 // of endpoints are all made from it. Each collection of dataset.Table gives
-// two rows, its list and one record by its key, in the table's order; the
-// documents follow. A new endpoint is a row here, its handler and its entry
+// two rows, its list and one record by its key, in the table's order, with
+// the national totals of the results before the records (a route before a
+// record's is tried first); the documents follow. A new endpoint is a row here, its handler and its entry
 // in openapi.json.
 func (s *Server) endpoints() []endpoint {
 	var list []endpoint
@@ -62,6 +63,7 @@ func (s *Server) endpoints() []endpoint {
 		list = append(list, endpoint{"/" + string(c.Name), string(c.Name), i, s.collection(c.Name),
 			"application/json", c.Doc, params})
 	}
+	list = append(list, s.nationalEndpoint())
 	for i, c := range dataset.Table {
 		list = append(list, endpoint{"/" + string(c.Name) + "/{" + c.Key + "}", c.Record, i, s.record(c.Name, c.Key),
 			"application/json", c.RecordDoc, []parameter{{c.Key, c.KeyDoc, nil}}})
@@ -177,6 +179,7 @@ func (s *Server) pageRoutes(handle handleFunc) {
 	page(PartiesCSVPath, notADocument, s.download(dataset.Parties))
 	page(DistrictsCSVPath, notADocument, s.download(dataset.Districts))
 	page(CandidatesCSVPath, notADocument, s.download(dataset.Candidates))
+	page(SheetCSVPath, notADocument, http.HandlerFunc(s.sheetDownload))
 	// The stylesheet and the icon are counted by no rate limit: a
 	// page view spends one request.
 	asset := func(path string, a *answer) {

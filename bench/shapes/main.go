@@ -13,6 +13,9 @@
 //	longcand    one candidate whose name fills the file
 //	candidates  many minimal candidates, each of a party, in one district
 //	everywhere  many minimal candidates, each of a party, in all 13
+//	counts      one district's count sheet of many candidacies over many
+//	            counts (-candidacies, -counts; 10,000 over 500 by default),
+//	            every candidate of the dataset one of its rows
 //
 // Many candidates, the other shape, is bench/synth's (-n 135000 is near
 // 64 MiB).
@@ -37,9 +40,11 @@ import (
 var namespace = uuid.MustParse("6b616c6c-6f74-2d62-656e-63682d73796e")
 
 func main() {
-	shape := flag.String("shape", "parties", "parties, localities, longparty, longnote, longcand, candidates or everywhere")
+	shape := flag.String("shape", "parties", "parties, localities, longparty, longnote, longcand, candidates, everywhere or counts")
 	size := flag.Int("bytes", 64<<20, "the largest the shape's file may be, in bytes")
 	out := flag.String("out", "", "directory to write (created if missing)")
+	flag.IntVar(&sheetRows, "candidacies", 10000, "counts: the sheet's candidacies")
+	flag.IntVar(&sheetCounts, "counts", 500, "counts: the sheet's counts")
 	flag.Parse()
 	if *out == "" {
 		log.Fatal("usage: shapes -shape SHAPE -bytes N -out DIR")
@@ -60,6 +65,8 @@ func write(shape string, size int, out string) error {
 		return manyLocalities(size, out)
 	case "candidates", "everywhere":
 		return manyCandidates(size, out, shape == "everywhere")
+	case "counts":
+		return countSheet(sheetRows, sheetCounts, out)
 	case "longparty":
 		return longField(dataset.PartiesFile, size, out, func(parties []map[string]any) {
 			parties[0]["name"] = "Partit " + strings.Repeat("x", size-16<<10)
@@ -73,7 +80,7 @@ func write(shape string, size int, out string) error {
 			candidates[0]["name"] = "N " + strings.Repeat("y", size-256<<10)
 		})
 	}
-	return fmt.Errorf("no shape %q: parties, localities, longparty, longnote, longcand, candidates or everywhere", shape)
+	return fmt.Errorf("no shape %q: parties, localities, longparty, longnote, longcand, candidates, everywhere or counts", shape)
 }
 
 // copyBase writes the embedded dataset's files into out, for a shape to
@@ -215,4 +222,60 @@ func writeJSON(path string, v any, size int) error {
 		return fmt.Errorf("%s would be %d bytes, over %d", path, len(b), size)
 	}
 	return os.WriteFile(path, b, 0o644)
+}
+
+// The size of the counts shape's sheet.
+var sheetRows, sheetCounts int
+
+// countSheet writes a count sheet of district 1 that the rules accept,
+// and candidates.json with its candidates alone: candidate i has i+1 first
+// preferences, and each count after the first excludes the lowest
+// continuing candidate, whose votes all go to non-transferable. No one
+// reaches the quota, so the sheet is still counting.
+func countSheet(rows, counts int, out string) error {
+	var districts []dataset.District
+	if err := readBase(dataset.DistrictsFile, &districts); err != nil {
+		return err
+	}
+	d := districts[0].ID
+	var cands, sheet strings.Builder
+	cands.WriteByte('[')
+	valid := rows * (rows + 1) / 2
+	fmt.Fprintf(&sheet, `[{"district_id":%q,"status":"counting","seats":5,"valid_votes":%d,"quota":%d,"counts":[`, d, valid, valid/6+1)
+	nt := 0
+	for k := range counts {
+		if k > 0 {
+			nt += k // candidate k-1, with k votes, excluded
+			sheet.WriteByte(',')
+		}
+		fmt.Fprintf(&sheet, `{"non_transferable":%d}`, nt)
+	}
+	sheet.WriteString(`],"candidacies":[`)
+	for i := range rows {
+		slug := "c" + strconv.Itoa(i)
+		id := uuid.NewSHA1(namespace, []byte(slug)).String()
+		if i > 0 {
+			cands.WriteByte(',')
+			sheet.WriteByte(',')
+		}
+		fmt.Fprintf(&cands, `{"id":%q,"slug":%q,"name":"C %d","given_name":"C","family_name":"%d","party_id":null,"primary_district_id":%q,"district_ids":[%q]}`, id, slug, i, i, d, d)
+		fmt.Fprintf(&sheet, `{"candidate_id":%q,"name":"C %d","totals":[`, id, i)
+		for k := range counts {
+			if k > 0 {
+				sheet.WriteByte(',')
+			}
+			if k > i { // excluded at count i+2
+				sheet.WriteByte('0')
+			} else {
+				sheet.WriteString(strconv.Itoa(i + 1))
+			}
+		}
+		sheet.WriteString("]}")
+	}
+	cands.WriteByte(']')
+	sheet.WriteString("]}]")
+	if err := os.WriteFile(filepath.Join(out, dataset.CandidatesFile), []byte(cands.String()), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(out, dataset.CountsFile), []byte(sheet.String()), 0o644)
 }

@@ -3,6 +3,11 @@ package sheet
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"ballot/dataset"
 )
 
 // encode writes records as a JSON array indented by two spaces, with a
@@ -45,4 +50,61 @@ func encode[T any](records []T) []byte {
 		out = append(out, '\n')
 	}
 	return append(out, "]\n"...)
+}
+
+// encodeSheets writes count sheets as encode writes records, except that
+// each item of a sheet's lists (a count, a candidacy with its totals) is
+// one line of compact JSON: a sheet reads as the Commission prints it, one
+// row a line, a change shows in a diff as the rows it changes, and a sheet
+// of 10,000 candidacies over 500 counts takes a few bytes a total rather
+// than a line each.
+func encodeSheets(sheets []dataset.CountSheet) []byte {
+	if len(sheets) == 0 {
+		return []byte("[]\n")
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	// compact appends v as compact JSON, without the encoder's newline.
+	compact := func(v any) {
+		if err := enc.Encode(v); err != nil {
+			panic("sheet: encoding JSON: " + err.Error()) // numbers, strings and lists of them
+		}
+		out.Truncate(out.Len() - 1)
+	}
+	out.WriteString("[\n")
+	for i := range sheets {
+		out.WriteString("  {\n")
+		v := reflect.ValueOf(sheets[i])
+		for f := range v.NumField() {
+			name, _, _ := strings.Cut(v.Type().Field(f).Tag.Get("json"), ",")
+			fmt.Fprintf(&out, "    %q: ", name)
+			field := v.Field(f)
+			if field.Kind() == reflect.Slice && field.Type().Elem().Kind() == reflect.Struct && field.Len() > 0 {
+				out.WriteString("[\n")
+				for j := range field.Len() {
+					out.WriteString("      ")
+					compact(field.Index(j).Interface())
+					if j < field.Len()-1 {
+						out.WriteByte(',')
+					}
+					out.WriteByte('\n')
+				}
+				out.WriteString("    ]")
+			} else {
+				compact(field.Interface())
+			}
+			if f < v.NumField()-1 {
+				out.WriteByte(',')
+			}
+			out.WriteByte('\n')
+		}
+		out.WriteString("  }")
+		if i < len(sheets)-1 {
+			out.WriteByte(',')
+		}
+		out.WriteByte('\n')
+	}
+	out.WriteString("]\n")
+	return out.Bytes()
 }

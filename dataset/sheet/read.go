@@ -38,7 +38,7 @@ func (im *importer) read(src fs.FS, name string) ([]byte, bool) {
 
 // nameColumns are the columns that hold names, which a file saved in an
 // encoding without Maltese letters shows with "?" in their place.
-var nameColumns = []string{"name", "short_name", "name_en", "leader_name", "locality", "district_name", "locality_name_en", "given_name", "family_name"}
+var nameColumns = []string{"name", "short_name", "name_en", "leader_name", "locality", "district_name", "locality_name_en", "given_name", "family_name", "candidate", "audited_name"}
 
 // lostLetter reports whether s holds a "?" next to a letter: a letter the
 // export could not write, as in "?or? Bor?" for "Ġorġ Borġ".
@@ -187,7 +187,7 @@ func (im *importer) findColumns(rd *reader, name string, header []string, want c
 		im.add(name, 1, "", "the cells are read as separated by %s (--delimiter), but the header row is separated by %s: give --delimiter %s, or leave it out to have it guessed", DelimiterName(rd.delim), DelimiterName(rd.guess), flagValue(rd.guess))
 		return nil, false
 	}
-	if len(header) == 1 && !slices.Contains(known, strings.ToLower(strings.TrimSpace(header[0]))) {
+	if len(header) == 1 && !want.knows(strings.ToLower(strings.TrimSpace(header[0]))) {
 		im.add(name, 1, "", "the header row %q is a single column: separate the cells by ',', ';' or tabs", strings.TrimSpace(header[0]))
 		return nil, false
 	}
@@ -198,7 +198,7 @@ func (im *importer) findColumns(rd *reader, name string, header []string, want c
 		switch {
 		case h == "":
 			im.add(name, 1, "", "column %d has no name", i+1)
-		case !slices.Contains(known, h):
+		case !want.knows(h):
 			msg := "unknown column"
 			if near := suggest.Best(h, slices.Values(known), 1); near != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", near)

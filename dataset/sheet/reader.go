@@ -24,7 +24,7 @@ func DelimiterName(d rune) string {
 	return "'" + string(d) + "'"
 }
 
-// reader is the one reader of a sheet: import and CountRows read a sheet
+// reader is the one reader of a sheet: import and CountCells read a sheet
 // through it, each in one pass. Its stream drops the byte-order mark a
 // spreadsheet may write, checks that the file is UTF-8 as it passes and
 // follows its quotes; the delimiter is given, or guessed from the header
@@ -89,24 +89,35 @@ func (rd *reader) drain() { _, _ = io.Copy(io.Discard, rd.in) }
 // quoting, a read error) and returns the error, with the rows counted
 // until then.
 func CountRows(r io.Reader, opts Options) (int64, error) {
+	rows, _, err := CountCells(r, opts)
+	return rows, err
+}
+
+// CountCells is CountRows, and counts the cells of those rows that are
+// not blank too: what a sheet of counts makes grows with its cells.
+func CountCells(r io.Reader, opts Options) (rows, cells int64, err error) {
 	rd := newReader(r, opts.Delimiter)
 	rd.cr.ReuseRecord = true // no row is kept
 	if _, err := rd.header(); err != nil {
 		if errors.Is(err, io.EOF) {
-			return 0, nil
+			return 0, 0, nil
 		}
-		return 0, err
+		return 0, 0, err
 	}
-	var n int64
 	for {
-		_, _, err := rd.row()
+		_, fields, err := rd.row()
 		if errors.Is(err, io.EOF) {
-			return n, nil
+			return rows, cells, nil
 		}
 		if err != nil {
-			return n, err
+			return rows, cells, err
 		}
-		n++
+		rows++
+		for _, f := range fields {
+			if strings.TrimSpace(f) != "" {
+				cells++
+			}
+		}
 	}
 }
 

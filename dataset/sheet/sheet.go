@@ -9,7 +9,8 @@
 // Its files go by job: sheet.go runs an import, reader.go and read.go read
 // a sheet (one pass for its delimiter, quotes, UTF-8 and lost letters),
 // cells.go reads a cell, parties.go, districts.go and candidates.go build
-// the records, names.go matches and suggests names, manifest.go reads the
+// the records, counts.go reads the count sheets and matches their rows to
+// candidates, names.go matches and suggests names, manifest.go reads the
 // id namespace, encode.go writes the JSON and problems.go reports.
 //
 // It builds on dataset, whose rules it applies; it must not import server
@@ -17,16 +18,20 @@
 package sheet
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 
 	"ballot/dataset"
 )
 
-// The CSV files Import reads, beside dataset.ManifestFile.
+// The CSV files Import reads, beside dataset.ManifestFile and the count
+// sheets (counts.go).
 const (
 	PartiesFile    = "parties.csv"
 	DistrictsFile  = "districts.csv"
@@ -64,14 +69,40 @@ var (
 	candidateColumns = columns{required: []string{"given_name", "family_name", "party", "districts"}, optional: []string{"id", "name", "slug", "elected", "is_incumbent", "website", "photo_url"}}
 )
 
-type columns struct{ required, optional []string }
+// columns of a file: the required ones, the optional ones, and, when
+// numbered is not empty, the columns numbered from 1 after it (count_1,
+// count_2, …).
+type columns struct {
+	required, optional []string
+	numbered           string
+}
 
 func (c columns) all() []string { return append(slices.Clone(c.required), c.optional...) }
 
+// knows reports whether h, a header name lower-cased, is one of c.
+func (c columns) knows(h string) bool {
+	return slices.Contains(c.required, h) || slices.Contains(c.optional, h) || c.number(h) > 0
+}
+
+// number returns the number of a numbered column h, or 0 when h is not
+// one: its prefix, then a number from 1 written without leading zeros.
+func (c columns) number(h string) int {
+	digits, ok := strings.CutPrefix(h, c.numbered)
+	if c.numbered == "" || !ok || digits == "" || digits[0] == '0' || len(digits) > 6 {
+		return 0
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n < 1 {
+		return 0
+	}
+	return n
+}
+
 // Import reads dataset.toml, parties.csv, districts.csv and candidates.csv
-// from src and returns the files of the dataset they describe, keyed by
-// name: the manifest as it is, and the three JSON files, indented, records
-// in the order of the sheets (districts by number). The same input always
+// from src, and counts.csv and district_totals.csv when src has them, and
+// returns the files of the dataset they describe, keyed by name: the
+// manifest as it is, and the JSON files, indented, records in the order of
+// the sheets (districts by number; counts.json as the API serves it). The same input always
 // gives the same bytes. When anything is wrong, the error is Problems.
 // Warnings are part of that error when there are errors too, and
 // otherwise not returned: ImportWith gives them.
@@ -103,6 +134,7 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	parties := im.parties(src)
 	districts := im.districts(src)
 	candidates := im.candidates(src, parties, districts)
+	counts := im.counts(src, parties, districts, candidates)
 	if im.problems.Errors() > 0 {
 		return nil, nil
 	}
@@ -110,6 +142,11 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	out[dataset.PartiesFile] = encode(parties.records)
 	out[dataset.DistrictsFile] = encode(districts.records())
 	out[dataset.CandidatesFile] = encode(candidates)
+	if counts != nil {
+		out[dataset.CountsFile] = dataset.EncodeJSON(counts.records(districts, candidates))
+		counts.dropTotals() // held no more: counts.json holds them
+		return im.checkWithCounts(out, counts)
+	}
 	candidates = nil // held no more while the output is checked
 	// What is written must be what serve accepts: check it with the very
 	// rules it applies (as validate does, without the answers a server
@@ -125,6 +162,32 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 		im.problems = append(im.problems, report.Errors...)
 		return nil, nil
 	}
+	return out, nil
+}
+
+// checkWithCounts checks the files as run does, and loads them to write
+// counts.json in the shape the API serves it, with what follows from the
+// totals: each count's event, each candidacy's first preferences and the
+// counts at which it was elected or excluded, and who was elected. A
+// problem the rules find in counts.json is reported at the line and
+// column of the sheet it comes from.
+func (im *importer) checkWithCounts(out map[string][]byte, counts *countSheets) (map[string][]byte, error) {
+	var largest int64
+	for _, b := range out {
+		largest = max(largest, int64(len(b)))
+	}
+	ds, err := dataset.LoadContext(context.Background(), dataset.Files(out), dataset.Options{RecordsOnly: true, MaxFileBytes: largest + 1})
+	if err != nil {
+		var report *dataset.Report
+		if !errors.As(err, &report) {
+			return nil, err
+		}
+		for _, p := range report.Errors {
+			im.problems = append(im.problems, counts.place(p))
+		}
+		return nil, nil
+	}
+	out[dataset.CountsFile] = encodeSheets(ds.Sheets())
 	return out, nil
 }
 

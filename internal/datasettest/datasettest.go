@@ -1,12 +1,17 @@
 // Package datasettest is for tests only: the embedded dataset's files as a
-// map a test may break, and a query's answer as the API writes it. The
+// map a test may break, a dataset with the 2022 count sheets (Counts), and
+// a query's answer as the API writes it. The
 // tests of dataset and of answers share it. It imports dataset and
 // answers; no package but a test imports it.
 package datasettest
 
 import (
 	"encoding/json"
+	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -19,14 +24,62 @@ import (
 func Files(t testing.TB) fstest.MapFS {
 	t.Helper()
 	m := fstest.MapFS{}
-	for _, name := range []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile} {
+	for _, name := range []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile, dataset.CountsFile} {
 		b, err := fs.ReadFile(dataset.DefaultFS(), name)
+		if name == dataset.CountsFile && errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
 		m[name] = &fstest.MapFile{Data: b}
 	}
 	return m
+}
+
+// CountsDir is the directory of a dataset with count sheets: the embedded
+// parties and districts, every candidate of 2022, and the official count
+// sheets of the 13 districts (counts.json).
+func CountsDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "testdata", "counts")
+}
+
+// CountsFiles copies CountsDir's files into a map the tests can break;
+// without counts.json when sheets is false: the same dataset without its
+// count sheets.
+func CountsFiles(t testing.TB, sheets bool) fstest.MapFS {
+	t.Helper()
+	m := fstest.MapFS{}
+	for _, name := range []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile, dataset.CountsFile} {
+		if name == dataset.CountsFile && !sheets {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(CountsDir(), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[name] = &fstest.MapFile{Data: b}
+	}
+	return m
+}
+
+// counts holds the datasets Counts loads, by sheets, once for the test
+// binary's life.
+var counts sync.Map
+
+// Counts is the dataset of CountsFiles, loaded once.
+func Counts(t testing.TB, sheets bool) *dataset.Dataset {
+	t.Helper()
+	if ds, ok := counts.Load(sheets); ok {
+		return ds.(*dataset.Dataset)
+	}
+	ds, err := dataset.Load(CountsFiles(t, sheets))
+	if err != nil {
+		t.Fatalf("loading the dataset with count sheets: %v", err)
+	}
+	actual, _ := counts.LoadOrStore(sheets, ds)
+	return actual.(*dataset.Dataset)
 }
 
 // Edit decodes the JSON file name of m into generic values, lets change

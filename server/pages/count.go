@@ -92,6 +92,7 @@ type countView struct {
 	Legend                   []legendItem // the narrow chart's: its numbers' names
 	Sheet                    sheetTable
 	JSON                     string // the count as the API serves it
+	CSV                      string // the sheet as CSV, when the server serves the downloads
 }
 
 // storyLine is one count's sentence: "Count 2:", and what happened.
@@ -212,6 +213,7 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 	}
 	v.Story = s.story(shown, names)
 	v.JSON = s.api + "/results/" + strconv.Itoa(sh.DistrictNumber)
+	v.CSV = s.csvLink(strings.Replace(SheetCSV, "{number}", strconv.Itoa(sh.DistrictNumber), 1))
 	v.Sheet = s.sheetTable(shown, names)
 	v.Chart, v.ChartNarrow = s.drawChart(shown, names, wideChart), s.drawChart(shown, names, narrowChart)
 	byID := s.rowsByID(sh)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 )
 
 // TestStory: the sentences of counts the 2022 sheets never have (several
@@ -138,11 +139,7 @@ func firstDigit(n int) int {
 // shownCounts counts, at most sheetCells cells of the sheet, Listed rows
 // of a list and chartLines lines of a chart, each cut said in a sentence.
 func TestCountViewBounded(t *testing.T) {
-	ds, err := dataset.LoadDir("testdata/malta-2022-counts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Site{ds: ds, lang: English, api: "/api/public/v1"}
+	s := &Site{ds: datasettest.Counts(t, true), lang: English, api: "/api/public/v1"}
 	const rows, counts = 2000, 600
 	at := func(n int) *int { return &n }
 	sh := &dataset.CountSheet{DistrictNumber: 1, Status: dataset.StatusFinal, Seats: 3, ValidVotes: rows * 10, Quota: rows*10/4 + 1}

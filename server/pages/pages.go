@@ -98,6 +98,7 @@ const (
 	PartiesCSV     = "/parties.csv"
 	DistrictsCSV   = "/districts.csv"
 	CandidatesCSV  = "/candidates.csv"
+	SheetCSV       = "/districts/{number}/count.csv" // a district's count sheet
 	PartiesPath    = "/parties"
 	PartyPath      = "/parties/{slug_or_id}"
 	DistrictsPath  = "/districts"

@@ -1,58 +1,14 @@
 package pages
 
 import (
-	"cmp"
-	"slices"
 	"strconv"
 
 	"ballot/dataset"
 )
 
 // The results page: each party's first preferences and share, its seats
-// at the count against its seats in parliament, and each district's count,
-// from the dataset's count sheets.
-
-// partyTotal is a party's national totals at the count: its first
-// preferences over every district with a sheet, and the seats its
-// candidates won there.
-type partyTotal struct {
-	party            int // the party's index; len(parties) for the independents
-	firstPreferences int
-	seats            int
-}
-
-// nationalTotals adds up the sheets: each party's first preferences and
-// seats at the count, the most first preferences first, and the valid
-// votes of every sheet.
-func (s *Site) nationalTotals() (totals []partyTotal, valid int) {
-	byParty := map[int]*partyTotal{}
-	independents := len(s.ds.Parties())
-	for _, sh := range s.ds.Sheets() {
-		valid += sh.ValidVotes
-		for _, c := range sh.Candidacies {
-			pi := independents
-			if c.PartyID != nil {
-				pi, _ = s.ds.Lookup(dataset.Parties, *c.PartyID)
-			}
-			pt := byParty[pi]
-			if pt == nil {
-				pt = &partyTotal{party: pi}
-				byParty[pi] = pt
-			}
-			pt.firstPreferences += c.FirstPreferences
-			if c.ElectedAtCount != nil {
-				pt.seats++
-			}
-		}
-	}
-	for _, pt := range byParty {
-		totals = append(totals, *pt)
-	}
-	slices.SortFunc(totals, func(a, b partyTotal) int {
-		return cmp.Or(cmp.Compare(b.firstPreferences, a.firstPreferences), cmp.Compare(a.party, b.party))
-	})
-	return totals, valid
-}
+// at the count against its seats in parliament (dataset.NationalTotals),
+// and each district's count, from the dataset's count sheets.
 
 // resultsView is the results page's.
 type resultsView struct {
@@ -86,33 +42,41 @@ type districtResult struct {
 func (s *Site) resultsView() resultsView {
 	t, num := s.lang.T, s.lang.Num
 	v := resultsView{None: len(s.ds.Sheets()) == 0, KnownParliament: s.seats != nil}
-	totals, valid := s.nationalTotals()
-	v.Valid = num(valid)
-	// A party with seats in parliament and no candidacy on a sheet (its
-	// districts not counted yet) has a row too, so that the rows add up.
-	counted := map[int]bool{}
-	for _, pt := range totals {
-		counted[pt.party] = true
-		v.AtCount += pt.seats
+	nt := s.ds.NationalTotals()
+	v.Valid, v.AtCount = num(nt.ValidVotes), nt.Seats
+	// Each party that stood in a district counted, by its index (the
+	// independents after the parties), then any party with seats in
+	// parliament and no district counted yet, so that the rows add up.
+	independents := len(s.ds.Parties())
+	var rows []int
+	stood := map[int]dataset.PartyTotal{}
+	for _, pt := range nt.Parties {
+		pi := independents
+		if pt.PartyID != nil {
+			pi, _ = s.ds.Lookup(dataset.Parties, *pt.PartyID)
+		}
+		rows = append(rows, pi)
+		stood[pi] = pt
 	}
-	for i, n := range s.seats {
+	for pi, n := range s.seats {
 		v.InParliament += n
-		if n > 0 && !counted[i] {
-			totals = append(totals, partyTotal{party: i})
+		if _, ok := stood[pi]; n > 0 && !ok {
+			rows = append(rows, pi)
 		}
 	}
 	// At most Listed parties, as the seats' table shows; the totals
 	// count every one.
-	for _, pt := range totals[:min(len(totals), Listed)] {
-		r := partyResult{FirstPreferences: num(pt.firstPreferences), AtCount: pt.seats, Party: partyRef{Display: t("independent")}}
-		if pt.party < len(s.ds.Parties()) {
-			r.Party = s.partyRef(pt.party)
+	for _, pi := range rows[:min(len(rows), Listed)] {
+		pt := stood[pi]
+		r := partyResult{FirstPreferences: num(pt.FirstPreferences), AtCount: pt.SeatsAtCount, Party: partyRef{Display: t("independent")}}
+		if pi < independents {
+			r.Party = s.partyRef(pi)
 		}
-		if valid > 0 {
-			r.Share = s.lang.numbers.Sprintf("%.1f%%", 100*float64(pt.firstPreferences)/float64(valid))
+		if nt.ValidVotes > 0 {
+			r.Share = s.lang.numbers.Sprintf("%.1f%%", 100*pt.Share)
 		}
 		if s.seats != nil {
-			r.InParliament = s.seats[pt.party]
+			r.InParliament = s.seats[pi]
 		}
 		v.Parties = append(v.Parties, r)
 	}

@@ -126,6 +126,7 @@ var stringsEN = map[string]string{
 	"bad_elected":                "Tick the box or leave it empty.",
 	"in_the_form":                "filter them",
 	"count_results":              "districts counted",
+	"count_csv":                  "This count sheet as CSV",
 	"count_json":                 "This count as JSON:",
 	"count_more_rows":            "The first %d of the %d candidates are listed; every one is in the API.",
 	"count_more_counts":          "The first %d of %d counts are shown; every one is in the API.",

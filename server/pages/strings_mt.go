@@ -127,6 +127,7 @@ var stringsMT = map[string]string{
 	"bad_elected":                "Immarka l-kaxxa jew ħalliha vojta.",
 	"in_the_form":                "iffiltrahom",
 	"count_results":              "distretti magħduda",
+	"count_csv":                  "Din il-folja tal-għadd bħala CSV",
 	"count_json":                 "Dan l-għadd bħala JSON:",
 	"count_more_rows":            "L-ewwel %d minn %d kandidati huma elenkati; kollha jinsabu fl-API.",
 	"count_more_counts":          "Jidhru l-ewwel %d għadd minn %d; kollha jinsabu fl-API.",

@@ -1,0 +1,433 @@
+package sheet_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ballot/dataset"
+	"ballot/dataset/sheet"
+)
+
+// countsFolder is testdata/counts: districts 4, 11 and 12 of the 2022
+// count sheets, cut from the published counts.csv and district_totals.csv
+// whole rows at a time (their header, 27 count columns, as it is), and the
+// candidates who stand in them. Three candidates share "Ivan Bartolo" (PN):
+// Ivan Bartolo of district 11 (slug ivan-bartolo), Ivan J. Bartolo of 9
+// and 12, whom the sheet of 12 prints "Ivan Bartolo", and another Ivan
+// Bartolo of 4 and 7 (ivan-bartolo-2).
+func countsFolder(t *testing.T) sheets {
+	t.Helper()
+	s := sheets{}
+	for _, name := range []string{dataset.ManifestFile, sheet.PartiesFile, sheet.DistrictsFile, sheet.CandidatesFile, sheet.CountsFile, sheet.DistrictTotalsFile} {
+		b, err := os.ReadFile(filepath.Join("testdata", "counts", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s[name] = string(b)
+	}
+	return s
+}
+
+// setCell returns a CSV text without quotes with the cell at line (from 1)
+// and column (from 1) set to value.
+func setCell(text string, line, column int, value string) string {
+	lines := strings.Split(text, "\n")
+	cells := strings.Split(lines[line-1], ",")
+	cells[column-1] = value
+	lines[line-1] = strings.Join(cells, ",")
+	return strings.Join(lines, "\n")
+}
+
+// deleteLine returns text without its line (from 1).
+func deleteLine(text string, line int) string {
+	lines := strings.Split(text, "\n")
+	return strings.Join(append(lines[:line-1:line-1], lines[line:]...), "\n")
+}
+
+// cutCounts returns counts.csv with the cells of district n past count
+// last emptied.
+func cutCounts(text, n string, last int) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		cells := strings.Split(l, ",")
+		if cells[0] != n {
+			continue
+		}
+		for k := 4 + last; k < len(cells); k++ {
+			cells[k] = ""
+		}
+		lines[i] = strings.Join(cells, ",")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Lines of testdata/counts/counts.csv.
+const (
+	lineCacopardo    = 4  // district 4, ADPD
+	lineCamilleri    = 9  // district 4, PL, elected
+	lineBartolo4     = 17 // district 4, the Ivan Bartolo of 4 and 7
+	lineNT4          = 26 // district 4, Non-transferable
+	lineFirst11      = 27
+	lineNT11         = 48
+	lineBartolo12    = 64 // district 12, Ivan J. Bartolo, printed "Ivan Bartolo"
+	lineCastillo     = 66 // district 12, PN
+	lineNT12         = 72
+	countsColumnBase = 4 // count_k is column countsColumnBase+k
+)
+
+// TestImportCounts: the count sheets of three districts, as published,
+// give counts.json in the shape the API serves (golden), which
+// dataset.LoadFiles accepts and serves as it is; each row is its
+// candidate's by name, party and district, the three Ivan Bartolos among
+// them.
+func TestImportCounts(t *testing.T) {
+	files := importOK(t, countsFolder(t).fs())
+	golden(t, filepath.Join("testdata", "counts-out", dataset.CountsFile), files[dataset.CountsFile])
+	ds, err := dataset.LoadFiles(files)
+	if err != nil {
+		t.Fatalf("LoadFiles: %v", err)
+	}
+	written := dataset.EncodeJSON(decode[[]dataset.CountSheet](t, files, dataset.CountsFile))
+	if served := dataset.EncodeJSON(ds.Sheets()); !bytes.Equal(written, served) {
+		t.Errorf("counts.json is not the sheets as the dataset serves them:\n%s\nwant\n%s", written, served)
+	}
+	slugs := map[string]string{}
+	for _, c := range ds.Candidates() {
+		slugs[c.ID] = c.Slug
+	}
+	tests := []struct {
+		district int
+		name     string
+		slug     string
+	}{
+		{4, "Ivan Bartolo", "ivan-bartolo-2"},
+		{11, "Ivan Bartolo", "ivan-bartolo"},
+		{12, "Ivan Bartolo", "ivan-j-bartolo"},
+		{11, "Kassandra Mallia", "thomas-mallia"},
+		{11, "Arnold Cassola", "arnold-cassola"},
+	}
+	for _, tt := range tests {
+		s, ok := ds.Sheet(tt.district)
+		if !ok {
+			t.Fatalf("no sheet of district %d", tt.district)
+		}
+		found := false
+		for _, c := range s.Candidacies {
+			if c.Name == tt.name && slugs[c.CandidateID] == tt.slug {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("district %d: no row %q of %s", tt.district, tt.name, tt.slug)
+		}
+	}
+	if n := len(ds.Sheets()); n != 3 {
+		t.Errorf("%d sheets, want 3", n)
+	}
+}
+
+// TestImportCountsShapes: what district_totals.csv may leave out or add,
+// and the friendlier column names, import alike.
+func TestImportCountsShapes(t *testing.T) {
+	base := countsFolder(t)
+	totals := base[sheet.DistrictTotalsFile]
+	counts := base[sheet.CountsFile]
+	tests := []struct {
+		name    string
+		src     sheets
+		check   func(t *testing.T, s []dataset.CountSheet)
+		isEqual bool // counts.json is the one of base
+	}{
+		{"as published", base, nil, true},
+		{"without the counts column", base.with(sheet.DistrictTotalsFile, dropLastColumn(totals)), nil, true},
+		{"friendlier names, in another order, separated by ';'", base.with(sheet.CountsFile, strings.ReplaceAll(strings.Replace(counts, "district,name,party_abbreviation,audited_name", "District,Name,Party,Candidate", 1), ",", ";")), nil, true},
+		{"a candidate given by slug", base.with(sheet.CountsFile, setCell(counts, lineBartolo4, 4, "ivan-bartolo-2")), nil, true},
+		{"status column, final", base.with(sheet.DistrictTotalsFile, addColumn(totals, "status", "final")), nil, true},
+		{"registered unknown", base.with(sheet.DistrictTotalsFile, setCell(totals, 3, 2, "")), func(t *testing.T, s []dataset.CountSheet) {
+			if s[1].Registered != nil || s[0].Registered == nil || *s[0].Registered != 26688 {
+				t.Errorf("registered of districts 4 and 11: %v and %v, want 26688 and null", s[0].Registered, s[1].Registered)
+			}
+		}, false},
+		// District 4 after its 10th count, while the count goes on.
+		{"status counting", base.with(
+			sheet.CountsFile, cutCounts(counts, "4", 10),
+			sheet.DistrictTotalsFile, setCell(setCell(addColumn(totals, "status", ""), 2, 7, "Counting"), 2, 6, "10"),
+		), func(t *testing.T, s []dataset.CountSheet) {
+			if d := s[0]; d.Status != dataset.StatusCounting || len(d.Counts) != 10 || len(d.Elected) != 2 {
+				t.Errorf("district 4: status %s, %d counts, %d elected; want counting, 10, 2", d.Status, len(d.Counts), len(d.Elected))
+			}
+		}, false},
+	}
+	want := importOK(t, base.fs())[dataset.CountsFile]
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := importOK(t, tt.src.fs())
+			if got := files[dataset.CountsFile]; bytes.Equal(got, want) != tt.isEqual {
+				t.Errorf("counts.json equal to the published sheets' is %v, want %v", !tt.isEqual, tt.isEqual)
+			}
+			if tt.check != nil {
+				tt.check(t, decode[[]dataset.CountSheet](t, files, dataset.CountsFile))
+			}
+		})
+	}
+}
+
+// addColumn returns a CSV text with a column added at the end: header
+// name, and value on every other line but the empty last.
+func addColumn(text, header, value string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		switch {
+		case i == 0:
+			lines[i] = l + "," + header
+		case l != "":
+			lines[i] = l + "," + value
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// dropLastColumn returns a CSV text without its last column.
+func dropLastColumn(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if j := strings.LastIndex(l, ","); j >= 0 {
+			lines[i] = l[:j]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestImportCountsProblems gives each problem of the count sheets a case,
+// and asserts the whole report, with its file, line and column: those
+// counts.go finds as it reads, and those the dataset's rules find in
+// counts.json, placed at the sheet's line and column.
+func TestImportCountsProblems(t *testing.T) {
+	base := countsFolder(t)
+	counts, totals, cands := base[sheet.CountsFile], base[sheet.DistrictTotalsFile], base[sheet.CandidatesFile]
+	count := func(k int) int { return countsColumnBase + k }
+	tests := []struct {
+		name string
+		src  sheets
+		want []string
+	}{
+		// the two files
+		{"without district_totals.csv", base.without(sheet.DistrictTotalsFile), []string{
+			"district_totals.csv: file is missing: counts.csv needs it beside it, for each district's valid votes, quota and seats",
+		}},
+		{"without counts.csv", base.without(sheet.CountsFile), []string{
+			"counts.csv: file is missing: district_totals.csv needs it beside it, for each district's running totals count by count",
+		}},
+		{"district not in district_totals.csv", base.with(sheet.DistrictTotalsFile, deleteLine(totals, 3)), []string{
+			"counts.csv:27: district: district 11 has no line in district_totals.csv: give its valid votes, quota and seats there",
+		}},
+		{"district not in counts.csv", base.with(sheet.DistrictTotalsFile, totals+"5,27056,22789,3799,5,18\n"), []string{
+			"district_totals.csv:5: district: district 5 has no rows in counts.csv",
+		}},
+		{"district twice in district_totals.csv", base.with(sheet.DistrictTotalsFile, totals+"4,26688,22506,3752,5,22\n"), []string{
+			"district_totals.csv:5: district: district 4 is already on line 2",
+		}},
+
+		// columns
+		{"both party columns", base.with(sheet.CountsFile, addColumn(counts, "party", "")), []string{
+			"counts.csv:1: party_abbreviation: says what party says: keep one of the two columns",
+		}},
+		{"no party column", base.with(sheet.CountsFile, strings.Replace(counts, "party_abbreviation", "partyabbreviation", 1)), []string{
+			`counts.csv:1: partyabbreviation: unknown column (did you mean "party_abbreviation"?)`,
+			"counts.csv:1: party: required column is missing (or party_abbreviation): the party's slug, short name or name, empty for an independent",
+		}},
+		{"a count column missing", base.with(sheet.CountsFile, strings.Replace(counts, "count_27", "count_28", 1)), []string{
+			"counts.csv:1: count_27: column is missing: the columns count_1 to count_28 are each needed, one after another",
+		}},
+		{"no count column", base.with(sheet.CountsFile, "district,name,party\n4,Chris Fearne,PL\n"), []string{
+			"counts.csv:1: count_1: required column is missing: count_1, count_2, … hold each row's running total at each count",
+		}},
+
+		// cells
+		{"a count with letters", base.with(sheet.CountsFile, setCell(counts, lineCamilleri, count(3), "38x4")), []string{
+			`counts.csv:9: count_3: "38x4" is not a whole number of votes: write digits only, such as 1234`,
+		}},
+		{"a negative count", base.with(sheet.CountsFile, setCell(counts, lineCamilleri, count(3), "-3")), []string{
+			`counts.csv:9: count_3: "-3" is not a whole number of votes: write digits only, such as 1234`,
+		}},
+		{"an empty cell before the last count", base.with(sheet.CountsFile, setCell(counts, lineCamilleri, count(3), "")), []string{
+			"counts.csv:9: count_3: is empty, but count_22 is not: a row has a total at every count up to its district's last",
+		}},
+		{"a cell past the last count", base.with(sheet.CountsFile, setCell(counts, lineCamilleri, count(23), "3752")), []string{
+			"counts.csv:9: count_23: is filled, past district 4's last count: district_totals.csv line 2 gives it 22 counts",
+		}},
+		{"a row short of the last count", base.with(sheet.CountsFile, setCell(counts, lineCamilleri, count(22), "")), []string{
+			"counts.csv:9: count_22: is empty, and district 4 has 22 counts (district_totals.csv line 2): a row has a total at each count",
+		}},
+		{"a row short, without the counts column", base.with(sheet.CountsFile, setCell(counts, lineCamilleri, count(22), ""), sheet.DistrictTotalsFile, dropLastColumn(totals)), []string{
+			"counts.csv:9: count_22: is empty, and line 26 has a total at count 22: every row of district 4 has a total at each of its counts",
+		}},
+		{"more counts than columns", base.with(sheet.DistrictTotalsFile, setCell(totals, 2, 6, "30")), []string{
+			"district_totals.csv:2: counts: is 30, and counts.csv has columns up to count_27",
+		}},
+		{"no counts", base.with(sheet.DistrictTotalsFile, setCell(totals, 2, 6, "0")), []string{
+			"district_totals.csv:2: counts: is 0: a sheet holds count 1 at least",
+		}},
+		{"valid votes not a number", base.with(sheet.DistrictTotalsFile, setCell(totals, 2, 3, `"22,506"`)), []string{
+			`district_totals.csv:2: valid_votes: "22,506" is not a whole number of votes: write digits only, such as 1234`,
+		}},
+		{"quota empty", base.with(sheet.DistrictTotalsFile, setCell(totals, 2, 4, "")), []string{
+			"district_totals.csv:2: quota: must not be empty",
+		}},
+		{"status unknown", base.with(sheet.DistrictTotalsFile, setCell(addColumn(totals, "status", ""), 2, 7, "done")), []string{
+			`district_totals.csv:2: status: "done" is not a status: write counting while counts are still coming in, or final (or leave it empty) once the count is over`,
+		}},
+
+		// rows and candidates
+		{"no Non-transferable row", base.with(sheet.CountsFile, deleteLine(counts, lineNT11)), []string{
+			"counts.csv:27: name: district 11 has no Non-transferable row: add one, named Non-transferable, with the running total of the votes that could go to no continuing candidate",
+		}},
+		{"two Non-transferable rows", base.with(sheet.CountsFile, counts+strings.Split(counts, "\n")[lineNT11-1]+"\n"), []string{
+			"counts.csv:73: name: district 11 has a Non-transferable row already, on line 48",
+		}},
+		{"a row that matches no candidate", base.with(sheet.CountsFile, setCell(counts, lineCastillo, 4, "Ivan Castilo")), []string{
+			`counts.csv:66: audited_name: no candidate in candidates.csv is "Ivan Castilo", of PN, standing in district 12 (did you mean "Ivan Castillo", of PN, in district 12, "Ivan Bartolo", of PN, in district 11 or "Ivan Bartolo", of PN, in districts 4 and 7?)`,
+		}},
+		{"the Ivan Bartolo of 4 and 7 named as Ivan J. Bartolo", base.with(sheet.CountsFile, setCell(counts, lineBartolo4, 4, "Ivan J. Bartolo")), []string{
+			`counts.csv:17: audited_name: no candidate in candidates.csv is "Ivan J. Bartolo", of PN, standing in district 4 (did you mean "Ivan Bartolo", of PN, in districts 4 and 7, "Ivan J. Bartolo", of PN, in districts 9 and 12 or "Ivan Bartolo", of PN, in district 11?)`,
+		}},
+		{"a party that is not the candidate's", base.with(sheet.CountsFile, setCell(counts, lineCacopardo, 3, "PL")), []string{
+			`counts.csv:4: audited_name: no candidate in candidates.csv is "Carmel Cacopardo", of PL, standing in district 4 (did you mean "Carmel Cacopardo", of ADPD, in districts 4 and 9?)`,
+		}},
+		{"a party that is no party", base.with(sheet.CountsFile, setCell(counts, lineCacopardo, 3, "ADDP")), []string{
+			`counts.csv:4: party_abbreviation: no party in parties.csv has the slug, short name, name or English name "ADDP" (did you mean "adpd" for ADPD – The Green Party?); leave it empty for an independent`,
+		}},
+		{"a candidate twice", base.with(sheet.CountsFile, setCell(setCell(counts, lineBartolo12+1, 2, "Ivan Castillo"), lineBartolo12+1, 4, "")), []string{
+			"counts.csv:66: audited_name: is Ivan Castillo again, whose row in district 12 is line 65: a candidate has one row in each district they stand in",
+		}},
+		{"two candidates fit", base.with(sheet.CandidatesFile, addColumn(cands, "slug", "")+"Ivan Castillo,Ivan,Castillo,PN,12,no,ivan-castillo-b\n"), []string{
+			`counts.csv:66: audited_name: "Ivan Castillo", of PN, standing in district 12, fits 2 candidates in candidates.csv, "ivan-castillo" and "ivan-castillo-b": write the slug of the one meant in a candidate column`,
+		}},
+		{"candidates.csv has errors", base.with(sheet.CandidatesFile, setCell(cands, 2, 4, "XX"), sheet.CountsFile, setCell(counts, lineCamilleri, count(3), "x")), []string{
+			`candidates.csv:2: party: no party in parties.csv has the slug, short name, name or English name "XX"; leave it empty for an independent`,
+			`counts.csv:9: count_3: "x" is not a whole number of votes: write digits only, such as 1234`,
+		}},
+
+		// the rules of the count, at the sheets' lines and columns
+		{"a count that does not add up", base.with(sheet.CountsFile, setCell(counts, lineCastillo, count(21), "3648")), []string{
+			"counts.csv:66: count_21: district 12, count 21: Ivan Castillo's surplus leaves them 3,648, not the quota of 3,647",
+			"counts.csv:72: count_21: district 12, count 21: the totals add up to 21,882, and the valid votes are 21,881",
+		}},
+		{"a quota that is not the Droop quota", base.with(sheet.DistrictTotalsFile, setCell(totals, 2, 4, "3753")), []string{
+			"district_totals.csv:2: quota: district 4: the quota is 3,753, and floor(22,506 / (5 + 1)) + 1 is 3,752",
+		}},
+		{"registered fewer than valid votes", base.with(sheet.DistrictTotalsFile, setCell(totals, 2, 2, "22505")), []string{
+			"district_totals.csv:2: registered: is 22,505, fewer than the 22,506 valid votes",
+		}},
+		{"final before every seat is filled", base.with(sheet.CountsFile, cutCounts(counts, "4", 10), sheet.DistrictTotalsFile, setCell(totals, 2, 6, "10")), []string{
+			"district_totals.csv:2: status: district 4, the sheet is final, but its 10 counts elect 2 of its 5 seats; while the count goes on, write counting in its status column",
+		}},
+		{"a candidate without a row", base.with(sheet.CandidatesFile, cands+"Ġorġ Borġ,Ġorġ,Borġ,PL,4,no\n"), []string{
+			"counts.csv:2: district: district 4: Ġorġ Borġ (candidates.json /63) stands in district 4 and has no row; a sheet holds every candidacy of its district",
+		}},
+		{"elected at a count, not elected", base.with(sheet.CandidatesFile, strings.Replace(cands, "Chris Fearne,Chris,Fearne,PL,3;4,yes", "Chris Fearne,Chris,Fearne,PL,3;4,", 1)), []string{
+			"candidates.json: /13/elected: is null, and Chris Fearne is elected at count 1 of district 4 (counts.csv line 13); a candidate elected at a count is elected",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := strings.Join(tt.want, "\n")
+			if got := importProblems(t, tt.src.fs()); got != want {
+				t.Errorf("report\n%s\nwant\n%s", got, want)
+			}
+			if got := importProblems(t, oneByte{tt.src.fs()}); got != want {
+				t.Errorf("read a byte at a time, report\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestImportCounts2022: the published count sheets of 2022, all 13
+// districts, byte for byte as published (testdata/counts-2022), with a
+// candidates.csv of every candidacy they hold, import to 13 final sheets
+// that elect 65, 38 of PL and 27 of PN, as SOURCES.md says of them.
+func TestImportCounts2022(t *testing.T) {
+	src := countsFolder(t)
+	for _, name := range []string{sheet.CandidatesFile, sheet.CountsFile, sheet.DistrictTotalsFile} {
+		b, err := os.ReadFile(filepath.Join("testdata", "counts-2022", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src[name] = string(b)
+	}
+	ds, err := dataset.LoadFiles(importOK(t, src.fs()))
+	if err != nil {
+		t.Fatalf("LoadFiles: %v", err)
+	}
+	party := map[string]string{}
+	for _, p := range ds.Parties() {
+		party[p.ID] = p.ShortName
+	}
+	seats := map[string]int{}
+	elected := 0
+	for _, s := range ds.Sheets() {
+		if s.Status != dataset.StatusFinal || len(s.Elected) != 5 {
+			t.Errorf("district %d: %s, %d elected; want final, 5", s.DistrictNumber, s.Status, len(s.Elected))
+		}
+		for _, c := range s.Candidacies {
+			if c.ElectedAtCount != nil {
+				seats[party[dataset.Text(c.PartyID)]]++
+				elected++
+			}
+		}
+	}
+	if n := len(ds.Sheets()); n != 13 || elected != 65 || seats["PL"] != 38 || seats["PN"] != 27 {
+		t.Errorf("%d sheets electing %d, by party %v; want 13 electing 65, PL 38 and PN 27", n, elected, seats)
+	}
+}
+
+// TestImportCountsNameForms: a row whose name is no candidate's is taken
+// as the one candidate of its party in its district whose name is a form
+// of it, with a warning that says how to make it sure; two such are an
+// error; a name given in the candidate column must be the candidate's.
+func TestImportCountsNameForms(t *testing.T) {
+	base := countsFolder(t)
+	cands := strings.NewReplacer(
+		"Anthony [Tony] Agius Decelis,Anthony,[Tony] Agius Decelis,", "Tony Agius Decelis,Tony,Agius Decelis,",
+		"Maria Deguara,Maria,Deguara,", "Maria Fatima Deguara,Maria Fatima,Deguara,",
+	).Replace(base[sheet.CandidatesFile])
+	const form = "whose name in candidates.csv is a form of it (the name without a part, or a nickname in brackets)"
+	tests := []struct {
+		name   string
+		src    sheets
+		report []string // warnings, or the problems when it fails
+		ok     bool
+	}{
+		{"a nickname, a given name left out", base.with(sheet.CandidatesFile, cands), []string{
+			`counts.csv:30: name: warning: "Anthony [Tony] Agius Decelis" is taken as Tony Agius Decelis, of PL, standing in district 11, ` + form + `; write "Tony Agius Decelis" in audited_name to say so`,
+			`counts.csv:39: name: warning: "Maria Deguara" is taken as Maria Fatima Deguara, of PN, standing in district 11, ` + form + `; write "Maria Fatima Deguara" in audited_name to say so`,
+			`counts.csv:53: name: warning: "Anthony [Tony] Agius Decelis" is taken as Tony Agius Decelis, of PL, standing in district 12, ` + form + `; write "Tony Agius Decelis" in audited_name to say so`,
+			`counts.csv:68: name: warning: "Maria Deguara" is taken as Maria Fatima Deguara, of PN, standing in district 12, ` + form + `; write "Maria Fatima Deguara" in audited_name to say so`,
+		}, true},
+		{"in the candidate column, no form is taken", base.with(sheet.CandidatesFile, cands, sheet.CountsFile, setCell(base[sheet.CountsFile], 39, 4, "Maria Deguara")), []string{
+			`counts.csv:30: name: warning: "Anthony [Tony] Agius Decelis" is taken as Tony Agius Decelis, of PL, standing in district 11, ` + form + `; write "Tony Agius Decelis" in audited_name to say so`,
+			`counts.csv:39: audited_name: no candidate in candidates.csv is "Maria Deguara", of PN, standing in district 11 (did you mean "Maria Fatima Deguara", of PN, in districts 11 and 12?)`,
+			`counts.csv:53: name: warning: "Anthony [Tony] Agius Decelis" is taken as Tony Agius Decelis, of PL, standing in district 12, ` + form + `; write "Tony Agius Decelis" in audited_name to say so`,
+			`counts.csv:68: name: warning: "Maria Deguara" is taken as Maria Fatima Deguara, of PN, standing in district 12, ` + form + `; write "Maria Fatima Deguara" in audited_name to say so`,
+		}, false},
+		{"two forms", base.with(sheet.CandidatesFile, cands+"Maria Josephine Deguara,Maria Josephine,Deguara,PN,11,no\n", sheet.CountsFile, setCell(base[sheet.CountsFile], 30, 4, "Tony Agius Decelis")), []string{
+			`counts.csv:39: name: no candidate in candidates.csv is "Maria Deguara", of PN, standing in district 11 (did you mean "Maria Fatima Deguara", of PN, in districts 11 and 12 or "Maria Josephine Deguara", of PN, in district 11?)`,
+			`counts.csv:53: name: warning: "Anthony [Tony] Agius Decelis" is taken as Tony Agius Decelis, of PL, standing in district 12, ` + form + `; write "Tony Agius Decelis" in audited_name to say so`,
+			`counts.csv:68: name: warning: "Maria Deguara" is taken as Maria Fatima Deguara, of PN, standing in district 12, ` + form + `; write "Maria Fatima Deguara" in audited_name to say so`,
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := sheet.ImportWith(tt.src.fs(), sheet.Options{})
+			if (err == nil) != tt.ok || (res.Files != nil) != tt.ok {
+				t.Fatalf("Import: %v, %d files; want success %v", err, len(res.Files), tt.ok)
+			}
+			if got, want := res.Problems.Error(), strings.Join(tt.report, "\n"); got != want {
+				t.Errorf("report\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
