@@ -373,7 +373,7 @@ func (s *Site) story(sh *dataset.CountSheet, names []string) []storyLine {
 		} else {
 			b.WriteString(".")
 		}
-		if e := s.electedAt(sh, k, names); e != "" {
+		if e := s.electedAt(sh, k, names, byID); e != "" {
 			b.WriteString(" " + e)
 		}
 		out[k] = storyLine{t("story_count", c.Number), b.String()}
@@ -408,8 +408,7 @@ func (s *Site) gains(sh *dataset.CountSheet, k int, names []string) string {
 // electedAt is the sentence saying who was elected at count k+1, in the
 // order of election: by reaching the quota, or, as the last seats are
 // filled, as the candidates left; "" for none.
-func (s *Site) electedAt(sh *dataset.CountSheet, k int, names []string) string {
-	byID := s.rowsByID(sh)
+func (s *Site) electedAt(sh *dataset.CountSheet, k int, names []string, byID map[string]int) string {
 	var quota, left []string
 	for _, id := range sh.Elected {
 		j := byID[id]
