@@ -34,7 +34,8 @@ type pageVisit struct {
 	ready  string // a selector of the page's own content
 }
 
-// TestBrowserPages loads every page in Chromium.
+// TestBrowserPages loads every page in Chromium, and, with axe-core
+// (axeSource), checks each against WCAG 2.1 AA.
 func TestBrowserPages(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
@@ -50,6 +51,7 @@ func TestBrowserPages(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	axe := axeSource(t)
 	ev := &browserEvents{urls: map[network.RequestID]string{}, corsFailed: map[string]string{}}
 	// Four times the cross-origin test's bound: this test loads forty pages
 	// and takes a screenshot of most, some of them very long.
@@ -121,6 +123,10 @@ func TestBrowserPages(t *testing.T) {
 		{"parties-mt", "/mt/parties", 200, "#parties caption"},
 		{"districts", "/districts", 200, "#district-13"},
 		{"district-10", "/districts/10", 200, "#candidates caption"},
+		{"count-district-2", "/districts/2", 200, "#sheet caption"},
+		{"count-district-2-mt", "/mt/districts/2", 200, "#sheet caption"},
+		{"results", "/results", 200, "#district-results caption"},
+		{"results-mt", "/mt/results", 200, "#district-results caption"},
 		{"district-10-mt", "/mt/districts/10", 200, "#candidates caption"},
 		{"candidates", "/candidates", 200, "#candidates caption"},
 		{"candidates-mt", "/mt/candidates", 200, "#candidates caption"},
@@ -150,6 +156,11 @@ func TestBrowserPages(t *testing.T) {
 			}
 			if widths[0] > widths[1] {
 				t.Errorf("%s is %d px wide in a %d px window", v.path, widths[0], widths[1])
+			}
+			if axe != "" {
+				for _, violation := range axeViolations(t, ctx, axe) {
+					t.Errorf("%s at %d px: axe-core: %s", v.path, size.w, violation)
+				}
 			}
 			if name == "" {
 				png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
@@ -307,4 +318,40 @@ func apiGet(t *testing.T, u string, v any) {
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatalf("GET %s: %v", u, err)
 	}
+}
+
+// axeSource is axe-core's script (axe.min.js, from the npm package
+// axe-core) at the path $BALLOT_AXE_JS names, or "" when it is unset:
+// then the pages are not checked for accessibility, and the test says so.
+func axeSource(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("BALLOT_AXE_JS")
+	if path == "" {
+		t.Log("BALLOT_AXE_JS is not set: the pages are not checked with axe-core (npm pack axe-core; set it to the package's axe.min.js)")
+		return ""
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("BALLOT_AXE_JS: %v", err)
+	}
+	return string(b)
+}
+
+// axeViolations runs axe-core on the page the browser shows, with the
+// rules of WCAG 2.0 and 2.1, levels A and AA, and returns each violation
+// with the elements it found it on. The script goes in through the
+// DevTools protocol, which the pages' Content-Security-Policy (no script)
+// does not govern, as a reader's extension would.
+func axeViolations(t *testing.T, ctx context.Context, source string) []string {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](source+";0")); err != nil {
+		t.Fatalf("loading axe-core: %v", err)
+	}
+	found, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}})
+		.then(r => r.violations.map(v => v.id + " (" + v.impact + "): " + v.help + ": " + v.nodes.map(n => n.target.join(" ")).join(", ")))`,
+		chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("running axe-core: %v", err)
+	}
+	return found
 }

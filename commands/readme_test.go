@@ -14,22 +14,30 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// readmeShots are the pictures on README.md's first screen: a district's
-// page at a desk's width and at a phone's, as headless Chromium shows the
-// page a real "ballot serve" answers.
+// readmeShots are the pictures of the pages in the docs, as headless
+// Chromium shows the page a real "ballot serve" answers over the embedded
+// dataset, at a desk's width and at a phone's: on README.md's first
+// screen, district 5's page; in docs/PAGES.md, the count of district 2
+// and the results page.
 var readmeShots = []struct {
 	file          string
 	width, height int64
+	path, ready   string // the page, and a selector of its content
+	doc           string // the document that shows it
 }{
-	{"district-5-1280.png", 1280, 900},
-	{"district-5-375.png", 375, 812},
+	{"district-5-1280.png", 1280, 900, "/districts/5", "#candidates caption", "README.md"},
+	{"district-5-375.png", 375, 812, "/districts/5", "#candidates caption", "README.md"},
+	{"count-district-2-1280.png", 1280, 900, "/districts/2#chart", "#sheet caption", "docs/PAGES.md"},
+	{"count-district-2-375.png", 375, 812, "/districts/2#chart", "#sheet caption", "docs/PAGES.md"},
+	{"results-1280.png", 1280, 900, "/results", "#district-results caption", "docs/PAGES.md"},
+	{"results-375.png", 375, 812, "/results", "#district-results caption", "docs/PAGES.md"},
 }
 
 const readmeShotsDir = "../docs/screenshots"
 
-// TestReadmeScreenshots holds README.md's pictures to what the browser
+// TestReadmeScreenshots holds the docs' pictures to what the browser
 // makes: with -update it takes them again (Chromium on PATH needed), as
-// golden files are rewritten; without, it checks that README.md shows
+// golden files are rewritten; without, it checks that its document shows
 // each, and that each is a PNG of its window's size, as the browser took
 // it. Pixels differ from one Chromium and its fonts to another, so they
 // are not compared.
@@ -37,13 +45,18 @@ func TestReadmeScreenshots(t *testing.T) {
 	if *update {
 		takeReadmeScreenshots(t)
 	}
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, s := range readmeShots {
-		if !bytes.Contains(readme, []byte("](docs/screenshots/"+s.file+")")) {
-			t.Errorf("README.md does not show docs/screenshots/%s", s.file)
+		doc, err := os.ReadFile("../" + s.doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A picture's path is relative to the document that shows it.
+		rel, err := filepath.Rel(filepath.Dir(s.doc), filepath.Join("docs/screenshots", s.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(doc, []byte("]("+rel+")")) {
+			t.Errorf("%s does not show %s", s.doc, rel)
 		}
 		f, err := os.Open(filepath.Join(readmeShotsDir, s.file))
 		if err != nil {
@@ -62,8 +75,8 @@ func TestReadmeScreenshots(t *testing.T) {
 	}
 }
 
-// takeReadmeScreenshots loads district 5's page in Chromium at each width
-// and writes what the window shows.
+// takeReadmeScreenshots loads each picture's page in Chromium at its
+// width and writes what the window shows.
 func takeReadmeScreenshots(t *testing.T) {
 	t.Helper()
 	needBrowser(t)
@@ -83,10 +96,10 @@ func takeReadmeScreenshots(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.EmulateViewport(s.width, s.height)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := chromedp.Run(ctx, chromedp.NavigateResponse("http://"+p.addr+"/districts/5")); err != nil {
+		if _, err := chromedp.Run(ctx, chromedp.NavigateResponse("http://"+p.addr+s.path)); err != nil {
 			t.Fatal(err)
 		}
-		if err := chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS("#candidates caption"))); err != nil {
+		if err := chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(s.ready))); err != nil {
 			t.Fatal(err)
 		}
 		shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())

@@ -76,13 +76,7 @@ func TestPages(t *testing.T) {
 	}
 	_ = api
 
-	tests := []struct {
-		name, target string
-		status       int
-		golden       string   // under testdata/pages/; "" for none
-		contains     []string // in the body
-		lacks        []string // not in the body
-	}{
+	tests := []pageCase{
 		{"home", "/", 200, "home.html", []string{
 			"<h1>Malta general election, 26 March 2022</h1>", `<strong>177</strong> candidates`,
 			`<form class="filters" action="/districts" method="get">`, `href="/api/public/v1/"`,
@@ -107,10 +101,9 @@ func TestPages(t *testing.T) {
 		{"in Maltese, a locality that matches none", "/mt/districts?locality=Birzebuga", 400, "", []string{
 			`<span class="error" id="locality-error">L-ebda lokalità ma jisimha “Birzebuga”: forsi tfisser Birżebbuġa?</span>`}, nil},
 		{"a district's page", "/districts/10", 200, "district-10.html", []string{
-			"<h1>District 10</h1>", "<caption>The 28 candidates who stood in district 10, the elected first</caption>",
-			"9 of them list district 10 as their primary district.", `href="/api/public/v1/candidates?stood_in=10"`,
-			`<a href="/districts/4" title="District 4">4</a>`}, nil},
-		{"a district's page in Maltese", "/mt/districts/10", 200, "", []string{"<h1>Distrett 10</h1>", "Kandidati li kkontestaw fid-distrett 10: 28, l-eletti l-ewwel", `<a href="/districts/10" hreflang="en" lang="en">English</a>`}, nil},
+			"<h1>District 10</h1>", `<h2 id="count-heading">The count</h2>`, `<caption id="sheet-caption">District 10: quota 3,529</caption>`,
+			"9 of them list district 10 as their primary district.", `href="/api/public/v1/candidates?stood_in=10"`}, nil},
+		{"a district's page in Maltese", "/mt/districts/10", 200, "", []string{"<h1>Distrett 10</h1>", `<h2 id="count-heading">L-għadd</h2>`, `<a href="/districts/10" hreflang="en" lang="en">English</a>`}, nil},
 		{"candidates", "/candidates", 200, "candidates.html", []string{"Candidates 1 to 100 of 177;", `href="/api/public/v1/candidates"`, `<a rel="next" href="/candidates?offset=100">`}, nil},
 		{"candidates with empty filters", "/candidates?district=&party=&limit=", 200, "candidates.html", nil, nil},
 		{"candidates of district 5 and PN", "/candidates?district=5&party=pn", 200, "candidates-5-pn.html", []string{
@@ -174,63 +167,90 @@ func TestPages(t *testing.T) {
 		{"unknown candidate in Maltese", "/mt/candidates/nobody", 404, "", []string{`<html lang="mt">`, `L-ebda kandidat m&#39;għandu dan l-indirizz`}, nil},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rec := pageGet(t, s, http.MethodGet, tt.target, nil)
-			if rec.Code != tt.status {
-				t.Fatalf("status %d, want %d; body %.300s", rec.Code, tt.status, rec.Body)
-			}
-			cache := "public, max-age=60"
-			if tt.status != 200 {
-				cache = "no-store"
-			}
-			vary := "Accept-Encoding"
-			if strings.HasPrefix(tt.target, "/?") || tt.target == "/" {
-				vary = "Accept-Encoding, Accept-Language"
-			}
-			wantHeaders(t, rec.Header(), map[string]string{
-				"Content-Type":                "text/html; charset=utf-8",
-				"Content-Security-Policy":     csp,
-				"Cache-Control":               cache,
-				"Access-Control-Allow-Origin": "*",
-				"X-Content-Type-Options":      "nosniff",
-				"X-RateLimit-Limit":           "1000",
-				"Vary":                        vary,
-				"Content-Length":              itoa(rec.Body.Len()),
-			})
-			body := rec.Body.Bytes()
-			for _, want := range tt.contains {
-				if !bytes.Contains(body, []byte(want)) {
-					t.Errorf("the page lacks %q", want)
-				}
-			}
-			for _, unwanted := range tt.lacks {
-				if bytes.Contains(body, []byte(unwanted)) {
-					t.Errorf("the page has %q", unwanted)
-				}
-			}
-			for _, want := range []string{"<!DOCTYPE html>\n<html lang=\"", `<meta charset="utf-8">`, `<meta name="viewport" content="width=device-width, initial-scale=1">`} {
-				if !bytes.Contains(body, []byte(want)) {
-					t.Errorf("the page lacks %q", want)
-				}
-			}
-			if bytes.Contains(body, []byte("<script")) || bytes.Contains(body, []byte(`src="http`)) || bytes.Contains(body, []byte(`href="//`)) {
-				t.Errorf("the page has a script or a resource of another origin")
-			}
-			if tt.golden != "" {
-				golden(t, filepath.Join("pages", tt.golden), body)
-			}
-			writePage(t, strings.NewReplacer("/", "_", "?", "_", "&", "_", "=", "-").Replace(strings.TrimPrefix(tt.target, "/"))+".html", body)
-
-			etag := rec.Header().Get("ETag")
-			if tt.status != 200 {
-				if etag != "" {
-					t.Errorf("an error page carries ETag %q", etag)
-				}
-				return
-			}
-			checkPageCaching(t, s, tt.target, etag, body)
-		})
+		t.Run(tt.name, func(t *testing.T) { checkPage(t, s, tt, "") })
 	}
+	// The count sheets, on the district pages and the results page, from
+	// the dataset that holds them (datasettest.Counts).
+	counts, _ := countsServer(t, true, server.Options{Pages: true, RateLimit: 1000})
+	for _, tt := range countPageCases {
+		t.Run("counts/"+tt.name, func(t *testing.T) { checkPage(t, counts, tt, "counts_") })
+	}
+	// The same dataset without its count sheets: the pages as they were
+	// before the count.
+	none, _ := countsServer(t, false, server.Options{Pages: true, RateLimit: 1000})
+	for _, tt := range noSheetPageCases {
+		t.Run("no sheets/"+tt.name, func(t *testing.T) { checkPage(t, none, tt, "nosheets_") })
+	}
+}
+
+// pageCase is a page TestPages requests, and what it must show.
+type pageCase struct {
+	name, target string
+	status       int
+	golden       string   // under testdata/pages/; "" for none
+	contains     []string // in the body
+	lacks        []string // not in the body
+}
+
+// checkPage requests a page of s: its status, its headers, what it
+// contains and lacks, its golden file and its caching; it writes the page
+// for .ci/lint-html under a name made of prefix and its path.
+func checkPage(t *testing.T, s http.Handler, tt pageCase, prefix string) {
+	t.Helper()
+	rec := pageGet(t, s, http.MethodGet, tt.target, nil)
+	if rec.Code != tt.status {
+		t.Fatalf("status %d, want %d; body %.300s", rec.Code, tt.status, rec.Body)
+	}
+	cache := "public, max-age=60"
+	if tt.status != 200 {
+		cache = "no-store"
+	}
+	vary := "Accept-Encoding"
+	if strings.HasPrefix(tt.target, "/?") || tt.target == "/" {
+		vary = "Accept-Encoding, Accept-Language"
+	}
+	wantHeaders(t, rec.Header(), map[string]string{
+		"Content-Type":                "text/html; charset=utf-8",
+		"Content-Security-Policy":     csp,
+		"Cache-Control":               cache,
+		"Access-Control-Allow-Origin": "*",
+		"X-Content-Type-Options":      "nosniff",
+		"X-RateLimit-Limit":           "1000",
+		"Vary":                        vary,
+		"Content-Length":              itoa(rec.Body.Len()),
+	})
+	body := rec.Body.Bytes()
+	for _, want := range tt.contains {
+		if !bytes.Contains(body, []byte(want)) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for _, unwanted := range tt.lacks {
+		if bytes.Contains(body, []byte(unwanted)) {
+			t.Errorf("the page has %q", unwanted)
+		}
+	}
+	for _, want := range []string{"<!DOCTYPE html>\n<html lang=\"", `<meta charset="utf-8">`, `<meta name="viewport" content="width=device-width, initial-scale=1">`} {
+		if !bytes.Contains(body, []byte(want)) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if bytes.Contains(body, []byte("<script")) || bytes.Contains(body, []byte(`src="http`)) || bytes.Contains(body, []byte(`href="//`)) {
+		t.Errorf("the page has a script or a resource of another origin")
+	}
+	if tt.golden != "" {
+		golden(t, filepath.Join("pages", tt.golden), body)
+	}
+	writePage(t, prefix+strings.NewReplacer("/", "_", "?", "_", "&", "_", "=", "-").Replace(strings.TrimPrefix(tt.target, "/"))+".html", body)
+
+	etag := rec.Header().Get("ETag")
+	if tt.status != 200 {
+		if etag != "" {
+			t.Errorf("an error page carries ETag %q", etag)
+		}
+		return
+	}
+	checkPageCaching(t, s, tt.target, etag, body)
 }
 
 // checkPageCaching checks what a page shares with every successful answer:
@@ -661,7 +681,7 @@ func TestPagesSeats(t *testing.T) {
 	if first < 0 || strings.Contains(body[:last], "<tr>\n<th scope=\"row\"><a href=\"/candidates/") {
 		t.Errorf("district 10's page does not list its elected candidates first")
 	}
-	if !strings.Contains(body, `<strong class="mark">✓ yes</strong>`) {
+	if !strings.Contains(body, `<li><strong class="mark">✓</strong> <a href="/candidates/`) {
 		t.Errorf("district 10's page does not mark the elected")
 	}
 }

@@ -195,6 +195,7 @@ func (s *Server) pageRoutes(handle handleFunc) {
 		page(l.Prefix+pages.CandidatePath, candidateMark, http.HandlerFunc(s.candidatePage))
 		page(l.Prefix+pages.SearchPath, searchMark, http.HandlerFunc(s.searchPage))
 		page(l.Prefix+pages.ReferencePath, otherPageMark, s.prepared(li, func(p *langPages) *answer { return &p.reference }))
+		page(l.Prefix+pages.ResultsPath, otherPageMark, s.prepared(li, func(p *langPages) *answer { return &p.results }))
 	}
 	// The CSV downloads, in one language: their columns are the
 	// API's fields.

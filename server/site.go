@@ -53,8 +53,8 @@ type sitePages struct {
 // the answers of the pages rendered at load, prepared (ETag and gzip) like
 // the documents.
 type langPages struct {
-	site                                            *pages.Site
-	home, parties, districts, candidates, reference answer
+	site                                                     *pages.Site
+	home, parties, districts, candidates, reference, results answer
 }
 
 // buildPages renders the pages of ds that depend on it alone, the home
@@ -81,6 +81,7 @@ func buildPages(ds *dataset.Dataset, idx index) *sitePages {
 			districts:  prepare(htmlValue, site.Districts),
 			candidates: prepare(htmlValue, site.Candidates),
 			reference:  prepare(htmlValue, site.Reference),
+			results:    prepare(htmlValue, site.Results),
 		}
 		sp.lang = append(sp.lang, p)
 	}

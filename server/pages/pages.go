@@ -8,8 +8,7 @@
 //   - New renders, when a dataset loads, every page that depends on the
 //     dataset alone: home, the parties, the districts, the first page of
 //     candidates, the API reference (read from the OpenAPI document, see
-//     reference.go), each party's and each district's page and the 404
-//     page. Site holds them
+//     reference.go), the results and the 404 page. Site holds them
 //     as bytes, which the server prepares (ETag, gzip) like the API's
 //     documents.
 //   - A page that depends on the request, a filtered candidates list, the
@@ -20,6 +19,11 @@
 //     several times the dataset's memory. Each comes as a Rendered, with a
 //     tag made of what decides its bytes, so that a client holding it gets
 //     304 before anything renders.
+//   - The count sheets (dataset.CountSheet), when the dataset holds them,
+//     make the results page (results.go, rendered at load) and the count
+//     on each district's page (count.go): its figures, the elected, the
+//     story of the count in sentences, the sheet as a table, and a chart
+//     of the totals drawn as inline SVG (chart.go).
 //   - Every error page comes from one renderer, Site.ErrorPage (errors.go),
 //     by the status and the kind of page asked for: a refused query in the
 //     form of the page that asked it, a 404, a 429.
@@ -86,11 +90,15 @@ const (
 	HomePath     = "/"
 	DistrictPath = "/districts/{number}"
 	SearchPath   = "/search"
+	// ResultsPath is the results of the count: the parties' first
+	// preferences and seats, and each district's count.
+	ResultsPath = "/results"
 
 	// The CSV downloads of the API, which the listing pages link to.
 	PartiesCSV     = "/parties.csv"
 	DistrictsCSV   = "/districts.csv"
 	CandidatesCSV  = "/candidates.csv"
+	SheetCSV       = "/districts/{number}/count.csv" // a district's count sheet
 	PartiesPath    = "/parties"
 	PartyPath      = "/parties/{slug_or_id}"
 	DistrictsPath  = "/districts"
@@ -154,7 +162,7 @@ var templates = func() map[string]*template.Template {
 	}
 	layout := template.Must(template.New("layout").Funcs(funcs).Option("missingkey=error").ParseFS(files, "templates/layout.html"))
 	m := map[string]*template.Template{}
-	for _, name := range []string{"home", "parties", "districts", "district", "candidates", "party", "candidate", "search", "reference", "error"} {
+	for _, name := range []string{"home", "parties", "districts", "district", "candidates", "party", "candidate", "search", "reference", "error", "results"} {
 		m[name] = template.Must(template.Must(layout.Clone()).ParseFS(files, "templates/"+name+".html"))
 	}
 	return m
@@ -184,15 +192,16 @@ type Site struct {
 	csv    bool   // the listing pages link to the CSV downloads
 	tag    string // the dataset version, this build's pages and the language, in tags
 
-	// Home, Parties, Districts, Candidates (the first page, unfiltered)
-	// and Reference are rendered; a party's page and a district's are
-	// rendered on request (Party, District).
-	Home, Parties, Districts, Candidates, Reference []byte
-	notFound                                        []byte // the 404 page (ErrorPage)
+	// Home, Parties, Districts, Candidates (the first page, unfiltered),
+	// Reference and Results are rendered; a party's page and a district's
+	// are rendered on request (Party, District).
+	Home, Parties, Districts, Candidates, Reference, Results []byte
+	notFound                                                 []byte // the 404 page (ErrorPage)
 
 	partyCandidates map[int][]int // each party's candidates, by index; none for a party of none
 	districtNumber  map[string]int
-	seats           []int // each party's elected candidates; -1 when elected is not known of every one
+	seats           []int                // each party's elected candidates, the independents last; nil when elected is not known of every one
+	won             map[string][]seatWon // each candidate's seats won at the count, by candidate id
 }
 
 // New renders the pages of ds that depend on it alone, in lang. api is the
@@ -230,6 +239,7 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lan
 		}
 	}
 	s.seats = s.countSeats()
+	s.indexSeats()
 	t := lang.T
 	s.Home = s.render("home", t("nav_home"), "home", api+"/", HomePath, s.newHomeView(about, api))
 	s.Parties = s.renderPage("parties", t("nav_parties"), "parties", api+"/parties", s.csvLink(PartiesCSV), PartiesPath, "",
@@ -239,6 +249,7 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lan
 	all, _ := ds.Query(dataset.Candidates, nil) // no parameter is ever refused
 	s.Candidates = s.renderCandidates(all, candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}, nil)
 	s.Reference = s.render("reference", t("nav_reference"), "reference", api+"/openapi.json", ReferencePath, ref)
+	s.Results = s.render("results", t("results_heading"), "results", api+"/results", ResultsPath, s.resultsView())
 	s.notFound = s.errorPage(t("not_found"), t("not_found_detail"))
 	return s, nil
 }

@@ -18,7 +18,7 @@ type homeView struct {
 		Notes   []string
 	}
 	Attribution struct{ Name, URL, AboutURL, HowToCredit string }
-	Counts      struct{ Parties, Districts, Candidates int }
+	Counts      struct{ Parties, Districts, Candidates, Results int }
 	Seats       *seatsView
 }
 
@@ -31,6 +31,7 @@ func (s *Site) newHomeView(a About, api string) homeView {
 	v.Coverage.Summary, v.Coverage.Notes = a.CoverageSummary, a.CoverageNotes
 	v.Attribution.Name, v.Attribution.URL, v.Attribution.AboutURL, v.Attribution.HowToCredit = a.Publisher, a.PublisherURL, a.AboutURL, a.HowToCredit
 	v.Counts.Parties, v.Counts.Districts, v.Counts.Candidates = len(ds.Parties()), len(ds.Districts()), len(ds.Candidates())
+	v.Counts.Results = len(ds.Sheets())
 	v.Seats = s.seatsView()
 	return v
 }
@@ -235,6 +236,7 @@ type districtPageView struct {
 	District              districtView
 	Caption, PrimaryCount string
 	Rows                  []candidateRow
+	Count                 *countView // the district's count, when the dataset holds its sheet
 }
 
 // renderDistrict renders the page of the i-th district.
@@ -251,6 +253,7 @@ func (s *Site) renderDistrict(i int) []byte {
 			primary++
 		}
 		row := s.candidateRow(ci)
+		row.Elected = s.electedHow(&s.ds.Candidates()[ci], d.Number)
 		if row.IsElected {
 			elected = append(elected, row)
 		} else {
@@ -260,6 +263,9 @@ func (s *Site) renderDistrict(i int) []byte {
 	v.Rows = append(elected, others...)
 	v.Caption = s.lang.T("district_caption", len(v.Rows), d.Number)
 	v.PrimaryCount = s.lang.T("district_primary_count", primary, d.Number)
+	if sh, ok := s.ds.Sheet(d.Number); ok {
+		v.Count = s.newCountView(sh)
+	}
 	n := strconv.Itoa(d.Number)
 	return s.renderPage("district", v.District.Name, "", s.api+"/candidates?stood_in="+n, s.csvLink(CandidatesCSV+"?stood_in="+n), "/districts/"+n, "", v)
 }

@@ -1,0 +1,267 @@
+package pages
+
+import (
+	"cmp"
+	"html/template"
+	"slices"
+	"strconv"
+	"strings"
+
+	"ballot/dataset"
+)
+
+// The chart of a count: each candidate's total across the counts, drawn
+// on the server as inline SVG (no script; colours as SVG attributes, which
+// the pages' Content-Security-Policy allows, as the party swatches are).
+// The sheet's table below it is its text alternative, so the chart is one
+// image to assistive technology (role="img", a label pointing to the
+// table).
+//
+// A district has up to 30 candidates: the elected are drawn thick, each
+// in a colour of their own, marked where they were elected and named at
+// their lines' ends; the chartOthers highest of the others in grey,
+// dashed; the rest thin and light, as the field they rose from.
+//
+// It is drawn twice, for a desk and for a phone (the stylesheet shows
+// one): each scales to its container's width (width 100%), and the
+// phone's, narrower, keeps its text near the page's size. The phone's
+// names its elected by the order of their election, which the legend
+// beside it spells out.
+
+// chartLayout is one drawing of the chart, in its viewBox's units.
+type chartLayout struct {
+	class         string // chart-wide or chart-narrow
+	width, height int
+	font          int  // the elected's names and the quota's label
+	numbered      bool // the elected named by their order, not their names
+}
+
+var (
+	wideChart   = chartLayout{"chart-wide", 640, 400, 14, false}
+	narrowChart = chartLayout{"chart-narrow", 340, 380, 13, true}
+)
+
+// The chart's margins: the totals' labels at the left, the counts'
+// numbers and their title below.
+const (
+	chartLeft   = 48
+	chartTop    = 18
+	chartBottom = 44
+	chartTick   = 12 // the axes' labels
+	chartOthers = 3  // the others drawn in grey
+	chartLines  = 60 // the most lines drawn: more would be a grey mass
+)
+
+// chartColours are the elected's colours, in the order they were
+// elected: one each, so that lines of one party are told apart too, and
+// each dark enough to read against white.
+var chartColours = []string{"#0b5cad", "#b3261e", "#1e7b3a", "#7b3fa0", "#b85c00", "#0f7285", "#6b5d00", "#a0306f"}
+
+// chartColour is the colour of the i-th elected (from 0).
+func chartColour(i int) string { return chartColours[i%len(chartColours)] }
+
+// chart is one drawing of a sheet's chart.
+type chart struct {
+	chartLayout
+	b            strings.Builder
+	sh           *dataset.CountSheet
+	names        []string
+	plotW, plotH float64
+	yMax, step   int
+}
+
+func (c *chart) x(k int) float64 {
+	if n := len(c.sh.Counts); n > 1 {
+		return chartLeft + c.plotW*float64(k)/float64(n-1)
+	}
+	return chartLeft + c.plotW/2
+}
+
+func (c *chart) y(v int) float64 {
+	return chartTop + c.plotH*(1-float64(v)/float64(c.yMax))
+}
+
+// drawChart draws the count of sh in layout l; names are its rows' names.
+func (s *Site) drawChart(sh *dataset.CountSheet, names []string, l chartLayout) template.HTML {
+	c := &chart{chartLayout: l, sh: sh, names: names}
+	longest := 1
+	for j, row := range sh.Candidacies {
+		if row.ElectedAtCount != nil && !l.numbered {
+			longest = max(longest, len([]rune(names[j])))
+		}
+	}
+	// The right margin holds the elected's names or numbers: about half
+	// the font size per letter.
+	right := min(l.width/3, 24+longest*l.font*55/100)
+	c.plotW, c.plotH = float64(l.width-chartLeft-right), float64(l.height-chartTop-chartBottom)
+	top := sh.Quota
+	for _, row := range sh.Candidacies {
+		top = max(top, slices.Max(row.Totals))
+	}
+	c.step = tickStep(top)
+	c.yMax = (top/c.step + 1) * c.step
+
+	c.b.WriteString(`<svg class="chart ` + l.class + `" viewBox="0 0 ` + strconv.Itoa(l.width) + " " + strconv.Itoa(l.height) +
+		`" width="100%" role="img" aria-label="` + template.HTMLEscapeString(s.lang.T("chart_label", sh.DistrictNumber)) +
+		`" font-size="` + strconv.Itoa(l.font) + `">`)
+	c.axes(s.lang)
+	c.lines()
+	c.b.WriteString(`<text x="` + f(chartLeft+6) + `" y="` + f(c.y(sh.Quota)+float64(l.font)+3) + `"` + halo + ` font-weight="600">` +
+		template.HTMLEscapeString(s.lang.T("chart_quota", s.lang.Num(sh.Quota))) + `</text>`)
+	c.labels()
+	c.b.WriteString(`</svg>`)
+	return template.HTML(c.b.String()) // every name and word in it is escaped
+}
+
+// axes draws the totals' grid and labels, the counts' numbers, and their
+// title.
+func (c *chart) axes(lang *Lang) {
+	tick := `" fill="#5b6570" font-size="` + strconv.Itoa(chartTick) + `">`
+	for v := 0; v <= c.yMax; v += c.step {
+		c.b.WriteString(`<line x1="` + f(chartLeft) + `" x2="` + f(chartLeft+c.plotW) + `" y1="` + f(c.y(v)) + `" y2="` + f(c.y(v)) + `" stroke="#e3e7eb"/>`)
+		c.b.WriteString(`<text x="` + f(chartLeft-6) + `" y="` + f(c.y(v)+4) + `" text-anchor="end` + tick + lang.Num(v) + `</text>`)
+	}
+	n := len(c.sh.Counts)
+	every := 1
+	for c.plotW/float64(max(1, n-1))*float64(every) < 20 {
+		every++
+	}
+	for k := range n {
+		if k%every == 0 || k == n-1 {
+			c.b.WriteString(`<text x="` + f(c.x(k)) + `" y="` + f(chartTop+c.plotH+18) + `" text-anchor="middle` + tick + strconv.Itoa(k+1) + `</text>`)
+		}
+	}
+	c.b.WriteString(`<text x="` + f(chartLeft+c.plotW/2) + `" y="` + f(float64(c.height-6)) + `" text-anchor="middle` + tick +
+		template.HTMLEscapeString(lang.T("chart_counts")) + `</text>`)
+	// The quota's line; its label, under it at the left, is drawn with
+	// the names, over the lines.
+	c.b.WriteString(`<line x1="` + f(chartLeft) + `" x2="` + f(chartLeft+c.plotW) + `" y1="` + f(c.y(c.sh.Quota)) + `" y2="` + f(c.y(c.sh.Quota)) +
+		`" stroke="#1d232a" stroke-width="1.5" stroke-dasharray="8 4"/>`)
+}
+
+// halo is the attributes of a label drawn over lines: a white outline
+// keeps it legible where it crosses one.
+const halo = ` fill="#1d232a" stroke="#fff" stroke-width="4" stroke-linejoin="round" paint-order="stroke"`
+
+// line draws a candidacy's totals until its exclusion.
+func (c *chart) line(row *dataset.Candidacy, attrs string) {
+	var pts []string
+	for k, v := range row.Totals {
+		if row.ExcludedAtCount != nil && k+1 >= *row.ExcludedAtCount {
+			break
+		}
+		pts = append(pts, f(c.x(k))+","+f(c.y(v)))
+	}
+	if len(pts) == 1 { // gone at count 2: a dot
+		pts = append(pts, pts[0])
+	}
+	if len(pts) > 0 {
+		c.b.WriteString(`<polyline points="` + strings.Join(pts, " ") + `" fill="none" stroke-linejoin="round" stroke-linecap="round" ` + attrs + `/>`)
+	}
+}
+
+// lines draws the others, the lowest first, then the elected on top,
+// each with a dot at the count that elected them.
+func (c *chart) lines() {
+	others := make([]int, 0, len(c.sh.Candidacies))
+	for j, row := range c.sh.Candidacies {
+		if row.ElectedAtCount == nil {
+			others = append(others, j)
+		}
+	}
+	slices.SortStableFunc(others, func(a, b int) int {
+		return cmp.Compare(slices.Max(c.sh.Candidacies[b].Totals), slices.Max(c.sh.Candidacies[a].Totals))
+	})
+	elected := c.electedRows()
+	others = others[:min(len(others), max(0, chartLines-len(elected)))]
+	for i := len(others) - 1; i >= 0; i-- {
+		if i < chartOthers {
+			c.line(&c.sh.Candidacies[others[i]], `stroke="#6b7580" stroke-width="1.75" stroke-dasharray="5 3"`)
+		} else {
+			c.line(&c.sh.Candidacies[others[i]], `stroke="#c3cad1" stroke-width="1"`)
+		}
+	}
+	for i, j := range elected {
+		row := &c.sh.Candidacies[j]
+		colour := chartColour(i)
+		c.line(row, `stroke="`+colour+`" stroke-width="3"`)
+		k := *row.ElectedAtCount - 1
+		if k >= len(row.Totals) { // elected after the counts drawn
+			continue
+		}
+		c.b.WriteString(`<circle cx="` + f(c.x(k)) + `" cy="` + f(c.y(row.Totals[k])) + `" r="5" fill="` + colour + `" stroke="#fff" stroke-width="1.5"/>`)
+	}
+}
+
+// electedRows are the sheet's rows of the elected, in the order they were
+// elected, the first chartLines of them.
+func (c *chart) electedRows() []int {
+	row := make(map[string]int, len(c.sh.Candidacies))
+	for j, r := range c.sh.Candidacies {
+		row[r.CandidateID] = j
+	}
+	rows := make([]int, 0, min(len(c.sh.Elected), chartLines))
+	for _, id := range c.sh.Elected[:min(len(c.sh.Elected), chartLines)] {
+		rows = append(rows, row[id])
+	}
+	return rows
+}
+
+// labels names the elected at their lines' ends, moved apart where lines
+// end together (every elected line ends at the quota once their surplus
+// has gone), with a leader from each line's end to its name.
+func (c *chart) labels() {
+	type label struct {
+		text   string
+		y, end float64
+		colour string
+	}
+	var labels []label
+	last := len(c.sh.Counts) - 1
+	for i, j := range c.electedRows() {
+		text := c.names[j]
+		if c.numbered {
+			text = strconv.Itoa(i + 1)
+		}
+		end := c.y(c.sh.Candidacies[j].Totals[last])
+		labels = append(labels, label{text, end, end, chartColour(i)})
+	}
+	slices.SortStableFunc(labels, func(a, b label) int { return cmp.Compare(a.y, b.y) })
+	gap := float64(c.font) + 3
+	for i := range labels {
+		if i > 0 && labels[i].y < labels[i-1].y+gap {
+			labels[i].y = labels[i-1].y + gap
+		}
+	}
+	if len(labels) > 0 {
+		if over := labels[len(labels)-1].y - (chartTop + c.plotH + 4); over > 0 {
+			for i := range labels {
+				labels[i].y -= over
+			}
+		}
+	}
+	lx := chartLeft + c.plotW
+	for _, l := range labels {
+		c.b.WriteString(`<polyline points="` + f(lx) + "," + f(l.end) + " " + f(lx+8) + "," + f(l.y-4) + " " + f(lx+14) + "," + f(l.y-4) +
+			`" fill="none" stroke="` + l.colour + `" stroke-width="2"/>`)
+		c.b.WriteString(`<text x="` + f(lx+17) + `" y="` + f(l.y) + `"` + halo + `>` + template.HTMLEscapeString(l.text) + `</text>`)
+	}
+}
+
+// tickStep is the step of the totals' grid: 1, 2 or 5 times a power of
+// ten, so that at most seven lines, from 0 to the one above top, cover
+// it.
+func tickStep(top int) int {
+	step := 1
+	for {
+		for _, m := range []int{1, 2, 5} {
+			if top/(step*m) <= 5 {
+				return step * m
+			}
+		}
+		step *= 10
+	}
+}
+
+// f is a coordinate as the SVG writes it: to a tenth of a unit.
+func f(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }

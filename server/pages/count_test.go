@@ -1,0 +1,180 @@
+package pages
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"ballot/dataset"
+	"ballot/internal/datasettest"
+)
+
+// TestStory: the sentences of counts the 2022 sheets never have (several
+// excluded at once, a surplus that goes wholly to non-transferable, more
+// gains than a sentence lists, the last seat filled without the quota),
+// in both languages.
+func TestStory(t *testing.T) {
+	at := func(n int) *int { return &n }
+	// Seats 2, valid votes 100, quota 34: A is elected on first
+	// preferences; C and D, the lowest, are excluded together; A's
+	// surplus of 6 all goes to non-transferable; E drops out; B is
+	// elected as the last continuing candidate.
+	sheet := &dataset.CountSheet{
+		Seats: 2, ValidVotes: 100, Quota: 34,
+		Counts: []dataset.Count{
+			{Number: 1, Event: dataset.EventFirstPreferences},
+			{Number: 2, Event: dataset.EventExclusion, CandidateIDs: []string{"c", "d"}, Votes: 6, NonTransferable: 1},
+			{Number: 3, Event: dataset.EventSurplus, CandidateIDs: []string{"a"}, Votes: 6, NonTransferable: 7},
+			{Number: 4, Event: dataset.EventExclusion, CandidateIDs: []string{"e"}, Votes: 27, NonTransferable: 7},
+		},
+		Candidacies: []dataset.Candidacy{
+			{CandidateID: "a", Totals: []int{40, 40, 34, 34}, ElectedAtCount: at(1)},
+			{CandidateID: "b", Totals: []int{27, 29, 29, 33}, ElectedAtCount: at(4)},
+			{CandidateID: "e", Totals: []int{27, 27, 27, 0}, ExcludedAtCount: at(4)},
+			{CandidateID: "c", Totals: []int{5, 0, 0, 0}, ExcludedAtCount: at(2)},
+			{CandidateID: "d", Totals: []int{1, 0, 0, 0}, ExcludedAtCount: at(2)},
+		},
+		Elected: []string{"a", "b"},
+	}
+	names := []string{"Anna", "Bert", "Emma", "Carm", "Dora"}
+	tests := []struct {
+		lang *Lang
+		want []storyLine
+	}{
+		{English, []storyLine{
+			{"Count 1:", "The first preferences of 100 valid votes; the quota is 34. Anna reaches the quota and is elected."},
+			{"Count 2:", "Carm and Dora excluded with 6 votes between them: Bert +2; 1 vote became non-transferable."},
+			{"Count 3:", "Anna's surplus of 6 votes transferred: no candidate gained; 6 votes became non-transferable."},
+			{"Count 4:", "Emma excluded with 27 votes: Bert +4; none became non-transferable. Bert is elected without reaching the quota, as many candidates being left as seats."},
+		}},
+		{Maltese, []storyLine{
+			{"Għadd 1:", "L-ewwel preferenzi; il-voti validi huma 100 u l-kwota hija 34. Anna: elett/a, bil-kwota."},
+			{"Għadd 2:", "Carm u Dora eliminati b'6 voti bejniethom: Bert +2; mhux trasferibbli: 1 vot."},
+			{"Għadd 3:", "Is-surplus ta' Anna ta' 6 voti ġie trasferit: l-ebda kandidat ma kiseb voti; mhux trasferibbli: 6 voti."},
+			{"Għadd 4:", "Emma eliminat/a b'27 vot: Bert +4; il-voti kollha ġew trasferiti. Bert: elett/a mingħajr il-kwota, għax baqgħu kandidati daqs is-siġġijiet."},
+		}},
+	}
+	for _, tt := range tests {
+		s := &Site{lang: tt.lang}
+		got := s.story(sheet, names)
+		for i := range max(len(got), len(tt.want)) {
+			var g, w storyLine
+			if i < len(got) {
+				g = got[i]
+			}
+			if i < len(tt.want) {
+				w = tt.want[i]
+			}
+			if g != w {
+				t.Errorf("%s, count %d:\n got %q\nwant %q", tt.lang.Code, i+1, g, w)
+			}
+		}
+	}
+}
+
+// TestStoryGains: a sentence lists the three largest gains, the largest
+// first and equal gains by name, and "…" when more gained.
+func TestStoryGains(t *testing.T) {
+	sheet := &dataset.CountSheet{Candidacies: []dataset.Candidacy{
+		{Totals: []int{10, 12}}, {Totals: []int{10, 15}}, {Totals: []int{10, 12}}, {Totals: []int{10, 11}}, {Totals: []int{10, 10}},
+	}}
+	s := &Site{lang: English}
+	if got, want := s.gains(sheet, 1, []string{"Dee", "Bea", "Cal", "Al", "Ed"}), "Bea +5, Cal +2, Dee +2, …"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestVotes: a number of votes in words, with its digits grouped, and
+// Maltese's plural after 2 to 10 (and 102 to 110, …).
+func TestVotes(t *testing.T) {
+	tests := []struct {
+		n      int
+		en, mt string
+	}{
+		{0, "0 votes", "0 voti"},
+		{1, "1 vote", "1 vot"},
+		{2, "2 votes", "2 voti"},
+		{10, "10 votes", "10 voti"},
+		{11, "11 votes", "11 vot"},
+		{105, "105 votes", "105 voti"},
+		{7891, "7,891 votes", "7,891 vot"},
+		{1234567, "1,234,567 votes", "1,234,567 vot"},
+	}
+	en, mt := &Site{lang: English}, &Site{lang: Maltese}
+	for _, tt := range tests {
+		if got := en.votes(tt.n); got != tt.en {
+			t.Errorf("%d in English: %q, want %q", tt.n, got, tt.en)
+		}
+		if got := mt.votes(tt.n); got != tt.mt {
+			t.Errorf("%d in Maltese: %q, want %q", tt.n, got, tt.mt)
+		}
+	}
+}
+
+// TestTickStep: the chart's grid has a round step and at most seven
+// lines, 0 and the one above the highest total among them.
+func TestTickStep(t *testing.T) {
+	for top, want := range map[int]int{1: 1, 5: 1, 6: 2, 11: 2, 29: 5, 30: 10, 3803: 1000, 11694: 2000, 30000: 10000} {
+		if got := tickStep(top); got != want {
+			t.Errorf("tickStep(%d) = %d, want %d", top, got, want)
+		}
+	}
+	for top := 1; top < 100000; top = top*3 + 1 {
+		if n := top/tickStep(top) + 2; n > 7 || !slices.Contains([]int{1, 2, 5}, firstDigit(tickStep(top))) {
+			t.Errorf("tickStep(%d) = %d: %d lines", top, tickStep(top), n)
+		}
+	}
+}
+
+func firstDigit(n int) int {
+	for n >= 10 {
+		n /= 10
+	}
+	return n
+}
+
+// TestCountViewBounded: a sheet of many candidacies over many counts,
+// which the rules accept, makes a page of bounded size: the first
+// shownCounts counts, at most sheetCells cells of the sheet, Listed rows
+// of a list and chartLines lines of a chart, each cut said in a sentence.
+func TestCountViewBounded(t *testing.T) {
+	s := &Site{ds: datasettest.Counts(t, true), lang: English, api: "/api/public/v1"}
+	const rows, counts = 2000, 600
+	at := func(n int) *int { return &n }
+	sh := &dataset.CountSheet{DistrictNumber: 1, Status: dataset.StatusFinal, Seats: 3, ValidVotes: rows * 10, Quota: rows*10/4 + 1}
+	for k := range counts {
+		c := dataset.Count{Number: k + 1, Event: dataset.EventExclusion, CandidateIDs: []string{"c1999"}}
+		if k == 0 {
+			c = dataset.Count{Number: 1, Event: dataset.EventFirstPreferences}
+		}
+		sh.Counts = append(sh.Counts, c)
+	}
+	for j := range rows {
+		c := dataset.Candidacy{CandidateID: "c" + strconv.Itoa(j), Name: "Candidate", Totals: make([]int, counts), FirstPreferences: 10}
+		for k := range c.Totals {
+			c.Totals[k] = 10
+		}
+		if j < 3 {
+			c.ElectedAtCount = at(j*250 + 1) // the third after the counts shown
+			sh.Elected = append(sh.Elected, c.CandidateID)
+		}
+		sh.Candidacies = append(sh.Candidacies, c)
+	}
+	v := s.newCountView(sh)
+	if got := len(v.Sheet.Rows) * len(v.Sheet.Counts); got > sheetCells || len(v.Sheet.Counts) != shownCounts {
+		t.Errorf("the sheet shows %d rows of %d counts", len(v.Sheet.Rows), len(v.Sheet.Counts))
+	}
+	if len(v.Story) != shownCounts || len(v.Others) != Listed || len(v.Elected) != 3 {
+		t.Errorf("%d sentences, %d others, %d elected; want %d, %d, 3", len(v.Story), len(v.Others), len(v.Elected), shownCounts, Listed)
+	}
+	want := []string{"The first 503 of the 2000 candidates are listed; every one is in the API.", "The first 500 of 600 counts are shown; every one is in the API."}
+	if !slices.Equal(v.More, want) || v.Sheet.More != "The first 20 of the 2000 candidates, the elected first; every one is in the API." {
+		t.Errorf("the cuts are said as %q and %q", v.More, v.Sheet.More)
+	}
+	for _, chart := range []string{string(v.Chart), string(v.ChartNarrow)} {
+		if n := strings.Count(chart, "<polyline"); n > chartLines+3 || len(chart) > 1<<20 {
+			t.Errorf("a chart of %d lines, %d bytes", n, len(chart))
+		}
+	}
+}
