@@ -86,7 +86,7 @@ var countPageCases = []pageCase{
 			`<td class="number" data-label="First preferences">123,233</td>` + "\n" +
 			`<td class="number" data-label="Share">41.7%</td>` + "\n" +
 			`<td class="number" data-label="Seats at the count">27</td>` + "\n" +
-			`<td class="number" data-label="Seats in parliament">34</td>`,
+			`<td class="number" data-label="Seats in parliament">35</td>`,
 		`<th scope="row">independent</th>` + "\n" + `<td class="number" data-label="First preferences">1,282</td>`,
 		`<td class="number" data-label="First preferences">295,248</td>`, `<td class="number" data-label="Seats at the count">65</td>`,
 		`<th scope="row"><a href="/districts/2#count">District 2</a></th>` + "\n" + `<td data-label="Status">final</td>` + "\n" +
@@ -132,9 +132,14 @@ func TestCountPagesWhileCounting(t *testing.T) {
 		two := sheets[1]
 		two["status"] = "counting"
 		two["counts"] = two["counts"].([]any)[:5]
+		// What follows from the totals is left for the load to work out
+		// again from the 5 counts.
+		delete(two, "elected")
 		for _, c := range two["candidacies"].([]any) {
 			row := c.(map[string]any)
 			row["totals"] = row["totals"].([]any)[:5]
+			delete(row, "elected_at_count")
+			delete(row, "excluded_at_count")
 		}
 		return sheets[:12] // district 13's not published yet
 	})

@@ -126,6 +126,11 @@ func required(p Program) bool {
 	return false
 }
 
+// RequiresAll reports whether BALLOT_TEST_REQUIRE asks for every test and
+// check: a check that needs what the machine lacks (a program, a script
+// named by a variable) fails then rather than being left out.
+func RequiresAll() bool { return requiresAll() }
+
 // requiresAll reports whether BALLOT_TEST_REQUIRE asks for every test.
 func requiresAll() bool {
 	for name := range strings.SplitSeq(os.Getenv(RequireVar), ",") {
