@@ -98,6 +98,9 @@ func (d *records) checkSheetFields(r *Report, i int, s *sheetFile) bool {
 		r.errorf(CountsFile, pointer(i, "status"), "status", "is %q; must be %q or %q", s.Status, StatusCounting, StatusFinal)
 		ok = false
 	}
+	// figures: the seats, valid votes and quota are there and in range,
+	// so the quota's rule can read them.
+	figures := has("seats") && has("valid_votes") && has("quota")
 	for _, n := range []struct {
 		field string
 		value int
@@ -105,17 +108,25 @@ func (d *records) checkSheetFields(r *Report, i int, s *sheetFile) bool {
 	}{{"seats", s.Seats, 1}, {"valid_votes", s.ValidVotes, 0}, {"quota", s.Quota, 1}} {
 		if has(n.field) && n.value < n.least {
 			r.errorf(CountsFile, pointer(i, n.field), "range", "is %d; must be %d or more", n.value, n.least)
-			ok = false
+			ok, figures = false, false
 		}
 	}
 	if has("valid_votes") && s.ValidVotes > MaxVotes {
 		r.errorf(CountsFile, pointer(i, "valid_votes"), "range", "is %s; must be at most %s, the largest integer every JSON reader keeps exact", thousands(s.ValidVotes), thousands(MaxVotes))
-		ok = false
+		ok, figures = false, false
+	}
+	if has("candidacies") && len(s.Candidacies) == 0 {
+		r.errorf(CountsFile, pointer(i, "candidacies"), "required", "is empty; a sheet holds a row for each candidacy of its district")
+		ok, figures = false, false
+	}
+	if has("seats") && has("candidacies") && len(s.Candidacies) > 0 && s.Seats > len(s.Candidacies) {
+		r.errorf(CountsFile, pointer(i, "seats"), "range", "is %s, more than the sheet's %d candidacies", thousands(s.Seats), len(s.Candidacies))
+		ok, figures = false, false
 	}
 	if has("registered") && has("valid_votes") && s.Registered != nil && *s.Registered < s.ValidVotes {
 		r.errorf(CountsFile, pointer(i, "registered"), "range", "is %s, fewer than the %s valid votes", thousands(*s.Registered), thousands(s.ValidVotes))
 	}
-	if has("quota") && has("seats") && has("valid_votes") && s.Seats >= 1 {
+	if figures {
 		// Every rule of the count reads the quota: a sheet with another
 		// is not counted, or each surplus would be reported again.
 		if droop := s.ValidVotes/(s.Seats+1) + 1; s.Quota != droop {
@@ -222,7 +233,8 @@ func (d *records) checkEveryCandidacy(r *Report, bySheet map[int]int, numbers ma
 	for ci, cand := range d.candidates.recs {
 		for _, id := range cand.DistrictIDs {
 			i, hasSheet := bySheet[numbers[id]]
-			if hasSheet && !rows[[2]string{id, cand.ID}] {
+			// A sheet without rows is reported once, as empty.
+			if hasSheet && len(d.counts.recs[i].Candidacies) > 0 && !rows[[2]string{id, cand.ID}] {
 				r.errorf(CountsFile, pointer(i, "candidacies"), "candidacy-missing", "district %d: %s (candidates.json /%d) stands in district %d and has no row; a sheet holds every candidacy of its district", numbers[id], cand.Name, ci, numbers[id])
 			}
 		}
@@ -255,23 +267,25 @@ func boolText(b *bool) string {
 // elected_at_count and excluded_at_count, and elected.
 func (t *tally) checkGiven() {
 	s := t.sheet
+	// differs reports a derived field the totals contradict; its message
+	// goes on from "district N", with ", count K: " or ": ".
 	differs := func(ptr, format string, args ...any) {
-		t.r.errorf(CountsFile, ptr, "derived-field", "district %d: %s", t.number, fmt.Sprintf(format, args...))
+		t.r.errorf(CountsFile, ptr, "derived-field", "district %d%s", t.number, fmt.Sprintf(format, args...))
 	}
 	if s.DistrictNumber != nil && *s.DistrictNumber != t.number {
-		differs(pointer(t.i, "district_number"), "is %d, and district_id is district %d's", *s.DistrictNumber, t.number)
+		differs(pointer(t.i, "district_number"), ": is %d, and district_id is district %d's", *s.DistrictNumber, t.number)
 	}
 	for k, n := range s.Counts {
 		got := t.counts[k]
 		switch {
 		case n.Number != nil && *n.Number != got.Number:
-			differs(pointer(t.i, "counts", k, "number"), "is %d, and this is count %d", *n.Number, got.Number)
+			differs(pointer(t.i, "counts", k, "number"), ", count %d: is %d", got.Number, *n.Number)
 		case n.Event != nil && *n.Event != got.Event:
-			differs(pointer(t.i, "counts", k, "event"), "count %d: is %q, and the totals show %q", got.Number, *n.Event, got.Event)
+			differs(pointer(t.i, "counts", k, "event"), ", count %d: is %q, and the totals show %q", got.Number, *n.Event, got.Event)
 		case n.CandidateIDs != nil && !slices.Equal(sortedIDs(n.CandidateIDs), sortedIDs(got.CandidateIDs)):
-			differs(pointer(t.i, "counts", k, "candidate_ids"), "count %d: is [%s], and the totals show [%s]", got.Number, strings.Join(n.CandidateIDs, ", "), strings.Join(got.CandidateIDs, ", "))
+			differs(pointer(t.i, "counts", k, "candidate_ids"), ", count %d: is [%s], and the totals show [%s]", got.Number, strings.Join(n.CandidateIDs, ", "), strings.Join(got.CandidateIDs, ", "))
 		case n.Votes != nil && *n.Votes != got.Votes:
-			differs(pointer(t.i, "counts", k, "votes"), "count %d: is %s, and the totals show %s", got.Number, thousands(*n.Votes), thousands(got.Votes))
+			differs(pointer(t.i, "counts", k, "votes"), ", count %d: is %s, and the totals show %s", got.Number, thousands(*n.Votes), thousands(got.Votes))
 		}
 	}
 	for j, row := range s.Candidacies {
@@ -290,11 +304,11 @@ func (t *tally) checkGiven() {
 			}
 			switch {
 			case f.field == "first_preferences":
-				differs(pointer(t.i, "candidacies", j, f.field), "%s: is %s, and %s is %s", row.Name, thousands(*f.given), f.which, thousands(f.want))
+				differs(pointer(t.i, "candidacies", j, f.field), ": %s: is %s, and %s is %s", row.Name, thousands(*f.given), f.which, thousands(f.want))
 			case f.want == 0:
-				differs(pointer(t.i, "candidacies", j, f.field), "%s: is %d, and by the totals %s %s", row.Name, *f.given, row.Name, f.none)
+				differs(pointer(t.i, "candidacies", j, f.field), ": %s: is %d, and by the totals %s %s", row.Name, *f.given, row.Name, f.none)
 			default:
-				differs(pointer(t.i, "candidacies", j, f.field), "%s: is %d, and the totals %s %d", row.Name, *f.given, f.which, f.want)
+				differs(pointer(t.i, "candidacies", j, f.field), ": %s: is %d, and the totals %s %d", row.Name, *f.given, f.which, f.want)
 			}
 		}
 	}
@@ -304,7 +318,7 @@ func (t *tally) checkGiven() {
 			want[n] = s.Candidacies[j].CandidateID
 		}
 		if !slices.Equal(s.Elected, want) {
-			differs(pointer(t.i, "elected"), "is [%s], and the counts elect [%s], in that order", strings.Join(s.Elected, ", "), strings.Join(want, ", "))
+			differs(pointer(t.i, "elected"), ": is [%s], and the counts elect [%s], in that order", strings.Join(s.Elected, ", "), strings.Join(want, ", "))
 		}
 	}
 }

@@ -263,13 +263,83 @@ func TestCountRules(t *testing.T) {
 			return []string{fmt.Sprintf("candidates.json: /%d/elected: is false, and Stefan Zrinzo Azzopardi is elected at count 18 of district 5 (counts.json /4/candidacies/4); a candidate elected at a count is elected [elected-flag]", indexOf(t, m, "Stefan Zrinzo Azzopardi"))}
 		},
 	}, {
+		name: "count-event: a surplus and an exclusion at one count",
+		// Counts 3 and 4 made one: Bernard Grech's surplus and Radu
+		// Gheorghe's exclusion.
+		edit: func(t *testing.T, m fstest.MapFS, s sheet) { dropCount(s, 3) },
+		want: func(*testing.T, fstest.MapFS) []string {
+			return []string{"counts.json: /4/counts/2: district 5, count 3: Bernard Grech's surplus moves and Radu Gheorghe is excluded at the same count; a count is one event [count-event]"}
+		},
+	}, {
+		name: "count-event: a vote for an excluded candidate",
+		edit: func(t *testing.T, m fstest.MapFS, s sheet) {
+			add(candidacy(t, s, "Tania Gauci"), 7, 18, 1)
+			add(candidacy(t, s, "Stefan Zrinzo Azzopardi"), 7, 18, -1)
+		},
+		want: func(*testing.T, fstest.MapFS) []string {
+			return []string{"counts.json: /4/candidacies/18/totals/6: district 5, count 7: Tania Gauci was excluded at count 5, and gains 1 vote; votes go only to continuing candidates or non-transferable [count-event]"}
+		},
+	}, {
+		name: "count-event: a vote for the elected before their surplus moves",
+		edit: func(t *testing.T, m fstest.MapFS, s sheet) {
+			add(candidacy(t, s, "Bernard Grech"), 2, 2, 1)
+			add(candidacy(t, s, "Owen Bonnici"), 2, 2, -1)
+		},
+		want: func(*testing.T, fstest.MapFS) []string {
+			return []string{"counts.json: /4/candidacies/1/totals/1: district 5, count 2: Bernard Grech was elected at count 1, and gains 1 vote before their surplus moves; votes go only to continuing candidates or non-transferable [count-event]"}
+		},
+	}, {
+		name: "elected-total-changes: the elected lose a vote after their surplus",
+		edit: func(t *testing.T, m fstest.MapFS, s sheet) {
+			add(candidacy(t, s, "Robert Abela"), 10, 18, -1)
+			add(candidacy(t, s, "Stefan Zrinzo Azzopardi"), 10, 18, 1)
+		},
+		want: func(*testing.T, fstest.MapFS) []string {
+			return []string{"counts.json: /4/candidacies/0/totals/9: district 5, count 10: Robert Abela's surplus went at an earlier count, and their total falls from 3,799 to 3,798; it never changes after [elected-total-changes]"}
+		},
+	}, {
+		name:    "derived-field: the elected in another order",
+		derived: true,
+		edit: func(t *testing.T, m fstest.MapFS, s sheet) {
+			e := s["elected"].([]any)
+			e[0], e[1] = e[1], e[0]
+		},
+		want: func(t *testing.T, m fstest.MapFS) []string {
+			abela, grech, rest := candidateID(t, m, "Robert Abela"), candidateID(t, m, "Bernard Grech"), "df6fd76a-d356-5cf3-affc-d8f921c66bbd, f27ab73f-0ce7-5c2b-b83a-a8cf47941942, 4f6d7b88-0885-5a10-bba0-8b2dc1196e1f"
+			return []string{fmt.Sprintf("counts.json: /4/elected: district 5: is [%s, %s, %s], and the counts elect [%s, %s, %s], in that order [derived-field]", grech, abela, rest, abela, grech, rest)}
+		},
+	}, {
+		name:    "derived-field: first preferences and the count of an election",
+		derived: true,
+		edit: func(t *testing.T, m fstest.MapFS, s sheet) {
+			row := candidacy(t, s, "Robert Abela")
+			row["first_preferences"] = 9995
+			candidacy(t, s, "Miriam Dalli")["elected_at_count"] = 17
+			candidacy(t, s, "Radu Gheorghe")["elected_at_count"] = 4
+		},
+		want: func(*testing.T, fstest.MapFS) []string {
+			return []string{
+				"counts.json: /4/candidacies/0/first_preferences: district 5: Robert Abela: is 9,995, and the first count's total is 9,996 [derived-field]",
+				"counts.json: /4/candidacies/2/elected_at_count: district 5: Miriam Dalli: is 17, and the totals elect them at count 16 [derived-field]",
+				"counts.json: /4/candidacies/15/elected_at_count: district 5: Radu Gheorghe: is 4, and by the totals Radu Gheorghe is not elected [derived-field]",
+			}
+		},
+	}, {
+		name: "candidacy-party: a row's party not its candidate's",
+		edit: func(t *testing.T, m fstest.MapFS, s sheet) {
+			candidacy(t, s, "Robert Abela")["party_id"] = partyID(t, m, "pn")
+		},
+		want: func(t *testing.T, m fstest.MapFS) []string {
+			return []string{fmt.Sprintf("counts.json: /4/candidacies/0/party_id: district 5: is %s, and Robert Abela's party_id is %s [candidacy-party]", partyID(t, m, "pn"), partyID(t, m, "pl"))}
+		},
+	}, {
 		name:    "derived-field: an event the totals do not show",
 		derived: true,
 		edit: func(t *testing.T, m fstest.MapFS, s sheet) {
 			s["counts"].([]any)[1].(map[string]any)["event"] = "exclusion"
 		},
 		want: func(*testing.T, fstest.MapFS) []string {
-			return []string{`counts.json: /4/counts/1/event: district 5: count 2: is "exclusion", and the totals show "surplus" [derived-field]`}
+			return []string{`counts.json: /4/counts/1/event: district 5, count 2: is "exclusion", and the totals show "surplus" [derived-field]`}
 		},
 	}, {
 		name: "count-length: a row one total short",
@@ -307,6 +377,36 @@ func TestCountRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// candidateID is the id of the candidate named name.
+func candidateID(t *testing.T, m fstest.MapFS, name string) string {
+	t.Helper()
+	id := ""
+	datasettest.Edit(t, m, dataset.CandidatesFile, func(cs []map[string]any) []map[string]any {
+		for _, c := range cs {
+			if c["name"] == name {
+				id = c["id"].(string)
+			}
+		}
+		return cs
+	})
+	return id
+}
+
+// partyID is the id of the party whose slug is slug.
+func partyID(t *testing.T, m fstest.MapFS, slug string) string {
+	t.Helper()
+	id := ""
+	datasettest.Edit(t, m, dataset.PartiesFile, func(ps []map[string]any) []map[string]any {
+		for _, p := range ps {
+			if p["slug"] == slug {
+				id = p["id"].(string)
+			}
+		}
+		return ps
+	})
+	return id
 }
 
 // districtID is the id of the district numbered n.
@@ -461,6 +561,34 @@ func TestCountSheetFields(t *testing.T) {
 		},
 		want: []string{"counts.json: /5/district_id: district 5 has a sheet already, at /4 [duplicate-key]"},
 	}, {
+		name: "a district that is not one",
+		edit: func(s sheet, sheets []map[string]any) []map[string]any {
+			s["district_id"] = "00000000-0000-5000-8000-000000000014"
+			return sheets
+		},
+		want: []string{"counts.json: /4/district_id: no district has id 00000000-0000-5000-8000-000000000014 [reference]"},
+	}, {
+		name: "no candidacies",
+		edit: func(s sheet, sheets []map[string]any) []map[string]any {
+			s["candidacies"] = []any{}
+			return sheets
+		},
+		want: []string{"counts.json: /4/candidacies: is empty; a sheet holds a row for each candidacy of its district [required]"},
+	}, {
+		name: "more seats than candidacies",
+		edit: func(s sheet, sheets []map[string]any) []map[string]any {
+			s["seats"] = 1 << 62
+			return sheets
+		},
+		want: []string{"counts.json: /4/seats: is 4,611,686,018,427,387,904, more than the sheet's 19 candidacies [range]"},
+	}, {
+		name: "a quota of 0: one problem",
+		edit: func(s sheet, sheets []map[string]any) []map[string]any {
+			s["quota"] = 0
+			return sheets
+		},
+		want: []string{"counts.json: /4/quota: is 0; must be 1 or more [range]"},
+	}, {
 		name: "a negative total",
 		edit: func(s sheet, sheets []map[string]any) []map[string]any {
 			totals(s["candidacies"].([]any)[1].(map[string]any))[4] = -1.0
@@ -483,7 +611,6 @@ func TestCountSheetFields(t *testing.T) {
 		},
 		want: []string{
 			"counts.json: /4/valid_votes: is 1,152,921,504,606,846,976; must be at most 9,007,199,254,740,991, the largest integer every JSON reader keeps exact [range]",
-			"counts.json: /4/quota: district 5: the quota is 3,799, and floor(1,152,921,504,606,846,976 / (5 + 1)) + 1 is 192,153,584,101,141,163 [quota]",
 		},
 	}, {
 		name: "no counts",
@@ -495,6 +622,13 @@ func TestCountSheetFields(t *testing.T) {
 			return sheets
 		},
 		want: []string{"counts.json: /4/counts: is empty; a sheet holds count 1 at least [count-length]"},
+	}, {
+		name: "a total past 64 bits",
+		edit: func(s sheet, sheets []map[string]any) []map[string]any {
+			totals(s["candidacies"].([]any)[1].(map[string]any))[4] = 1e25
+			return sheets
+		},
+		want: []string{"counts.json: /4/candidacies/1/totals/4: must be an integer, not 1e+25 [type]"},
 	}, {
 		name: "a total that is text",
 		edit: func(s sheet, sheets []map[string]any) []map[string]any {

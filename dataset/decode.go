@@ -374,8 +374,12 @@ func (c *fieldCheck) value(v json.RawMessage, typ reflect.Type) bool {
 		}
 		return ok
 	}
-	if !scalarFits(bytes.TrimSpace(v), typ.Kind()) {
-		c.r.errorf(c.file, c.ptr(), "type", "must be %s, not %s", describeType(typ), jsonKind(v))
+	if t := bytes.TrimSpace(v); !scalarFits(t, typ.Kind()) {
+		what := jsonKind(v)
+		if what == "number" && len(t) <= 40 { // a fraction, or past 64 bits: say which
+			what = string(t)
+		}
+		c.r.errorf(c.file, c.ptr(), "type", "must be %s, not %s", describeType(typ), what)
 		return false
 	}
 	return true

@@ -156,11 +156,11 @@ func (t *tally) at(j, k int) string { return pointer(t.i, "candidacies", j, "tot
 func (t *tally) gains(j, k, before, after int) {
 	switch {
 	case t.state[j] == excluded:
-		t.errorf(t.at(j, k), "count-event", "count %d: %s was excluded at count %d, and gains %s votes; votes go only to continuing candidates or non-transferable", k+1, t.names[j], t.excludedAt[j], thousands(after-before))
+		t.errorf(t.at(j, k), "count-event", "count %d: %s was excluded at count %d, and gains %s; votes go only to continuing candidates or non-transferable", k+1, t.names[j], t.excludedAt[j], votes(after-before))
 	case t.surplusGone[j] || t.electedAt[j] > 0 && t.total(j, t.electedAt[j]-1) == t.sheet.Quota:
 		t.errorf(t.at(j, k), "elected-total-changes", "count %d: %s was elected at count %d, and their total rises from %s to %s; it never changes after their surplus has gone", k+1, t.names[j], t.electedAt[j], thousands(before), thousands(after))
 	case t.state[j] == elected:
-		t.errorf(t.at(j, k), "count-event", "count %d: %s was elected at count %d, and gains %s votes; votes go only to continuing candidates or non-transferable", k+1, t.names[j], t.electedAt[j], thousands(after-before))
+		t.errorf(t.at(j, k), "count-event", "count %d: %s was elected at count %d, and gains %s before their surplus moves; votes go only to continuing candidates or non-transferable", k+1, t.names[j], t.electedAt[j], votes(after-before))
 	}
 }
 
@@ -181,9 +181,9 @@ func (t *tally) surplus(c Count, j, k int) Count {
 // are below the next-lowest's.
 func (t *tally) exclusion(c Count, out []int, k int) Count {
 	slices.SortFunc(out, func(a, b int) int { return cmp.Or(cmp.Compare(t.total(a, k-1), t.total(b, k-1)), cmp.Compare(a, b)) })
-	votes, withVotes := 0, 0
+	total, withVotes := 0, 0
 	for _, j := range out {
-		votes += t.total(j, k-1)
+		total += t.total(j, k-1)
 		if t.total(j, k-1) > 0 {
 			withVotes++
 		}
@@ -198,13 +198,13 @@ func (t *tally) exclusion(c Count, out []int, k int) Count {
 	if next >= 0 {
 		low := t.total(next, k-1)
 		switch {
-		case withVotes == 1 && votes > low:
-			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s is excluded with %s votes, but %s has fewer (%s); the lowest continuing candidate is excluded", k+1, t.names[out[len(out)-1]], thousands(votes), t.names[next], thousands(low))
-		case withVotes > 1 && votes >= low:
-			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s are excluded together with %s votes, and %s has %s; several are excluded at once only when their votes together are fewer than the next-lowest's", k+1, t.list(out), thousands(votes), t.names[next], thousands(low))
+		case withVotes == 1 && total > low:
+			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s is excluded with %s, but %s has fewer (%s); the lowest continuing candidate is excluded", k+1, t.names[out[len(out)-1]], votes(total), t.names[next], thousands(low))
+		case withVotes > 1 && total >= low:
+			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s are excluded together with %s, and %s has %s; several are excluded at once only when their votes together are fewer than the next-lowest's", k+1, t.list(out), votes(total), t.names[next], thousands(low))
 		}
 	}
-	c.Event, c.Votes = EventExclusion, votes
+	c.Event, c.Votes = EventExclusion, total
 	for _, j := range out {
 		c.CandidateIDs = append(c.CandidateIDs, t.sheet.Candidacies[j].CandidateID)
 	}
@@ -290,6 +290,14 @@ func isAre(n int) string {
 		return "is"
 	}
 	return "are"
+}
+
+// votes writes n votes, grouped by thousands: "1 vote", "22,788 votes".
+func votes(n int) string {
+	if n == 1 {
+		return "1 vote"
+	}
+	return thousands(n) + " votes"
 }
 
 // thousands writes n in digits grouped by threes with commas, as the

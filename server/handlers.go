@@ -62,7 +62,7 @@ func (s *Server) document(pick func(*documents) *answer) http.Handler {
 // path no route has and of a method no route answers.
 var (
 	errNoRoute = &requestError{kind: notFound, detail: "there is no endpoint at this path; the data is at " +
-		BasePath + "/parties, " + BasePath + "/districts and " + BasePath + "/candidates, and " + BasePath + "/ lists every endpoint"}
+		BasePath + "/parties, " + BasePath + "/districts, " + BasePath + "/candidates and " + BasePath + "/results, and " + BasePath + "/ lists every endpoint"}
 	errWrongMethod = &requestError{kind: methodNotAllowed, detail: "this endpoint answers only GET, HEAD and OPTIONS"}
 )
 
