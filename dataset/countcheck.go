@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -170,9 +171,35 @@ func (d *records) checkSheetFields(r *Report, i int, s *sheetFile) bool {
 // largest integer a JSON reader that holds numbers as doubles keeps exact.
 const MaxVotes = 1<<53 - 1
 
+// CheckCountSheets applies to a counts.json on its own the rules that read
+// one sheet alone: its fields, and the count itself (each count's balance
+// and event, who is elected), not the rules that need the other files
+// (the candidates, the districts). It lets the importer report a count
+// that does not add up in the same run as a problem of another sheet,
+// which stops it building the files every rule reads. A sheet's district
+// is named by its district_number, which the file must give for that.
+func CheckCountSheets(b []byte) []Problem {
+	r := &Report{}
+	if !scanJSON(context.Background(), CountsFile, b, r) {
+		return r.Errors
+	}
+	d := &records{hasCounts: true}
+	d.counts = decodeArray[sheetFile](CountsFile, b, r)
+	for i, s := range d.counts.objects {
+		if !d.checkSheetFields(r, i, &s) || !d.counts.valid[i] || s.DistrictNumber == nil {
+			continue
+		}
+		newTally(r, &d.counts.recs[i], i, *s.DistrictNumber).run()
+	}
+	return r.Errors
+}
+
 // districtOf names sheet s's district for a message: its number where
 // districts.json gives it, else its id.
 func (d *records) districtOf(s *sheetFile) string {
+	if s.DistrictNumber != nil && len(d.districts.recs) == 0 {
+		return strconv.Itoa(*s.DistrictNumber) // CheckCountSheets
+	}
 	for _, dist := range d.districts.recs {
 		if dist.ID == s.DistrictID {
 			return strconv.Itoa(dist.Number)

@@ -573,14 +573,15 @@ func (ci *candidateIndex) nearest(name string, forms []int) string {
 // sheetRecord is a count sheet as import first writes it: only what the
 // sheets give, which the dataset's rules check and complete.
 type sheetRecord struct {
-	DistrictID  string            `json:"district_id"`
-	Status      string            `json:"status"`
-	Seats       int               `json:"seats"`
-	Registered  *int              `json:"registered"`
-	ValidVotes  int               `json:"valid_votes"`
-	Quota       int               `json:"quota"`
-	Counts      []countRecord     `json:"counts"`
-	Candidacies []candidacyRecord `json:"candidacies"`
+	DistrictID     string            `json:"district_id"`
+	DistrictNumber int               `json:"district_number"`
+	Status         string            `json:"status"`
+	Seats          int               `json:"seats"`
+	Registered     *int              `json:"registered"`
+	ValidVotes     int               `json:"valid_votes"`
+	Quota          int               `json:"quota"`
+	Counts         []countRecord     `json:"counts"`
+	Candidacies    []candidacyRecord `json:"candidacies"`
 }
 
 type countRecord struct {
@@ -600,7 +601,7 @@ func (cs *countSheets) records(ds *districts, cands []dataset.Candidate) []sheet
 	for _, n := range cs.order {
 		dt, d := cs.totals[n], cs.rows[n]
 		s := sheetRecord{
-			DistrictID: ds.byNumber[n].ID, Status: dt.status, Seats: dt.seats, Registered: dt.registered,
+			DistrictID: ds.byNumber[n].ID, DistrictNumber: n, Status: dt.status, Seats: dt.seats, Registered: dt.registered,
 			ValidVotes: dt.valid, Quota: dt.quota,
 			Counts: make([]countRecord, len(d.nt.totals)), Candidacies: make([]candidacyRecord, len(d.candidacies)),
 		}
@@ -616,6 +617,66 @@ func (cs *countSheets) records(ds *districts, cands []dataset.Candidate) []sheet
 		out = append(out, s)
 	}
 	return out
+}
+
+// complete reports whether every district of the sheets has its line of
+// district_totals.csv, its rows and its Non-transferable row, and is a
+// district of districts.csv: what records needs.
+func (cs *countSheets) complete(ds *districts) bool {
+	for _, n := range cs.order {
+		if cs.totals[n] == nil || cs.rows[n] == nil || cs.rows[n].nt == nil || ds.byNumber[n] == nil {
+			return false
+		}
+	}
+	return len(cs.order) > 0
+}
+
+// unread returns the districts some of whose figures could not be read,
+// by the problems of the two sheets: a count cell, a line of
+// district_totals.csv. A row whose candidate is not found still has its
+// totals, so its district's count can be checked.
+func (cs *countSheets) unread(problems Problems) map[int]bool {
+	bad := map[int]bool{}
+	for _, p := range problems {
+		if p.Warning || p.File != CountsFile && p.File != DistrictTotalsFile {
+			continue
+		}
+		switch p.Column {
+		case "name", "candidate", "audited_name", cs.partyCol:
+			continue
+		}
+		if n := cs.districtOf(p); n > 0 {
+			bad[n] = true
+		} else {
+			bad[0] = true // of no one district: none is checked
+		}
+	}
+	if bad[0] {
+		for _, n := range cs.order {
+			bad[n] = true
+		}
+	}
+	return bad
+}
+
+// districtOf returns the district whose line of a sheet p is at, 0 for
+// none.
+func (cs *countSheets) districtOf(p dataset.Problem) int {
+	for _, n := range cs.order {
+		switch dt, d := cs.totals[n], cs.rows[n]; {
+		case p.File == DistrictTotalsFile && dt != nil && dt.line == p.Line:
+			return n
+		case p.File == CountsFile && d != nil && d.nt != nil && d.nt.line == p.Line:
+			return n
+		case p.File == CountsFile && d != nil:
+			for _, r := range d.candidacies {
+				if r.line == p.Line {
+					return n
+				}
+			}
+		}
+	}
+	return 0
 }
 
 // dropTotals lets the rows' totals go, keeping where each row is.

@@ -316,6 +316,11 @@ func TestImportCountsProblems(t *testing.T) {
 			"counts.csv:66: count_21: district 12, count 21: Ivan Castillo's surplus leaves them 3,648, not the quota of 3,647",
 			"counts.csv:72: count_21: district 12, count 21: the totals add up to 21,882, and the valid votes are 21,881",
 		}},
+		{"a count that does not add up, and a candidate not found", base.with(sheet.CountsFile, setCell(setCell(counts, lineCastillo, count(21), "3648"), lineCacopardo, 3, "PL")), []string{
+			`counts.csv:4: audited_name: no candidate in candidates.csv is "Carmel Cacopardo", of PL, standing in district 4 (did you mean "Carmel Cacopardo", of ADPD, in districts 4 and 9?)`,
+			"counts.csv:66: count_21: district 12, count 21: Ivan Castillo's surplus leaves them 3,648, not the quota of 3,647",
+			"counts.csv:72: count_21: district 12, count 21: the totals add up to 21,882, and the valid votes are 21,881",
+		}},
 		{"a quota that is not the Droop quota", base.with(sheet.DistrictTotalsFile, setCell(totals, 2, 4, "3753")), []string{
 			"district_totals.csv:2: quota: district 4: the quota is 3,753, and floor(22,506 / (5 + 1)) + 1 is 3,752",
 		}},

@@ -136,6 +136,16 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	candidates := im.candidates(src, parties, districts)
 	counts := im.counts(src, parties, districts, candidates)
 	if im.problems.Errors() > 0 {
+		// The files every rule reads are not made, but a count that does
+		// not add up is reported in this run all the same.
+		if counts != nil && counts.complete(districts) {
+			bad := counts.unread(im.problems)
+			for _, p := range dataset.CheckCountSheets(dataset.EncodeJSON(counts.records(districts, candidates))) {
+				if p = counts.place(p); !bad[counts.districtOf(p)] {
+					im.problems = append(im.problems, p)
+				}
+			}
+		}
 		return nil, nil
 	}
 	out := map[string][]byte{dataset.ManifestFile: manifest}
