@@ -255,7 +255,7 @@ func checkPage(t *testing.T, s http.Handler, tt pageCase, prefix string) {
 
 // checkPageCaching checks what a page shares with every successful answer:
 // 304 for its ETag, HEAD, and gzip with an ETag of its own. A page rendered
-// for its request (a query's, a party's, a candidate's) is never compressed per
+// for its request (a query's, a party's, a district's, a candidate's) is never compressed per
 // request: it goes out as it is, with its one ETag, to a client that
 // accepts gzip too.
 func checkPageCaching(t *testing.T, s http.Handler, target, etag string, body []byte) {
@@ -273,7 +273,7 @@ func checkPageCaching(t *testing.T, s http.Handler, target, etag string, body []
 			head.Code, head.Body.Len(), head.Header().Get("Content-Length"), head.Header().Get("ETag"), len(body), etag)
 	}
 	gz := pageGet(t, s, http.MethodGet, target, map[string]string{"Accept-Encoding": "gzip"})
-	if rendered := strings.HasPrefix(etag, `"candidates-`) || strings.HasPrefix(etag, `"districts-`) || strings.HasPrefix(etag, `"candidate-`) || strings.HasPrefix(etag, `"party-`) || strings.HasPrefix(etag, `"search-`); rendered {
+	if rendered := strings.HasPrefix(etag, `"candidates-`) || strings.HasPrefix(etag, `"districts-`) || strings.HasPrefix(etag, `"candidate-`) || strings.HasPrefix(etag, `"party-`) || strings.HasPrefix(etag, `"district-`) || strings.HasPrefix(etag, `"search-`); rendered {
 		if gz.Header().Get("Content-Encoding") != "" || gz.Header().Get("ETag") != etag || !bytes.Equal(gz.Body.Bytes(), body) {
 			t.Errorf("rendered per request, with gzip accepted: Content-Encoding %q, ETag %q (plain %s), same body %v; want none, the same ETag and body",
 				gz.Header().Get("Content-Encoding"), gz.Header().Get("ETag"), etag, bytes.Equal(gz.Body.Bytes(), body))

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"ballot/answers"
 	"net/http"
 	"strconv"
 	"strings"
@@ -56,10 +55,6 @@ type sitePages struct {
 type langPages struct {
 	site                                                     *pages.Site
 	home, parties, districts, candidates, reference, results answer
-	// district holds each district's page, by its index in the dataset:
-	// on election night the page most asked for, and with a count sheet
-	// the one that costs the most to render, so it is rendered once.
-	district []answer
 }
 
 // buildPages renders the pages of ds that depend on it alone, the home
@@ -87,10 +82,6 @@ func buildPages(ds *dataset.Dataset, idx index) *sitePages {
 			candidates: prepare(htmlValue, site.Candidates),
 			reference:  prepare(htmlValue, site.Reference),
 			results:    prepare(htmlValue, site.Results),
-			district:   make([]answer, len(ds.Districts())),
-		}
-		for i := range p.district {
-			p.district[i] = prepareRendered(site.District(i))
 		}
 		sp.lang = append(sp.lang, p)
 	}
@@ -246,30 +237,9 @@ func (s *Server) partyPage(w http.ResponseWriter, r *http.Request) {
 	s.recordPage(w, r, dataset.Parties, "slug_or_id", (*pages.Site).Party)
 }
 
-// districtPage answers /districts/{number} with the page rendered at
-// load.
+// districtPage answers /districts/{number}, rendered from the records.
 func (s *Server) districtPage(w http.ResponseWriter, r *http.Request) {
-	p := s.snap.Load().pages.lang[langOf(r.URL.Path)]
-	key := pathKey(r, "number")
-	i, ok := p.site.Lookup(dataset.Districts, key)
-	if !ok {
-		s.writeError(w, r, &dataset.NotFoundError{Collection: dataset.Districts, Key: key})
-		return
-	}
-	s.writeAnswer(w, r, &p.district[i])
-}
-
-// prepareRendered renders a page at load and prepares its answer, with
-// the tag a rendering per request would have, and gzip.
-func prepareRendered(p pages.Rendered) answer {
-	body := p.Render()
-	return answer{
-		contentType: htmlValue,
-		etag:        `"` + p.Tag + `"`,
-		gzipETag:    `"` + p.Tag + `-gzip"`,
-		body:        body,
-		gzipBody:    answers.GzipDocument(body),
-	}
+	s.recordPage(w, r, dataset.Districts, "number", (*pages.Site).District)
 }
 
 // candidatePage answers /candidates/{slug_or_id}, rendered from the record.
