@@ -71,21 +71,13 @@ func (d *records) checkCounts(c *checker) {
 			continue
 		}
 		t.checkGiven()
-		d.sheets = append(d.sheets, s.served(number, toCandidates(candidates), t))
+		d.sheets = append(d.sheets, s.served(number, candidates, t))
 		d.checkElectedFlags(c.r, i, s, t, candidates)
 	}
 	d.checkEveryCandidacy(c.r, bySheet, numbers)
 	if len(c.r.Errors) > errors {
 		d.sheets = nil
 	}
-}
-
-func toCandidates(m map[string]candidateAt) map[string]*Candidate {
-	out := make(map[string]*Candidate, len(m))
-	for id, c := range m {
-		out[id] = c.c
-	}
-	return out
 }
 
 // checkSheetFields applies the rules of one field to sheet i, and reports

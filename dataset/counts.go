@@ -223,19 +223,19 @@ const (
 
 // served makes the record the API serves from a sheet of the file that
 // passed every rule, with what the tally found.
-func (s *sheetFile) served(number int, candidates map[string]*Candidate, t *tally) CountSheet {
+func (s *sheetFile) served(number int, candidates map[string]candidateAt, t *tally) CountSheet {
 	out := CountSheet{
 		DistrictID: s.DistrictID, DistrictNumber: number, Status: s.Status, Seats: s.Seats,
 		Registered: s.Registered, ValidVotes: s.ValidVotes, Quota: s.Quota,
 		Counts: t.counts, Candidacies: make([]Candidacy, len(s.Candidacies)), Elected: make([]string, len(t.elected)),
 	}
-	for j := range s.Candidacies {
+	for n, j := range t.order() {
 		c := &s.Candidacies[j]
 		party := c.PartyID
-		if cand := candidates[c.CandidateID]; cand != nil {
-			party = cand.PartyID
+		if cand, ok := candidates[c.CandidateID]; ok {
+			party = cand.c.PartyID
 		}
-		out.Candidacies[j] = Candidacy{
+		out.Candidacies[n] = Candidacy{
 			CandidateID: c.CandidateID, Name: c.Name, PartyID: party, Totals: c.Totals,
 			FirstPreferences: c.Totals[0],
 			ElectedAtCount:   atCount(t.electedAt[j]), ExcludedAtCount: atCount(t.excludedAt[j]),
@@ -244,14 +244,6 @@ func (s *sheetFile) served(number int, candidates map[string]*Candidate, t *tall
 	for n, j := range t.elected {
 		out.Elected[n] = s.Candidacies[j].CandidateID
 	}
-	order := t.order()
-	rank := make([]int, len(s.Candidacies))
-	for n, j := range order {
-		rank[j] = n
-	}
-	slices.SortStableFunc(out.Candidacies, func(a, b Candidacy) int {
-		return cmp.Compare(rank[t.row[a.CandidateID]], rank[t.row[b.CandidateID]])
-	})
 	return out
 }
 

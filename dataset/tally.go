@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"ballot/suggest"
 )
 
 // tally walks one count sheet's counts in order, as a returning officer
@@ -20,7 +22,6 @@ type tally struct {
 	sheet  *sheetFile
 	i      int // the sheet's index in counts.json
 	number int // the district's number, for messages
-	names  []string
 
 	state       []standing
 	electedAt   []int // the count a candidacy was elected at; 0 when not
@@ -29,7 +30,6 @@ type tally struct {
 	elected     []int // candidacies, in the order elected
 	filledAt    int   // the count at which the last seat was filled
 	counts      []Count
-	row         map[string]int // candidate id -> candidacy
 }
 
 func newTally(r *Report, s *sheetFile, i, number int) *tally {
@@ -37,12 +37,7 @@ func newTally(r *Report, s *sheetFile, i, number int) *tally {
 	t := &tally{
 		r: r, sheet: s, i: i, number: number,
 		state: make([]standing, n), electedAt: make([]int, n), excludedAt: make([]int, n), surplusGone: make([]bool, n),
-		counts: make([]Count, 0, len(s.Counts)), row: make(map[string]int, n),
-	}
-	t.names = make([]string, n)
-	for j := range s.Candidacies {
-		t.row[s.Candidacies[j].CandidateID] = j
-		t.names[j] = s.Candidacies[j].Name
+		counts: make([]Count, 0, len(s.Counts)),
 	}
 	return t
 }
@@ -71,6 +66,8 @@ func (t *tally) run() {
 func (t *tally) errorf(ptr, rule, format string, args ...any) {
 	t.r.errorf(CountsFile, ptr, rule, "district %d, %s", t.number, fmt.Sprintf(format, args...))
 }
+
+func (t *tally) name(j int) string { return t.sheet.Candidacies[j].Name }
 
 func (t *tally) total(j, k int) int { return t.sheet.Candidacies[j].Totals[k] }
 
@@ -113,11 +110,11 @@ func (t *tally) event(k int) Count {
 		case t.state[j] == elected && !t.surplusGone[j]:
 			surplus = append(surplus, j)
 		case t.state[j] == elected:
-			t.errorf(t.at(j, k), "elected-total-changes", "count %d: %s's surplus went at an earlier count, and their total falls from %s to %s; it never changes after", k+1, t.names[j], thousands(before), thousands(after))
+			t.errorf(t.at(j, k), "elected-total-changes", "count %d: %s's surplus went at an earlier count, and their total falls from %s to %s; it never changes after", k+1, t.name(j), thousands(before), thousands(after))
 		case after == 0:
 			out = append(out, j)
 		default:
-			t.errorf(t.at(j, k), "total-falls", "count %d: %s's total falls from %s to %s; a continuing candidate's total never falls", k+1, t.names[j], thousands(before), thousands(after))
+			t.errorf(t.at(j, k), "total-falls", "count %d: %s's total falls from %s to %s; a continuing candidate's total never falls", k+1, t.name(j), thousands(before), thousands(after))
 		}
 	}
 	switch {
@@ -156,11 +153,11 @@ func (t *tally) at(j, k int) string { return pointer(t.i, "candidacies", j, "tot
 func (t *tally) gains(j, k, before, after int) {
 	switch {
 	case t.state[j] == excluded:
-		t.errorf(t.at(j, k), "count-event", "count %d: %s was excluded at count %d, and gains %s; votes go only to continuing candidates or non-transferable", k+1, t.names[j], t.excludedAt[j], votes(after-before))
+		t.errorf(t.at(j, k), "count-event", "count %d: %s was excluded at count %d, and gains %s; votes go only to continuing candidates or non-transferable", k+1, t.name(j), t.excludedAt[j], votes(after-before))
 	case t.surplusGone[j] || t.electedAt[j] > 0 && t.total(j, t.electedAt[j]-1) == t.sheet.Quota:
-		t.errorf(t.at(j, k), "elected-total-changes", "count %d: %s was elected at count %d, and their total rises from %s to %s; it never changes after their surplus has gone", k+1, t.names[j], t.electedAt[j], thousands(before), thousands(after))
+		t.errorf(t.at(j, k), "elected-total-changes", "count %d: %s was elected at count %d, and their total rises from %s to %s; it never changes after their surplus has gone", k+1, t.name(j), t.electedAt[j], thousands(before), thousands(after))
 	case t.state[j] == elected:
-		t.errorf(t.at(j, k), "count-event", "count %d: %s was elected at count %d, and gains %s before their surplus moves; votes go only to continuing candidates or non-transferable", k+1, t.names[j], t.electedAt[j], votes(after-before))
+		t.errorf(t.at(j, k), "count-event", "count %d: %s was elected at count %d, and gains %s before their surplus moves; votes go only to continuing candidates or non-transferable", k+1, t.name(j), t.electedAt[j], votes(after-before))
 	}
 }
 
@@ -169,7 +166,7 @@ func (t *tally) gains(j, k, before, after int) {
 func (t *tally) surplus(c Count, j, k int) Count {
 	before, after := t.total(j, k-1), t.total(j, k)
 	if after != t.sheet.Quota {
-		t.errorf(t.at(j, k), "count-event", "count %d: %s's surplus leaves them %s, not the quota of %s", k+1, t.names[j], thousands(after), thousands(t.sheet.Quota))
+		t.errorf(t.at(j, k), "count-event", "count %d: %s's surplus leaves them %s, not the quota of %s", k+1, t.name(j), thousands(after), thousands(t.sheet.Quota))
 	}
 	t.surplusGone[j] = true
 	c.Event, c.CandidateIDs, c.Votes = EventSurplus, []string{t.sheet.Candidacies[j].CandidateID}, before-after
@@ -199,9 +196,9 @@ func (t *tally) exclusion(c Count, out []int, k int) Count {
 		low := t.total(next, k-1)
 		switch {
 		case withVotes == 1 && total > low:
-			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s is excluded with %s, but %s has fewer (%s); the lowest continuing candidate is excluded", k+1, t.names[out[len(out)-1]], votes(total), t.names[next], thousands(low))
+			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s is excluded with %s, but %s has fewer (%s); the lowest continuing candidate is excluded", k+1, t.name(out[len(out)-1]), votes(total), t.name(next), thousands(low))
 		case withVotes > 1 && total >= low:
-			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s are excluded together with %s, and %s has %s; several are excluded at once only when their votes together are fewer than the next-lowest's", k+1, t.list(out), votes(total), t.names[next], thousands(low))
+			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s are excluded together with %s, and %s has %s; several are excluded at once only when their votes together are fewer than the next-lowest's", k+1, t.list(out), votes(total), t.name(next), thousands(low))
 		}
 	}
 	c.Event, c.Votes = EventExclusion, total
@@ -275,14 +272,9 @@ func (t *tally) electAll(js []int, k int) {
 func (t *tally) list(js []int) string {
 	names := make([]string, len(js))
 	for n, j := range js {
-		names[n] = t.names[j]
+		names[n] = t.name(j)
 	}
-	switch len(names) {
-	case 1:
-		return names[0]
-	default:
-		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-	}
+	return suggest.List(names, "and")
 }
 
 func isAre(n int) string {
