@@ -177,10 +177,7 @@ func resultCSV(s *dataset.CountSheet, cols Columns) []string {
 		}
 		return []string{"district_id", "district_number", "status", "seats", "registered", "valid_votes", "quota", "counts", "elected"}
 	}
-	registered := ""
-	if s.Registered != nil {
-		registered = strconv.Itoa(*s.Registered)
-	}
+	registered := atCount(s.Registered) // empty when not known
 	if cols == DownloadColumns {
 		return []string{strconv.Itoa(s.DistrictNumber), s.Status, strconv.Itoa(s.Seats), registered, strconv.Itoa(s.ValidVotes),
 			strconv.Itoa(s.Quota), strconv.Itoa(len(s.Counts)), strings.Join(s.Elected, "; "), s.DistrictID}
@@ -241,13 +238,24 @@ func (d Download) ETag() string {
 // AppendCSV appends the download's bytes to dst: the byte order mark, the
 // header and a row per record.
 func (d Download) AppendCSV(dst []byte) []byte {
+	return appendDownload(dst, func(write func(row []string)) {
+		for _, row := range CSVRows(d.ds, d.rows.Collection(), d.rows, DownloadColumns) {
+			write(row)
+		}
+	})
+}
+
+// appendDownload appends to dst a download's bytes, every download's way:
+// a byte order mark, then the rows rows gives to write, CRLF-ended, each
+// cell through SafeCSVCell. write may be given the same slice again.
+func appendDownload(dst []byte, rows func(write func(row []string))) []byte {
 	b := bytes.NewBuffer(append(dst, utf8BOM...))
 	w := csv.NewWriter(b)
 	w.UseCRLF = true
-	for _, row := range CSVRows(d.ds, d.rows.Collection(), d.rows, DownloadColumns) {
+	rows(func(row []string) {
 		safeRow(row)
 		_ = w.Write(row) // a bytes.Buffer does not fail
-	}
+	})
 	w.Flush()
 	return b.Bytes()
 }
@@ -268,9 +276,6 @@ func NewSheetDownload(ds *dataset.Dataset, sheet *dataset.CountSheet) SheetDownl
 	return SheetDownload{ds: ds, sheet: sheet}
 }
 
-// NonTransferable is the name cell of a sheet download's last row.
-const NonTransferable = "Non-transferable"
-
 // ETag identifies the download's bytes, strong as Download's: the dataset
 // version, the columns and the district.
 func (d SheetDownload) ETag() string {
@@ -286,39 +291,36 @@ func (d SheetDownload) Filename() string {
 // AppendCSV appends the download's bytes to dst.
 func (d SheetDownload) AppendCSV(dst []byte) []byte {
 	s := d.sheet
-	b := bytes.NewBuffer(append(dst, utf8BOM...))
-	w := csv.NewWriter(b)
-	w.UseCRLF = true
-	row := make([]string, 6+len(s.Counts))
-	copy(row, []string{"candidate_id", "name", "party", "first_preferences", "elected_at_count", "excluded_at_count"})
-	for k := range s.Counts {
-		row[6+k] = "count_" + strconv.Itoa(k+1)
-	}
-	_ = w.Write(row) // a bytes.Buffer does not fail; the header needs no SafeCSVCell
-	for i := range s.Candidacies {
-		c := &s.Candidacies[i]
-		party := Independent
-		if c.PartyID != nil {
-			pi, _ := d.ds.PartyByID(*c.PartyID) // every party_id names a party, as the load checks
-			party = d.ds.Parties()[pi].ShortName
+	return appendDownload(dst, func(write func(row []string)) {
+		row := make([]string, 6+len(s.Counts))
+		copy(row, []string{"candidate_id", "name", "party", "first_preferences", "elected_at_count", "excluded_at_count"})
+		for k := range s.Counts {
+			row[6+k] = "count_" + strconv.Itoa(k+1)
 		}
-		copy(row, []string{c.CandidateID, c.Name, party, strconv.Itoa(c.FirstPreferences), atCount(c.ElectedAtCount), atCount(c.ExcludedAtCount)})
-		for k, total := range c.Totals {
-			row[6+k] = strconv.Itoa(total)
+		write(row)
+		for i := range s.Candidacies {
+			c := &s.Candidacies[i]
+			party := Independent
+			if c.PartyID != nil {
+				pi, _ := d.ds.PartyByID(*c.PartyID) // every party_id names a party, as the load checks
+				party = d.ds.Parties()[pi].ShortName
+			}
+			copy(row, []string{c.CandidateID, c.Name, party, strconv.Itoa(c.FirstPreferences), atCount(c.ElectedAtCount), atCount(c.ExcludedAtCount)})
+			for k, total := range c.Totals {
+				row[6+k] = strconv.Itoa(total)
+			}
+			write(row)
 		}
-		safeRow(row)
-		_ = w.Write(row)
-	}
-	copy(row, []string{"", NonTransferable, "", strconv.Itoa(s.Counts[0].NonTransferable), "", ""})
-	for k, count := range s.Counts {
-		row[6+k] = strconv.Itoa(count.NonTransferable)
-	}
-	_ = w.Write(row)
-	w.Flush()
-	return b.Bytes()
+		copy(row, []string{"", dataset.NonTransferableRow, "", strconv.Itoa(s.Counts[0].NonTransferable), "", ""})
+		for k, count := range s.Counts {
+			row[6+k] = strconv.Itoa(count.NonTransferable)
+		}
+		write(row)
+	})
 }
 
-// atCount is a count number's cell: empty for none.
+// atCount is a count number's cell, or another whole number's: empty for
+// none.
 func atCount(n *int) string {
 	if n == nil {
 		return ""

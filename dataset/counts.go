@@ -11,6 +11,11 @@ import (
 // dataset without it has no results, and is served as before.
 const CountsFile = "counts.json"
 
+// NonTransferableRow is the name a count sheet prints on the row of the
+// votes that could go to no continuing candidate: import reads it, the
+// sheet's download writes it.
+const NonTransferableRow = "Non-transferable"
+
 // The statuses of a count sheet.
 const (
 	// StatusCounting is a sheet whose counts are still coming in.
@@ -91,11 +96,17 @@ func (d *Dataset) Sheets() []CountSheet { return d.sheets }
 
 // Sheet returns the count sheet of the district numbered n.
 func (d *Dataset) Sheet(n int) (*CountSheet, bool) {
-	i, ok := slices.BinarySearchFunc(d.sheets, n, func(s CountSheet, n int) int { return cmp.Compare(s.DistrictNumber, n) })
+	i, ok := d.sheetIndex(n)
 	if !ok {
 		return nil, false
 	}
 	return &d.sheets[i], true
+}
+
+// sheetIndex is the index in Sheets of the sheet of the district numbered
+// n.
+func (d *Dataset) sheetIndex(n int) (int, bool) {
+	return slices.BinarySearchFunc(d.sheets, n, func(s CountSheet, n int) int { return cmp.Compare(s.DistrictNumber, n) })
 }
 
 // sheetFile is a count sheet as counts.json holds it: the served shape,

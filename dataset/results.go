@@ -179,6 +179,5 @@ func (d *Dataset) lookupSheet(key string) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	number := d.districts[n].Number
-	return slices.BinarySearchFunc(d.sheets, number, func(s CountSheet, n int) int { return cmp.Compare(s.DistrictNumber, n) })
+	return d.sheetIndex(d.districts[n].Number)
 }

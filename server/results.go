@@ -6,6 +6,7 @@ import (
 
 	"ballot/answers"
 	"ballot/dataset"
+	"ballot/server/pages"
 )
 
 // The results collection is served by the collections' handlers (its list
@@ -16,7 +17,7 @@ import (
 // SheetCSVPath is a district's count sheet as CSV, beside the district's
 // page (pages.DistrictPath), in one language as the other downloads: the
 // key is the district's number or UUID.
-const SheetCSVPath = "/districts/{number}/count.csv"
+const SheetCSVPath = pages.SheetCSV
 
 // nationalEndpoint is /results/national: its own route name in metrics and
 // logs, counted on the results' counter, as each collection's list and

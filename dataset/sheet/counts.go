@@ -30,7 +30,7 @@ var (
 
 // nonTransferable is the key of the name of a district's non-transferable
 // row.
-var nonTransferable = key("Non-transferable")
+var nonTransferable = key(dataset.NonTransferableRow)
 
 // countSheets is what the count sheets give: each district's figures and
 // rows, by number, and where each came from, to place a problem the
@@ -634,8 +634,8 @@ func (cs *countSheets) complete(ds *districts) bool {
 // unread returns the districts some of whose figures could not be read,
 // by the problems of the two sheets: a count cell, a line of
 // district_totals.csv. A row whose candidate is not found still has its
-// totals, so its district's count can be checked.
-func (cs *countSheets) unread(problems Problems) map[int]bool {
+// totals, so its district's count can be checked. at is lineDistricts'.
+func (cs *countSheets) unread(problems Problems, at map[sheetLine]int) map[int]bool {
 	bad := map[int]bool{}
 	for _, p := range problems {
 		if p.Warning || p.File != CountsFile && p.File != DistrictTotalsFile {
@@ -645,38 +645,43 @@ func (cs *countSheets) unread(problems Problems) map[int]bool {
 		case "name", "candidate", "audited_name", cs.partyCol:
 			continue
 		}
-		if n := cs.districtOf(p); n > 0 {
-			bad[n] = true
-		} else {
-			bad[0] = true // of no one district: none is checked
+		n, ok := at[sheetLine{p.File, p.Line}]
+		if !ok { // of no one district: none is checked
+			for _, n := range cs.order {
+				bad[n] = true
+			}
+			break
 		}
-	}
-	if bad[0] {
-		for _, n := range cs.order {
-			bad[n] = true
-		}
+		bad[n] = true
 	}
 	return bad
 }
 
-// districtOf returns the district whose line of a sheet p is at, 0 for
-// none.
-func (cs *countSheets) districtOf(p dataset.Problem) int {
+// sheetLine is a line of one of the two sheets.
+type sheetLine struct {
+	file string
+	line int
+}
+
+// lineDistricts maps each line of the two sheets to its district.
+func (cs *countSheets) lineDistricts() map[sheetLine]int {
+	at := map[sheetLine]int{}
 	for _, n := range cs.order {
-		switch dt, d := cs.totals[n], cs.rows[n]; {
-		case p.File == DistrictTotalsFile && dt != nil && dt.line == p.Line:
-			return n
-		case p.File == CountsFile && d != nil && d.nt != nil && d.nt.line == p.Line:
-			return n
-		case p.File == CountsFile && d != nil:
-			for _, r := range d.candidacies {
-				if r.line == p.Line {
-					return n
-				}
-			}
+		if dt := cs.totals[n]; dt != nil {
+			at[sheetLine{DistrictTotalsFile, dt.line}] = n
+		}
+		d := cs.rows[n]
+		if d == nil {
+			continue
+		}
+		if d.nt != nil {
+			at[sheetLine{CountsFile, d.nt.line}] = n
+		}
+		for _, r := range d.candidacies {
+			at[sheetLine{CountsFile, r.line}] = n
 		}
 	}
-	return 0
+	return at
 }
 
 // dropTotals lets the rows' totals go, keeping where each row is.

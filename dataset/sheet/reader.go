@@ -82,19 +82,13 @@ func (rd *reader) line(i int) int {
 // it is all UTF-8, and where a quote never closed opened.
 func (rd *reader) drain() { _, _ = io.Copy(io.Discard, rd.in) }
 
-// CountRows reads a sheet from r as Import reads it, with the delimiter
+// CountCells reads a sheet from r as Import reads it, with the delimiter
 // opts gives or the one its header row shows, and returns how many rows
-// it has below its header, leaving out the blank rows Import skips. It
-// stops at what Import would refuse (a byte that is not UTF-8, malformed
-// quoting, a read error) and returns the error, with the rows counted
-// until then.
-func CountRows(r io.Reader, opts Options) (int64, error) {
-	rows, _, err := CountCells(r, opts)
-	return rows, err
-}
-
-// CountCells is CountRows, and counts the cells of those rows that are
-// not blank too: what a sheet of counts makes grows with its cells.
+// it has below its header, leaving out the blank rows Import skips, and
+// how many of their cells are not blank: what a sheet makes grows with
+// them. It stops at what Import would refuse (a byte that is not UTF-8,
+// malformed quoting, a read error) and returns the error, with the rows
+// counted until then.
 func CountCells(r io.Reader, opts Options) (rows, cells int64, err error) {
 	rd := newReader(r, opts.Delimiter)
 	rd.cr.ReuseRecord = true // no row is kept

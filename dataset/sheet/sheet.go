@@ -139,9 +139,10 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 		// The files every rule reads are not made, but a count that does
 		// not add up is reported in this run all the same.
 		if counts != nil && counts.complete(districts) {
-			bad := counts.unread(im.problems)
+			at := counts.lineDistricts()
+			bad := counts.unread(im.problems, at)
 			for _, p := range dataset.CheckCountSheets(dataset.EncodeJSON(counts.records(districts, candidates))) {
-				if p = counts.place(p); !bad[counts.districtOf(p)] {
+				if p = counts.place(p); !bad[at[sheetLine{p.File, p.Line}]] {
 					im.problems = append(im.problems, p)
 				}
 			}
