@@ -21,39 +21,33 @@ import (
 type seatWon struct{ district, count int }
 
 // indexSeats finds, from every sheet, where each candidate won a seat at
-// the count, in district order.
+// the count: the first in district order.
 func (s *Site) indexSeats() {
-	s.won = map[string][]seatWon{}
+	s.won = map[string]seatWon{}
 	for _, sh := range s.ds.Sheets() {
 		for _, c := range sh.Candidacies {
-			if c.ElectedAtCount != nil {
-				s.won[c.CandidateID] = append(s.won[c.CandidateID], seatWon{sh.DistrictNumber, *c.ElectedAtCount})
+			if _, ok := s.won[c.CandidateID]; !ok && c.ElectedAtCount != nil {
+				s.won[c.CandidateID] = seatWon{sh.DistrictNumber, *c.ElectedAtCount}
 			}
 		}
 	}
 }
 
-// electedHow says, on district here's page, whether and how c was
-// elected: seatHow, or, where the sheets do not tell, the plain yes, no or
-// not known.
-func (s *Site) electedHow(c *dataset.Candidate, here int) string {
-	return cmp.Or(s.seatHow(c, here), s.yesNo(c.Elected))
+// electedHow says, on the page of a district without a count sheet,
+// whether and how c was elected: seatHow, or, where the sheets do not
+// tell, the plain yes, no or not known.
+func (s *Site) electedHow(c *dataset.Candidate) string {
+	return cmp.Or(s.seatHow(c), s.yesNo(c.Elected))
 }
 
-// seatHow says how c won a seat, as district here's page says it: at a
-// count of this district, at a count of another, or, when every district
-// c stood in has a final sheet and none elected them, not at the count;
-// "" when c won none or the sheets do not tell.
-func (s *Site) seatHow(c *dataset.Candidate, here int) string {
+// seatHow says how c won a seat, on the page of a district where c did
+// not win one at its count: at a count of another district, or, when
+// every district c stood in has a final sheet and none elected them, not
+// at the count; "" when c won none or the sheets do not tell.
+func (s *Site) seatHow(c *dataset.Candidate) string {
 	t := s.lang.T
-	seats := s.won[c.ID]
-	for _, w := range seats {
-		if w.district == here {
-			return t("elected_at", w.count)
-		}
-	}
-	if len(seats) > 0 {
-		return t("elected_in", seats[0].district, seats[0].count)
+	if w, ok := s.won[c.ID]; ok {
+		return t("elected_in", w.district, w.count)
 	}
 	if c.Elected == nil || !*c.Elected || len(s.ds.Sheets()) == 0 {
 		return ""
@@ -192,7 +186,7 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 		// A seat won elsewhere, or after the count: said instead of "not
 		// elected", after an exclusion.
 		if i, ok := s.ds.Lookup(dataset.Candidates, c.CandidateID); ok {
-			switch how := s.seatHow(&s.ds.Candidates()[i], sh.DistrictNumber); {
+			switch how := s.seatHow(&s.ds.Candidates()[i]); {
 			case how == "":
 			case c.ExcludedAtCount != nil:
 				row.Outcome += "; " + how

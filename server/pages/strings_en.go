@@ -141,7 +141,6 @@ var stringsEN = map[string]string{
 	"quota":                      "Quota",
 	"elected_heading":            "Elected",
 	"elected_none":               "No one is elected yet.",
-	"elected_at":                 "elected at count %d",
 	"elected_in":                 "elected in district %d, at count %d",
 	"elected_later":              "elected, not at the count (by a casual election or the gender mechanism)",
 	"outcome_elected":            "elected at count %d, with %s",

@@ -142,7 +142,6 @@ var stringsMT = map[string]string{
 	"quota":                      "Kwota",
 	"elected_heading":            "Eletti",
 	"elected_none":               "Ħadd għadu ma ġie elett.",
-	"elected_at":                 "elett/a fl-għadd %d",
 	"elected_in":                 "elett/a fid-distrett %d, fl-għadd %d",
 	"elected_later":              "elett/a, mhux fl-għadd (b'elezzjoni każwali jew bil-mekkaniżmu tal-ġeneru)",
 	"outcome_elected":            "elett/a fl-għadd %d, b'%s",

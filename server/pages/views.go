@@ -243,6 +243,12 @@ type districtPageView struct {
 func (s *Site) renderDistrict(i int) []byte {
 	d := s.ds.Districts()[i]
 	v := districtPageView{District: s.districtViews([]dataset.District{d})[0]}
+	sh, counted := s.ds.Sheet(d.Number)
+	if counted {
+		v.Count = s.newCountView(sh)
+	}
+	// The candidates' table is shown only when there is no count: with
+	// one, the page lists the sheet's candidacies instead.
 	var elected, others []candidateRow
 	primary := 0
 	for ci, c := range s.ds.Candidates() {
@@ -252,20 +258,22 @@ func (s *Site) renderDistrict(i int) []byte {
 		if c.PrimaryDistrictID == d.ID {
 			primary++
 		}
+		if counted {
+			continue
+		}
 		row := s.candidateRow(ci)
-		row.Elected = s.electedHow(&s.ds.Candidates()[ci], d.Number)
+		row.Elected = s.electedHow(&s.ds.Candidates()[ci])
 		if row.IsElected {
 			elected = append(elected, row)
 		} else {
 			others = append(others, row)
 		}
 	}
-	v.Rows = append(elected, others...)
-	v.Caption = s.lang.T("district_caption", len(v.Rows), d.Number)
-	v.PrimaryCount = s.lang.T("district_primary_count", primary, d.Number)
-	if sh, ok := s.ds.Sheet(d.Number); ok {
-		v.Count = s.newCountView(sh)
+	if !counted {
+		v.Rows = append(elected, others...)
+		v.Caption = s.lang.T("district_caption", len(v.Rows), d.Number)
 	}
+	v.PrimaryCount = s.lang.T("district_primary_count", primary, d.Number)
 	n := strconv.Itoa(d.Number)
 	return s.renderPage("district", v.District.Name, "", s.api+"/candidates?stood_in="+n, s.csvLink(CandidatesCSV+"?stood_in="+n), "/districts/"+n, "", v)
 }
