@@ -205,14 +205,16 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 	if len(shown.Counts) < len(sh.Counts) {
 		v.More = append(v.More, t("count_more_counts", len(shown.Counts), len(sh.Counts)))
 	}
-	v.Story = s.story(shown, names)
+	byID := rowsByID(sh)
+	v.Story = s.story(shown, names, byID)
 	v.JSON = s.api + "/results/" + strconv.Itoa(sh.DistrictNumber)
 	v.CSV = s.csvLink(strings.Replace(SheetCSV, "{number}", strconv.Itoa(sh.DistrictNumber), 1))
-	v.Sheet = s.sheetTable(shown, names)
+	v.Sheet = s.sheetTable(shown, names, byID)
 	v.Chart, v.ChartNarrow = s.drawChart(shown, names, wideChart), s.drawChart(shown, names, narrowChart)
-	byID := s.rowsByID(sh)
-	for i, id := range sh.Elected[:min(len(sh.Elected), chartLines)] {
-		v.Legend = append(v.Legend, legendItem{chartColour(i), names[byID[id]]})
+	// The elected are the sheet's first rows, in the order they were
+	// elected.
+	for j := range min(len(sh.Elected), chartLines) {
+		v.Legend = append(v.Legend, legendItem{chartColour(j), names[j]})
 	}
 	return v
 }
@@ -234,10 +236,9 @@ func firstCounts(sh *dataset.CountSheet) *dataset.CountSheet {
 
 // sheetTable makes the sheet's table: each total, its change at that
 // count, the quota and the elected marked.
-func (s *Site) sheetTable(sh *dataset.CountSheet, names []string) sheetTable {
+func (s *Site) sheetTable(sh *dataset.CountSheet, names []string, byID map[string]int) sheetTable {
 	t, num := s.lang.T, s.lang.Num
 	tab := sheetTable{Caption: t("sheet_caption", sh.DistrictNumber, num(sh.Quota)), Note: t("sheet_note", num(sh.Quota))}
-	byID := s.rowsByID(sh)
 	for _, c := range sh.Counts {
 		h := countHead{Label: t("count_n", c.Number)}
 		switch c.Event {
@@ -302,7 +303,9 @@ func change(num func(int) string, d int) string {
 	return ""
 }
 
-func (s *Site) rowsByID(sh *dataset.CountSheet) map[string]int {
+// rowsByID is each candidate's row of sh, by candidate id: the rows the
+// counts' events name.
+func rowsByID(sh *dataset.CountSheet) map[string]int {
 	m := make(map[string]int, len(sh.Candidacies))
 	for j, c := range sh.Candidacies {
 		m[c.CandidateID] = j
@@ -336,9 +339,8 @@ const storyGains = 3
 // story is the count told in sentences, one per count: what moved, the
 // largest gains, the votes that became non-transferable, and who was
 // elected.
-func (s *Site) story(sh *dataset.CountSheet, names []string) []storyLine {
+func (s *Site) story(sh *dataset.CountSheet, names []string, byID map[string]int) []storyLine {
 	t := s.lang.T
-	byID := s.rowsByID(sh)
 	out := make([]storyLine, len(sh.Counts))
 	for k, c := range sh.Counts {
 		var b strings.Builder
@@ -367,7 +369,7 @@ func (s *Site) story(sh *dataset.CountSheet, names []string) []storyLine {
 		} else {
 			b.WriteString(".")
 		}
-		if e := s.electedAt(sh, k, names, byID); e != "" {
+		if e := s.electedAt(sh, k, names); e != "" {
 			b.WriteString(" " + e)
 		}
 		out[k] = storyLine{t("story_count", c.Number), b.String()}
@@ -400,12 +402,11 @@ func (s *Site) gains(sh *dataset.CountSheet, k int, names []string) string {
 }
 
 // electedAt is the sentence saying who was elected at count k+1, in the
-// order of election: by reaching the quota, or, as the last seats are
-// filled, as the candidates left; "" for none.
-func (s *Site) electedAt(sh *dataset.CountSheet, k int, names []string, byID map[string]int) string {
+// order of election (the sheet's first rows): by reaching the quota, or,
+// as the last seats are filled, as the candidates left; "" for none.
+func (s *Site) electedAt(sh *dataset.CountSheet, k int, names []string) string {
 	var quota, left []string
-	for _, id := range sh.Elected {
-		j := byID[id]
+	for j := range sh.Elected {
 		c := sh.Candidacies[j]
 		if c.ElectedAtCount == nil || *c.ElectedAtCount != k+1 {
 			continue
