@@ -131,15 +131,16 @@ type sheetCell struct {
 	Gone          bool // excluded at or before this count: no total
 }
 
-// candidacyName is the name and slug of a sheet's row: the dataset's
-// candidate, whose name carries the Maltese letters, or the sheet's
-// spelling when the dataset has none.
-func (s *Site) candidacyName(c *dataset.Candidacy) (name, slug string) {
+// candidacyRow is the dataset's candidate of a sheet's row, or nil when
+// the dataset has none, and the row's name and slug: the candidate's,
+// whose name carries the Maltese letters, or the sheet's spelling and no
+// slug.
+func (s *Site) candidacyRow(c *dataset.Candidacy) (cand *dataset.Candidate, name, slug string) {
 	if i, ok := s.ds.Lookup(dataset.Candidates, c.CandidateID); ok {
-		cand := s.ds.Candidates()[i]
-		return clip(cand.Name), cand.Slug
+		cand = &s.ds.Candidates()[i]
+		return cand, clip(cand.Name), cand.Slug
 	}
-	return clip(c.Name), ""
+	return nil, clip(c.Name), ""
 }
 
 func (s *Site) candidacyParty(c *dataset.Candidacy) partyRef {
@@ -160,12 +161,12 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 	if sh.Registered != nil {
 		v.Registered = num(*sh.Registered)
 	}
-	names := make([]string, len(sh.Candidacies))
+	names, slugs := make([]string, len(sh.Candidacies)), make([]string, len(sh.Candidacies))
 	for j := range sh.Candidacies {
 		c := &sh.Candidacies[j]
-		row := outcomeRow{Party: s.candidacyParty(c), FirstPreferences: num(c.FirstPreferences)}
-		row.Name, row.Slug = s.candidacyName(c)
-		names[j] = row.Name
+		cand, name, slug := s.candidacyRow(c)
+		names[j], slugs[j] = name, slug
+		row := outcomeRow{Slug: slug, Name: name, Party: s.candidacyParty(c), FirstPreferences: num(c.FirstPreferences)}
 		switch {
 		case c.ElectedAtCount != nil:
 			k := *c.ElectedAtCount
@@ -185,8 +186,8 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 		}
 		// A seat won elsewhere, or after the count: said instead of "not
 		// elected", after an exclusion.
-		if i, ok := s.ds.Lookup(dataset.Candidates, c.CandidateID); ok {
-			switch how := s.seatHow(&s.ds.Candidates()[i]); {
+		if cand != nil {
+			switch how := s.seatHow(cand); {
 			case how == "":
 			case c.ExcludedAtCount != nil:
 				row.Outcome += "; " + how
@@ -209,7 +210,7 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 	v.Story = s.story(shown, names, byID)
 	v.JSON = s.api + "/results/" + strconv.Itoa(sh.DistrictNumber)
 	v.CSV = s.csvLink(strings.Replace(SheetCSV, "{number}", strconv.Itoa(sh.DistrictNumber), 1))
-	v.Sheet = s.sheetTable(shown, names, byID)
+	v.Sheet = s.sheetTable(shown, names, slugs, byID)
 	v.Chart, v.ChartNarrow = s.drawChart(shown, names, wideChart), s.drawChart(shown, names, narrowChart)
 	// The elected are the sheet's first rows, in the order they were
 	// elected.
@@ -236,7 +237,7 @@ func firstCounts(sh *dataset.CountSheet) *dataset.CountSheet {
 
 // sheetTable makes the sheet's table: each total, its change at that
 // count, the quota and the elected marked.
-func (s *Site) sheetTable(sh *dataset.CountSheet, names []string, byID map[string]int) sheetTable {
+func (s *Site) sheetTable(sh *dataset.CountSheet, names, slugs []string, byID map[string]int) sheetTable {
 	t, num := s.lang.T, s.lang.Num
 	tab := sheetTable{Caption: t("sheet_caption", sh.DistrictNumber, num(sh.Quota)), Note: t("sheet_note", num(sh.Quota))}
 	for _, c := range sh.Counts {
@@ -261,8 +262,7 @@ func (s *Site) sheetTable(sh *dataset.CountSheet, names []string, byID map[strin
 	}
 	for j := range sh.Candidacies[:rows] {
 		c := &sh.Candidacies[j]
-		row := sheetRow{Name: names[j], Elected: c.ElectedAtCount != nil}
-		_, row.Slug = s.candidacyName(c)
+		row := sheetRow{Slug: slugs[j], Name: names[j], Elected: c.ElectedAtCount != nil}
 		for k, total := range c.Totals {
 			cell := sheetCell{Total: num(total), Quota: total >= sh.Quota}
 			if k > 0 {
