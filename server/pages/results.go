@@ -73,7 +73,7 @@ func (s *Site) resultsView() resultsView {
 			r.Party = s.partyRef(pi)
 		}
 		if nt.ValidVotes > 0 {
-			r.Share = s.lang.numbers.Sprintf("%.1f%%", 100*pt.Share)
+			r.Share = strconv.FormatFloat(100*pt.Share, 'f', 1, 64) + "%"
 		}
 		if s.seats != nil {
 			r.InParliament = s.seats[pi]
