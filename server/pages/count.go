@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"ballot/dataset"
+	"ballot/suggest"
 )
 
 // The count of a district, as its page shows it when the dataset holds
@@ -327,10 +328,7 @@ func (s *Site) votes(n int) string {
 
 // joinNames is names as a sentence lists them: "A, B and C".
 func (s *Site) joinNames(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + s.lang.T("and") + names[len(names)-1]
+	return suggest.List(names, s.lang.T("and"))
 }
 
 // storyGains is how many of the largest gains a count's sentence lists.

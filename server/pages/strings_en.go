@@ -166,7 +166,7 @@ var stringsEN = map[string]string{
 	"votes_one":                  "%s vote",
 	"votes_few":                  "%s votes",
 	"votes_many":                 "%s votes",
-	"and":                        " and ",
+	"and":                        "and",
 	"others_heading":             "Who else stood",
 	"chart_heading":              "The totals across the counts",
 	"chart_label":                "A chart of each candidate's total at every count of district %d; the count sheet below gives every number.",

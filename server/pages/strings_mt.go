@@ -167,7 +167,7 @@ var stringsMT = map[string]string{
 	"votes_one":                  "%s vot",
 	"votes_few":                  "%s voti",
 	"votes_many":                 "%s vot",
-	"and":                        " u ",
+	"and":                        "u",
 	"others_heading":             "Min ikkontesta wkoll",
 	"chart_heading":              "It-totali minn għadd għal ieħor",
 	"chart_label":                "Grafika tat-total ta' kull kandidat f'kull għadd tad-distrett %d; il-folja tal-għadd hawn taħt tagħti kull numru.",
