@@ -144,14 +144,6 @@ func (s *Site) candidacyRow(c *dataset.Candidacy) (cand *dataset.Candidate, name
 	return nil, clip(c.Name), ""
 }
 
-func (s *Site) candidacyParty(c *dataset.Candidacy) partyRef {
-	if c.PartyID == nil {
-		return partyRef{Display: s.lang.T("independent")}
-	}
-	pi, _ := s.ds.Lookup(dataset.Parties, *c.PartyID)
-	return s.partyRef(pi)
-}
-
 // newCountView makes the count of a district's sheet, as its page shows it.
 func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 	t, num := s.lang.T, s.lang.Num
@@ -167,7 +159,7 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 		c := &sh.Candidacies[j]
 		cand, name, slug := s.candidacyRow(c)
 		names[j], slugs[j] = name, slug
-		row := outcomeRow{Slug: slug, Name: name, Party: s.candidacyParty(c), FirstPreferences: num(c.FirstPreferences)}
+		row := outcomeRow{Slug: slug, Name: name, Party: s.partyOf(c.PartyID), FirstPreferences: num(c.FirstPreferences)}
 		switch {
 		case c.ElectedAtCount != nil:
 			k := *c.ElectedAtCount

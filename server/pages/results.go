@@ -68,10 +68,7 @@ func (s *Site) resultsView() resultsView {
 	// count every one.
 	for _, pi := range rows[:min(len(rows), Listed)] {
 		pt := stood[pi]
-		r := partyResult{FirstPreferences: num(pt.FirstPreferences), AtCount: pt.SeatsAtCount, Party: partyRef{Display: t("independent")}}
-		if pi < independents {
-			r.Party = s.partyRef(pi)
-		}
+		r := partyResult{Party: s.partyRef(pi), FirstPreferences: num(pt.FirstPreferences), AtCount: pt.SeatsAtCount}
 		if nt.ValidVotes > 0 {
 			r.Share = strconv.FormatFloat(100*pt.Share, 'f', 1, 64) + "%"
 		}

@@ -54,7 +54,13 @@ type partyRow struct {
 // dataset's checks hold color to it; anything else shows no swatch.
 var colorPattern = regexp.MustCompile(`^#[0-9a-f]{6}$`)
 
+// partyRef is the i-th party as a row names it, or, for the index past
+// the last party (where the seats' and results' tables count the
+// independents), the word for independent.
 func (s *Site) partyRef(i int) partyRef {
+	if i == len(s.ds.Parties()) {
+		return partyRef{Display: s.lang.T("independent")}
+	}
 	party := s.ds.Parties()[i]
 	r := partyRef{Display: clip(party.Name), DisplayLang: "mt", Slug: party.Slug}
 	if s.lang == English && party.NameEN != nil && *party.NameEN != "" {
@@ -64,6 +70,16 @@ func (s *Site) partyRef(i int) partyRef {
 		r.Color = c
 	}
 	return r
+}
+
+// partyOf is the party of id as a row names it: the word for
+// independent when id is nil.
+func (s *Site) partyOf(id *string) partyRef {
+	if id == nil {
+		return s.partyRef(len(s.ds.Parties()))
+	}
+	pi, _ := s.ds.Lookup(dataset.Parties, *id)
+	return s.partyRef(pi)
 }
 
 // Clipped is the most characters of a dataset's text (a name, a note) a
@@ -166,11 +182,7 @@ func (s *Site) seatsView() *seatsView {
 	v := &seatsView{}
 	for i, n := range s.seats {
 		v.Total += n
-		switch {
-		case n == 0:
-		case i == len(s.ds.Parties()):
-			v.Rows = append(v.Rows, seatsRow{partyRef{Display: s.lang.T("independent")}, n})
-		default:
+		if n > 0 {
 			v.Rows = append(v.Rows, seatsRow{s.partyRef(i), n})
 		}
 	}
@@ -319,12 +331,8 @@ type candidateRow struct {
 func (s *Site) candidateRow(i int) candidateRow {
 	c := s.ds.Candidates()[i]
 	n := s.districtNumber[c.PrimaryDistrictID]
-	row := candidateRow{Slug: c.Slug, Name: clip(c.Name), Party: partyRef{Display: s.lang.T("independent")},
+	row := candidateRow{Slug: c.Slug, Name: clip(c.Name), Party: s.partyOf(c.PartyID),
 		District: districtRef{n, s.lang.T("district_n", n)}, Elected: s.yesNo(c.Elected), IsElected: c.Elected != nil && *c.Elected}
-	if c.PartyID != nil {
-		pi, _ := s.ds.Lookup(dataset.Parties, *c.PartyID)
-		row.Party = s.partyRef(pi)
-	}
 	for _, id := range c.DistrictIDs[1:] {
 		n := s.districtNumber[id]
 		row.Others = append(row.Others, districtRef{n, s.lang.T("district_n", n)})
