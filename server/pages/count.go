@@ -323,6 +323,17 @@ func (s *Site) joinNames(names []string) string {
 	return suggest.List(names, s.lang.T("and"))
 }
 
+// namesSentence is the sentence key says of names, listed, and args:
+// its key_one string for one name (or none), its key_many for more.
+func (s *Site) namesSentence(key string, names []string, args ...any) string {
+	if len(names) > 1 {
+		key += "_many"
+	} else {
+		key += "_one"
+	}
+	return s.lang.T(key, append([]any{s.joinNames(names)}, args...)...)
+}
+
 // storyGains is how many of the largest gains a count's sentence lists.
 const storyGains = 3
 
@@ -344,11 +355,7 @@ func (s *Site) story(sh *dataset.CountSheet, names []string, byID map[string]int
 		case dataset.EventSurplus:
 			b.WriteString(t("story_surplus", s.joinNames(who), s.votes(c.Votes), s.gains(sh, k, names)))
 		default:
-			key := "story_excluded_one"
-			if len(who) > 1 {
-				key = "story_excluded_many"
-			}
-			b.WriteString(t(key, s.joinNames(who), s.votes(c.Votes), s.gains(sh, k, names)))
+			b.WriteString(s.namesSentence("story_excluded", who, s.votes(c.Votes), s.gains(sh, k, names)))
 		}
 		if k > 0 {
 			if nt := c.NonTransferable - sh.Counts[k-1].NonTransferable; nt > 0 {
@@ -412,12 +419,8 @@ func (s *Site) electedAt(sh *dataset.CountSheet, k int, names []string) string {
 		names []string
 		key   string
 	}{{quota, "story_quota"}, {left, "story_left"}} {
-		switch len(g.names) {
-		case 0:
-		case 1:
-			out = append(out, s.lang.T(g.key+"_one", g.names[0]))
-		default:
-			out = append(out, s.lang.T(g.key+"_many", s.joinNames(g.names)))
+		if len(g.names) > 0 {
+			out = append(out, s.namesSentence(g.key, g.names))
 		}
 	}
 	return strings.Join(out, " ")
