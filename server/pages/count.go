@@ -76,7 +76,6 @@ const (
 // countView is a district's count on its page.
 type countView struct {
 	Status                   string
-	Counting                 bool
 	Seats                    int
 	Registered, Valid, Quota string
 	Elected, Others          []outcomeRow
@@ -148,7 +147,7 @@ func (s *Site) candidacyRow(c *dataset.Candidacy) (cand *dataset.Candidate, name
 func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 	t, num := s.lang.T, s.lang.Num
 	v := &countView{
-		Status: t("status_" + sh.Status), Counting: sh.Status == dataset.StatusCounting, Seats: sh.Seats,
+		Status: t("status_" + sh.Status), Seats: sh.Seats,
 		Valid: num(sh.ValidVotes), Quota: num(sh.Quota),
 	}
 	if sh.Registered != nil {
@@ -172,7 +171,7 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 			continue
 		case c.ExcludedAtCount != nil:
 			row.Outcome = t("outcome_excluded", *c.ExcludedAtCount)
-		case v.Counting:
+		case sh.Status == dataset.StatusCounting:
 			row.Outcome = t("outcome_continuing")
 		default:
 			row.Outcome = t("outcome_not_elected")

@@ -18,10 +18,8 @@ type resultsView struct {
 	Valid                 string
 	AtCount, InParliament int
 	KnownParliament       bool // elected is known of every candidate
-	DistrictsCaption      string
 	Districts             []districtResult
 	Partial               string // the sentence saying how many districts the totals cover, or ""
-	ParliamentNote        string
 }
 
 type partyResult struct {
@@ -78,8 +76,6 @@ func (s *Site) resultsView() resultsView {
 		v.Parties = append(v.Parties, r)
 	}
 	v.PartiesCaption = t("results_parties_caption", len(s.ds.Sheets()))
-	v.ParliamentNote = t("results_parliament_note")
-	v.DistrictsCaption = t("results_districts_caption")
 	for _, d := range s.ds.Districts() {
 		r := districtResult{Number: d.Number, Label: t("district_n", d.Number), Status: t("status_none"), Valid: "—", Quota: "—", Counts: "—"}
 		if sh, ok := s.ds.Sheet(d.Number); ok {
