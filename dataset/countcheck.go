@@ -105,7 +105,7 @@ func (d *records) checkSheetFields(r *Report, i int, s *sheetFile) bool {
 		}
 	}
 	if has("valid_votes") && s.ValidVotes > MaxVotes {
-		r.errorf(CountsFile, pointer(i, "valid_votes"), "range", "is %s; must be at most %s, the largest integer every JSON reader keeps exact", thousands(s.ValidVotes), thousands(MaxVotes))
+		r.errorf(CountsFile, pointer(i, "valid_votes"), "range", "is %s; must be at most %s, the largest integer every JSON reader keeps exact", Thousands(s.ValidVotes), Thousands(MaxVotes))
 		ok, figures = false, false
 	}
 	if has("candidacies") && len(s.Candidacies) == 0 {
@@ -113,17 +113,17 @@ func (d *records) checkSheetFields(r *Report, i int, s *sheetFile) bool {
 		ok, figures = false, false
 	}
 	if has("seats") && has("candidacies") && len(s.Candidacies) > 0 && s.Seats > len(s.Candidacies) {
-		r.errorf(CountsFile, pointer(i, "seats"), "range", "is %s, more than the sheet's %d candidacies", thousands(s.Seats), len(s.Candidacies))
+		r.errorf(CountsFile, pointer(i, "seats"), "range", "is %s, more than the sheet's %d candidacies", Thousands(s.Seats), len(s.Candidacies))
 		ok, figures = false, false
 	}
 	if has("registered") && has("valid_votes") && s.Registered != nil && *s.Registered < s.ValidVotes {
-		r.errorf(CountsFile, pointer(i, "registered"), "range", "is %s, fewer than the %s valid votes", thousands(*s.Registered), thousands(s.ValidVotes))
+		r.errorf(CountsFile, pointer(i, "registered"), "range", "is %s, fewer than the %s valid votes", Thousands(*s.Registered), Thousands(s.ValidVotes))
 	}
 	if figures {
 		// Every rule of the count reads the quota: a sheet with another
 		// is not counted, or each surplus would be reported again.
 		if droop := s.ValidVotes/(s.Seats+1) + 1; s.Quota != droop {
-			r.errorf(CountsFile, pointer(i, "quota"), "quota", "district %s: the quota is %s, and floor(%s / (%d + 1)) + 1 is %s", d.districtOf(s), thousands(s.Quota), thousands(s.ValidVotes), s.Seats, thousands(droop))
+			r.errorf(CountsFile, pointer(i, "quota"), "quota", "district %s: the quota is %s, and floor(%s / (%d + 1)) + 1 is %s", d.districtOf(s), Thousands(s.Quota), Thousands(s.ValidVotes), s.Seats, Thousands(droop))
 			ok = false
 		}
 	}
@@ -304,7 +304,7 @@ func (t *tally) checkGiven() {
 		case n.CandidateIDs != nil && !slices.Equal(sortedIDs(n.CandidateIDs), sortedIDs(got.CandidateIDs)):
 			differs(pointer(t.i, "counts", k, "candidate_ids"), ", count %d: is [%s], and the totals show [%s]", got.Number, strings.Join(n.CandidateIDs, ", "), strings.Join(got.CandidateIDs, ", "))
 		case n.Votes != nil && *n.Votes != got.Votes:
-			differs(pointer(t.i, "counts", k, "votes"), ", count %d: is %s, and the totals show %s", got.Number, thousands(*n.Votes), thousands(got.Votes))
+			differs(pointer(t.i, "counts", k, "votes"), ", count %d: is %s, and the totals show %s", got.Number, Thousands(*n.Votes), Thousands(got.Votes))
 		}
 	}
 	for j, row := range s.Candidacies {
@@ -323,7 +323,7 @@ func (t *tally) checkGiven() {
 			}
 			switch {
 			case f.field == "first_preferences":
-				differs(pointer(t.i, "candidacies", j, f.field), ": %s: is %s, and %s is %s", row.Name, thousands(*f.given), f.which, thousands(f.want))
+				differs(pointer(t.i, "candidacies", j, f.field), ": %s: is %s, and %s is %s", row.Name, Thousands(*f.given), f.which, Thousands(f.want))
 			case f.want == 0:
 				differs(pointer(t.i, "candidacies", j, f.field), ": %s: is %d, and by the totals %s %s", row.Name, *f.given, row.Name, f.none)
 			default:

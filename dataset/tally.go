@@ -81,7 +81,7 @@ func (t *tally) balance(k int) {
 		sum = saturated(sum, t.total(j, k))
 	}
 	if sum != t.sheet.ValidVotes {
-		t.errorf(pointer(t.i, "counts", k), "count-balance", "count %d: the totals add up to %s, and the valid votes are %s", k+1, thousands(sum), thousands(t.sheet.ValidVotes))
+		t.errorf(pointer(t.i, "counts", k), "count-balance", "count %d: the totals add up to %s, and the valid votes are %s", k+1, Thousands(sum), Thousands(t.sheet.ValidVotes))
 	}
 }
 
@@ -98,7 +98,7 @@ func saturated(a, b int) int {
 func (t *tally) event(k int) Count {
 	c := Count{Number: k + 1, CandidateIDs: []string{}, NonTransferable: t.sheet.Counts[k].NonTransferable}
 	if prev := t.sheet.Counts[k-1].NonTransferable; c.NonTransferable < prev {
-		t.errorf(pointer(t.i, "counts", k, "non_transferable"), "total-falls", "count %d: non-transferable falls from %s to %s; it never falls", k+1, thousands(prev), thousands(c.NonTransferable))
+		t.errorf(pointer(t.i, "counts", k, "non_transferable"), "total-falls", "count %d: non-transferable falls from %s to %s; it never falls", k+1, Thousands(prev), Thousands(c.NonTransferable))
 	}
 	var surplus, out []int // who falls: elected with a surplus, continuing to 0
 	for j := range t.sheet.Candidacies {
@@ -110,11 +110,11 @@ func (t *tally) event(k int) Count {
 		case t.state[j] == elected && !t.surplusGone[j]:
 			surplus = append(surplus, j)
 		case t.state[j] == elected:
-			t.errorf(t.at(j, k), "elected-total-changes", "count %d: %s's surplus went at an earlier count, and their total falls from %s to %s; it never changes after", k+1, t.name(j), thousands(before), thousands(after))
+			t.errorf(t.at(j, k), "elected-total-changes", "count %d: %s's surplus went at an earlier count, and their total falls from %s to %s; it never changes after", k+1, t.name(j), Thousands(before), Thousands(after))
 		case after == 0:
 			out = append(out, j)
 		default:
-			t.errorf(t.at(j, k), "total-falls", "count %d: %s's total falls from %s to %s; a continuing candidate's total never falls", k+1, t.name(j), thousands(before), thousands(after))
+			t.errorf(t.at(j, k), "total-falls", "count %d: %s's total falls from %s to %s; a continuing candidate's total never falls", k+1, t.name(j), Thousands(before), Thousands(after))
 		}
 	}
 	switch {
@@ -155,7 +155,7 @@ func (t *tally) gains(j, k, before, after int) {
 	case t.state[j] == excluded:
 		t.errorf(t.at(j, k), "count-event", "count %d: %s was excluded at count %d, and gains %s; votes go only to continuing candidates or non-transferable", k+1, t.name(j), t.excludedAt[j], votes(after-before))
 	case t.surplusGone[j] || t.electedAt[j] > 0 && t.total(j, t.electedAt[j]-1) == t.sheet.Quota:
-		t.errorf(t.at(j, k), "elected-total-changes", "count %d: %s was elected at count %d, and their total rises from %s to %s; it never changes after their surplus has gone", k+1, t.name(j), t.electedAt[j], thousands(before), thousands(after))
+		t.errorf(t.at(j, k), "elected-total-changes", "count %d: %s was elected at count %d, and their total rises from %s to %s; it never changes after their surplus has gone", k+1, t.name(j), t.electedAt[j], Thousands(before), Thousands(after))
 	case t.state[j] == elected:
 		t.errorf(t.at(j, k), "count-event", "count %d: %s was elected at count %d, and gains %s before their surplus moves; votes go only to continuing candidates or non-transferable", k+1, t.name(j), t.electedAt[j], votes(after-before))
 	}
@@ -166,7 +166,7 @@ func (t *tally) gains(j, k, before, after int) {
 func (t *tally) surplus(c Count, j, k int) Count {
 	before, after := t.total(j, k-1), t.total(j, k)
 	if after != t.sheet.Quota {
-		t.errorf(t.at(j, k), "count-event", "count %d: %s's surplus leaves them %s, not the quota of %s", k+1, t.name(j), thousands(after), thousands(t.sheet.Quota))
+		t.errorf(t.at(j, k), "count-event", "count %d: %s's surplus leaves them %s, not the quota of %s", k+1, t.name(j), Thousands(after), Thousands(t.sheet.Quota))
 	}
 	t.surplusGone[j] = true
 	c.Event, c.CandidateIDs, c.Votes = EventSurplus, []string{t.sheet.Candidacies[j].CandidateID}, before-after
@@ -196,9 +196,9 @@ func (t *tally) exclusion(c Count, out []int, k int) Count {
 		low := t.total(next, k-1)
 		switch {
 		case withVotes == 1 && total > low:
-			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s is excluded with %s, but %s has fewer (%s); the lowest continuing candidate is excluded", k+1, t.name(out[len(out)-1]), votes(total), t.name(next), thousands(low))
+			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s is excluded with %s, but %s has fewer (%s); the lowest continuing candidate is excluded", k+1, t.name(out[len(out)-1]), votes(total), t.name(next), Thousands(low))
 		case withVotes > 1 && total >= low:
-			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s are excluded together with %s, and %s has %s; several are excluded at once only when their votes together are fewer than the next-lowest's", k+1, t.list(out), votes(total), t.name(next), thousands(low))
+			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s are excluded together with %s, and %s has %s; several are excluded at once only when their votes together are fewer than the next-lowest's", k+1, t.list(out), votes(total), t.name(next), Thousands(low))
 		}
 	}
 	c.Event, c.Votes = EventExclusion, total
@@ -289,12 +289,12 @@ func votes(n int) string {
 	if n == 1 {
 		return "1 vote"
 	}
-	return thousands(n) + " votes"
+	return Thousands(n) + " votes"
 }
 
-// thousands writes n in digits grouped by threes with commas, as the
+// Thousands writes n in digits grouped by threes with commas, as the
 // Commission's sheets print votes: 22,788.
-func thousands(n int) string {
+func Thousands(n int) string {
 	s := strconv.Itoa(n)
 	start := 0
 	if n < 0 {

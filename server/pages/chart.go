@@ -172,8 +172,8 @@ func (c *chart) lines() {
 	slices.SortStableFunc(others, func(a, b int) int {
 		return cmp.Compare(slices.Max(c.sh.Candidacies[b].Totals), slices.Max(c.sh.Candidacies[a].Totals))
 	})
-	elected := c.electedRows()
-	others = others[:min(len(others), max(0, chartLines-len(elected)))]
+	elected := c.shownElected()
+	others = others[:min(len(others), max(0, chartLines-elected))]
 	for i := len(others) - 1; i >= 0; i-- {
 		if i < chartOthers {
 			c.line(&c.sh.Candidacies[others[i]], `stroke="#6b7580" stroke-width="1.75" stroke-dasharray="5 3"`)
@@ -181,9 +181,9 @@ func (c *chart) lines() {
 			c.line(&c.sh.Candidacies[others[i]], `stroke="#c3cad1" stroke-width="1"`)
 		}
 	}
-	for i, j := range elected {
+	for j := range elected {
 		row := &c.sh.Candidacies[j]
-		colour := chartColour(i)
+		colour := chartColour(j)
 		c.line(row, `stroke="`+colour+`" stroke-width="3"`)
 		k := *row.ElectedAtCount - 1
 		if k >= len(row.Totals) { // elected after the counts drawn
@@ -193,18 +193,11 @@ func (c *chart) lines() {
 	}
 }
 
-// electedRows are the sheet's rows of the elected, in the order they were
-// elected, the first chartLines of them.
-func (c *chart) electedRows() []int {
-	row := make(map[string]int, len(c.sh.Candidacies))
-	for j, r := range c.sh.Candidacies {
-		row[r.CandidateID] = j
-	}
-	rows := make([]int, 0, min(len(c.sh.Elected), chartLines))
-	for _, id := range c.sh.Elected[:min(len(c.sh.Elected), chartLines)] {
-		rows = append(rows, row[id])
-	}
-	return rows
+// shownElected is how many of the elected the chart draws in colour, the
+// first chartLines: the sheet's first rows, which list the elected in
+// the order they were elected.
+func (c *chart) shownElected() int {
+	return min(len(c.sh.Elected), chartLines)
 }
 
 // labels names the elected at their lines' ends, moved apart where lines
@@ -218,13 +211,13 @@ func (c *chart) labels() {
 	}
 	var labels []label
 	last := len(c.sh.Counts) - 1
-	for i, j := range c.electedRows() {
+	for j := range c.shownElected() {
 		text := c.names[j]
 		if c.numbered {
-			text = strconv.Itoa(i + 1)
+			text = strconv.Itoa(j + 1)
 		}
 		end := c.y(c.sh.Candidacies[j].Totals[last])
-		labels = append(labels, label{text, end, end, chartColour(i)})
+		labels = append(labels, label{text, end, end, chartColour(j)})
 	}
 	slices.SortStableFunc(labels, func(a, b label) int { return cmp.Compare(a.y, b.y) })
 	gap := float64(c.font) + 3

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"ballot/dataset"
+	"ballot/suggest"
 )
 
 // The count of a district, as its page shows it when the dataset holds
@@ -21,39 +22,33 @@ import (
 type seatWon struct{ district, count int }
 
 // indexSeats finds, from every sheet, where each candidate won a seat at
-// the count, in district order.
+// the count: the first in district order.
 func (s *Site) indexSeats() {
-	s.won = map[string][]seatWon{}
+	s.won = map[string]seatWon{}
 	for _, sh := range s.ds.Sheets() {
 		for _, c := range sh.Candidacies {
-			if c.ElectedAtCount != nil {
-				s.won[c.CandidateID] = append(s.won[c.CandidateID], seatWon{sh.DistrictNumber, *c.ElectedAtCount})
+			if _, ok := s.won[c.CandidateID]; !ok && c.ElectedAtCount != nil {
+				s.won[c.CandidateID] = seatWon{sh.DistrictNumber, *c.ElectedAtCount}
 			}
 		}
 	}
 }
 
-// electedHow says, on district here's page, whether and how c was
-// elected: seatHow, or, where the sheets do not tell, the plain yes, no or
-// not known.
-func (s *Site) electedHow(c *dataset.Candidate, here int) string {
-	return cmp.Or(s.seatHow(c, here), s.yesNo(c.Elected))
+// electedHow says, on the page of a district without a count sheet,
+// whether and how c was elected: seatHow, or, where the sheets do not
+// tell, the plain yes, no or not known.
+func (s *Site) electedHow(c *dataset.Candidate) string {
+	return cmp.Or(s.seatHow(c), s.yesNo(c.Elected))
 }
 
-// seatHow says how c won a seat, as district here's page says it: at a
-// count of this district, at a count of another, or, when every district
-// c stood in has a final sheet and none elected them, not at the count;
-// "" when c won none or the sheets do not tell.
-func (s *Site) seatHow(c *dataset.Candidate, here int) string {
+// seatHow says how c won a seat, on the page of a district where c did
+// not win one at its count: at a count of another district, or, when
+// every district c stood in has a final sheet and none elected them, not
+// at the count; "" when c won none or the sheets do not tell.
+func (s *Site) seatHow(c *dataset.Candidate) string {
 	t := s.lang.T
-	seats := s.won[c.ID]
-	for _, w := range seats {
-		if w.district == here {
-			return t("elected_at", w.count)
-		}
-	}
-	if len(seats) > 0 {
-		return t("elected_in", seats[0].district, seats[0].count)
+	if w, ok := s.won[c.ID]; ok {
+		return t("elected_in", w.district, w.count)
 	}
 	if c.Elected == nil || !*c.Elected || len(s.ds.Sheets()) == 0 {
 		return ""
@@ -81,7 +76,6 @@ const (
 // countView is a district's count on its page.
 type countView struct {
 	Status                   string
-	Counting                 bool
 	Seats                    int
 	Registered, Valid, Quota string
 	Elected, Others          []outcomeRow
@@ -137,41 +131,34 @@ type sheetCell struct {
 	Gone          bool // excluded at or before this count: no total
 }
 
-// candidacyName is the name and slug of a sheet's row: the dataset's
-// candidate, whose name carries the Maltese letters, or the sheet's
-// spelling when the dataset has none.
-func (s *Site) candidacyName(c *dataset.Candidacy) (name, slug string) {
+// candidacyRow is the dataset's candidate of a sheet's row, or nil when
+// the dataset has none, and the row's name and slug: the candidate's,
+// whose name carries the Maltese letters, or the sheet's spelling and no
+// slug.
+func (s *Site) candidacyRow(c *dataset.Candidacy) (cand *dataset.Candidate, name, slug string) {
 	if i, ok := s.ds.Lookup(dataset.Candidates, c.CandidateID); ok {
-		cand := s.ds.Candidates()[i]
-		return clip(cand.Name), cand.Slug
+		cand = &s.ds.Candidates()[i]
+		return cand, clip(cand.Name), cand.Slug
 	}
-	return clip(c.Name), ""
-}
-
-func (s *Site) candidacyParty(c *dataset.Candidacy) partyRef {
-	if c.PartyID == nil {
-		return partyRef{Display: s.lang.T("independent")}
-	}
-	pi, _ := s.ds.Lookup(dataset.Parties, *c.PartyID)
-	return s.partyRef(pi)
+	return nil, clip(c.Name), ""
 }
 
 // newCountView makes the count of a district's sheet, as its page shows it.
 func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 	t, num := s.lang.T, s.lang.Num
 	v := &countView{
-		Status: t("status_" + sh.Status), Counting: sh.Status == dataset.StatusCounting, Seats: sh.Seats,
+		Status: t("status_" + sh.Status), Seats: sh.Seats,
 		Valid: num(sh.ValidVotes), Quota: num(sh.Quota),
 	}
 	if sh.Registered != nil {
 		v.Registered = num(*sh.Registered)
 	}
-	names := make([]string, len(sh.Candidacies))
+	names, slugs := make([]string, len(sh.Candidacies)), make([]string, len(sh.Candidacies))
 	for j := range sh.Candidacies {
 		c := &sh.Candidacies[j]
-		row := outcomeRow{Party: s.candidacyParty(c), FirstPreferences: num(c.FirstPreferences)}
-		row.Name, row.Slug = s.candidacyName(c)
-		names[j] = row.Name
+		cand, name, slug := s.candidacyRow(c)
+		names[j], slugs[j] = name, slug
+		row := outcomeRow{Slug: slug, Name: name, Party: s.partyOf(c.PartyID), FirstPreferences: num(c.FirstPreferences)}
 		switch {
 		case c.ElectedAtCount != nil:
 			k := *c.ElectedAtCount
@@ -184,15 +171,15 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 			continue
 		case c.ExcludedAtCount != nil:
 			row.Outcome = t("outcome_excluded", *c.ExcludedAtCount)
-		case v.Counting:
+		case sh.Status == dataset.StatusCounting:
 			row.Outcome = t("outcome_continuing")
 		default:
 			row.Outcome = t("outcome_not_elected")
 		}
 		// A seat won elsewhere, or after the count: said instead of "not
 		// elected", after an exclusion.
-		if i, ok := s.ds.Lookup(dataset.Candidates, c.CandidateID); ok {
-			switch how := s.seatHow(&s.ds.Candidates()[i], sh.DistrictNumber); {
+		if cand != nil {
+			switch how := s.seatHow(cand); {
 			case how == "":
 			case c.ExcludedAtCount != nil:
 				row.Outcome += "; " + how
@@ -211,14 +198,16 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 	if len(shown.Counts) < len(sh.Counts) {
 		v.More = append(v.More, t("count_more_counts", len(shown.Counts), len(sh.Counts)))
 	}
-	v.Story = s.story(shown, names)
+	byID := rowsByID(sh)
+	v.Story = s.story(shown, names, byID)
 	v.JSON = s.api + "/results/" + strconv.Itoa(sh.DistrictNumber)
 	v.CSV = s.csvLink(strings.Replace(SheetCSV, "{number}", strconv.Itoa(sh.DistrictNumber), 1))
-	v.Sheet = s.sheetTable(shown, names)
+	v.Sheet = s.sheetTable(shown, names, slugs, byID)
 	v.Chart, v.ChartNarrow = s.drawChart(shown, names, wideChart), s.drawChart(shown, names, narrowChart)
-	byID := s.rowsByID(sh)
-	for i, id := range sh.Elected[:min(len(sh.Elected), chartLines)] {
-		v.Legend = append(v.Legend, legendItem{chartColour(i), names[byID[id]]})
+	// The elected are the sheet's first rows, in the order they were
+	// elected.
+	for j := range min(len(sh.Elected), chartLines) {
+		v.Legend = append(v.Legend, legendItem{chartColour(j), names[j]})
 	}
 	return v
 }
@@ -240,10 +229,9 @@ func firstCounts(sh *dataset.CountSheet) *dataset.CountSheet {
 
 // sheetTable makes the sheet's table: each total, its change at that
 // count, the quota and the elected marked.
-func (s *Site) sheetTable(sh *dataset.CountSheet, names []string) sheetTable {
+func (s *Site) sheetTable(sh *dataset.CountSheet, names, slugs []string, byID map[string]int) sheetTable {
 	t, num := s.lang.T, s.lang.Num
 	tab := sheetTable{Caption: t("sheet_caption", sh.DistrictNumber, num(sh.Quota)), Note: t("sheet_note", num(sh.Quota))}
-	byID := s.rowsByID(sh)
 	for _, c := range sh.Counts {
 		h := countHead{Label: t("count_n", c.Number)}
 		switch c.Event {
@@ -266,8 +254,7 @@ func (s *Site) sheetTable(sh *dataset.CountSheet, names []string) sheetTable {
 	}
 	for j := range sh.Candidacies[:rows] {
 		c := &sh.Candidacies[j]
-		row := sheetRow{Name: names[j], Elected: c.ElectedAtCount != nil}
-		_, row.Slug = s.candidacyName(c)
+		row := sheetRow{Slug: slugs[j], Name: names[j], Elected: c.ElectedAtCount != nil}
 		for k, total := range c.Totals {
 			cell := sheetCell{Total: num(total), Quota: total >= sh.Quota}
 			if k > 0 {
@@ -308,7 +295,9 @@ func change(num func(int) string, d int) string {
 	return ""
 }
 
-func (s *Site) rowsByID(sh *dataset.CountSheet) map[string]int {
+// rowsByID is each candidate's row of sh, by candidate id: the rows the
+// counts' events name.
+func rowsByID(sh *dataset.CountSheet) map[string]int {
 	m := make(map[string]int, len(sh.Candidacies))
 	for j, c := range sh.Candidacies {
 		m[c.CandidateID] = j
@@ -330,10 +319,18 @@ func (s *Site) votes(n int) string {
 
 // joinNames is names as a sentence lists them: "A, B and C".
 func (s *Site) joinNames(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
+	return suggest.List(names, s.lang.T("and"))
+}
+
+// namesSentence is the sentence key says of names, listed, and args:
+// its key_one string for one name (or none), its key_many for more.
+func (s *Site) namesSentence(key string, names []string, args ...any) string {
+	if len(names) > 1 {
+		key += "_many"
+	} else {
+		key += "_one"
 	}
-	return strings.Join(names[:len(names)-1], ", ") + s.lang.T("and") + names[len(names)-1]
+	return s.lang.T(key, append([]any{s.joinNames(names)}, args...)...)
 }
 
 // storyGains is how many of the largest gains a count's sentence lists.
@@ -342,9 +339,8 @@ const storyGains = 3
 // story is the count told in sentences, one per count: what moved, the
 // largest gains, the votes that became non-transferable, and who was
 // elected.
-func (s *Site) story(sh *dataset.CountSheet, names []string) []storyLine {
+func (s *Site) story(sh *dataset.CountSheet, names []string, byID map[string]int) []storyLine {
 	t := s.lang.T
-	byID := s.rowsByID(sh)
 	out := make([]storyLine, len(sh.Counts))
 	for k, c := range sh.Counts {
 		var b strings.Builder
@@ -358,11 +354,7 @@ func (s *Site) story(sh *dataset.CountSheet, names []string) []storyLine {
 		case dataset.EventSurplus:
 			b.WriteString(t("story_surplus", s.joinNames(who), s.votes(c.Votes), s.gains(sh, k, names)))
 		default:
-			key := "story_excluded_one"
-			if len(who) > 1 {
-				key = "story_excluded_many"
-			}
-			b.WriteString(t(key, s.joinNames(who), s.votes(c.Votes), s.gains(sh, k, names)))
+			b.WriteString(s.namesSentence("story_excluded", who, s.votes(c.Votes), s.gains(sh, k, names)))
 		}
 		if k > 0 {
 			if nt := c.NonTransferable - sh.Counts[k-1].NonTransferable; nt > 0 {
@@ -373,7 +365,7 @@ func (s *Site) story(sh *dataset.CountSheet, names []string) []storyLine {
 		} else {
 			b.WriteString(".")
 		}
-		if e := s.electedAt(sh, k, names, byID); e != "" {
+		if e := s.electedAt(sh, k, names); e != "" {
 			b.WriteString(" " + e)
 		}
 		out[k] = storyLine{t("story_count", c.Number), b.String()}
@@ -406,12 +398,11 @@ func (s *Site) gains(sh *dataset.CountSheet, k int, names []string) string {
 }
 
 // electedAt is the sentence saying who was elected at count k+1, in the
-// order of election: by reaching the quota, or, as the last seats are
-// filled, as the candidates left; "" for none.
-func (s *Site) electedAt(sh *dataset.CountSheet, k int, names []string, byID map[string]int) string {
+// order of election (the sheet's first rows): by reaching the quota, or,
+// as the last seats are filled, as the candidates left; "" for none.
+func (s *Site) electedAt(sh *dataset.CountSheet, k int, names []string) string {
 	var quota, left []string
-	for _, id := range sh.Elected {
-		j := byID[id]
+	for j := range sh.Elected {
 		c := sh.Candidacies[j]
 		if c.ElectedAtCount == nil || *c.ElectedAtCount != k+1 {
 			continue
@@ -427,12 +418,8 @@ func (s *Site) electedAt(sh *dataset.CountSheet, k int, names []string, byID map
 		names []string
 		key   string
 	}{{quota, "story_quota"}, {left, "story_left"}} {
-		switch len(g.names) {
-		case 0:
-		case 1:
-			out = append(out, s.lang.T(g.key+"_one", g.names[0]))
-		default:
-			out = append(out, s.lang.T(g.key+"_many", s.joinNames(g.names)))
+		if len(g.names) > 0 {
+			out = append(out, s.namesSentence(g.key, g.names))
 		}
 	}
 	return strings.Join(out, " ")

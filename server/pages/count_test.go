@@ -57,7 +57,7 @@ func TestStory(t *testing.T) {
 	}
 	for _, tt := range tests {
 		s := &Site{lang: tt.lang}
-		got := s.story(sheet, names)
+		got := s.story(sheet, names, rowsByID(sheet))
 		for i := range max(len(got), len(tt.want)) {
 			var g, w storyLine
 			if i < len(got) {

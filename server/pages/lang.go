@@ -5,8 +5,7 @@ import (
 	"html/template"
 	"strings"
 
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"ballot/dataset"
 )
 
 // Lang is one language of the pages: its code (the lang attribute), the
@@ -20,15 +19,13 @@ type Lang struct {
 	Prefix string // of every page's path: "" for English, "/mt" for Maltese
 	Home   string // the home page's stable path: /en/ or /mt/
 	t      map[string]string
-	// numbers writes votes as the language groups digits: 22,816.
-	numbers *message.Printer
 }
 
 // The languages, English first: the default when Accept-Language prefers
 // neither.
 var (
-	English = &Lang{Code: "en", Prefix: "", Home: "/en/", t: stringsEN, numbers: message.NewPrinter(language.English)}
-	Maltese = &Lang{Code: "mt", Prefix: "/mt", Home: "/mt/", t: stringsMT, numbers: message.NewPrinter(language.MustParse("mt"))}
+	English = &Lang{Code: "en", Prefix: "", Home: "/en/", t: stringsEN}
+	Maltese = &Lang{Code: "mt", Prefix: "/mt", Home: "/mt/", t: stringsMT}
 	Langs   = []*Lang{English, Maltese}
 )
 
@@ -48,7 +45,7 @@ func (l *Lang) T(key string, args ...any) string {
 
 // Num is n with its digits grouped by threes, as the language writes a
 // number of votes: 22,816 in English and in Maltese.
-func (l *Lang) Num(n int) string { return l.numbers.Sprintf("%d", n) }
+func (l *Lang) Num(n int) string { return dataset.Thousands(n) }
 
 // other is the language a page's switch offers.
 func (l *Lang) other() *Lang {

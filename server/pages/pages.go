@@ -200,8 +200,8 @@ type Site struct {
 
 	partyCandidates map[int][]int // each party's candidates, by index; none for a party of none
 	districtNumber  map[string]int
-	seats           []int                // each party's elected candidates, the independents last; nil when elected is not known of every one
-	won             map[string][]seatWon // each candidate's seats won at the count, by candidate id
+	seats           []int              // each party's elected candidates, the independents last; nil when elected is not known of every one
+	won             map[string]seatWon // each candidate's first seat won at the count, by candidate id
 }
 
 // New renders the pages of ds that depend on it alone, in lang. api is the

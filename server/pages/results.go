@@ -18,10 +18,8 @@ type resultsView struct {
 	Valid                 string
 	AtCount, InParliament int
 	KnownParliament       bool // elected is known of every candidate
-	DistrictsCaption      string
 	Districts             []districtResult
 	Partial               string // the sentence saying how many districts the totals cover, or ""
-	ParliamentNote        string
 }
 
 type partyResult struct {
@@ -68,12 +66,9 @@ func (s *Site) resultsView() resultsView {
 	// count every one.
 	for _, pi := range rows[:min(len(rows), Listed)] {
 		pt := stood[pi]
-		r := partyResult{FirstPreferences: num(pt.FirstPreferences), AtCount: pt.SeatsAtCount, Party: partyRef{Display: t("independent")}}
-		if pi < independents {
-			r.Party = s.partyRef(pi)
-		}
+		r := partyResult{Party: s.partyRef(pi), FirstPreferences: num(pt.FirstPreferences), AtCount: pt.SeatsAtCount}
 		if nt.ValidVotes > 0 {
-			r.Share = s.lang.numbers.Sprintf("%.1f%%", 100*pt.Share)
+			r.Share = strconv.FormatFloat(100*pt.Share, 'f', 1, 64) + "%"
 		}
 		if s.seats != nil {
 			r.InParliament = s.seats[pi]
@@ -81,8 +76,6 @@ func (s *Site) resultsView() resultsView {
 		v.Parties = append(v.Parties, r)
 	}
 	v.PartiesCaption = t("results_parties_caption", len(s.ds.Sheets()))
-	v.ParliamentNote = t("results_parliament_note")
-	v.DistrictsCaption = t("results_districts_caption")
 	for _, d := range s.ds.Districts() {
 		r := districtResult{Number: d.Number, Label: t("district_n", d.Number), Status: t("status_none"), Valid: "—", Quota: "—", Counts: "—"}
 		if sh, ok := s.ds.Sheet(d.Number); ok {

@@ -54,7 +54,13 @@ type partyRow struct {
 // dataset's checks hold color to it; anything else shows no swatch.
 var colorPattern = regexp.MustCompile(`^#[0-9a-f]{6}$`)
 
+// partyRef is the i-th party as a row names it, or, for the index past
+// the last party (where the seats' and results' tables count the
+// independents), the word for independent.
 func (s *Site) partyRef(i int) partyRef {
+	if i == len(s.ds.Parties()) {
+		return partyRef{Display: s.lang.T("independent")}
+	}
 	party := s.ds.Parties()[i]
 	r := partyRef{Display: clip(party.Name), DisplayLang: "mt", Slug: party.Slug}
 	if s.lang == English && party.NameEN != nil && *party.NameEN != "" {
@@ -64,6 +70,16 @@ func (s *Site) partyRef(i int) partyRef {
 		r.Color = c
 	}
 	return r
+}
+
+// partyOf is the party of id as a row names it: the word for
+// independent when id is nil.
+func (s *Site) partyOf(id *string) partyRef {
+	if id == nil {
+		return s.partyRef(len(s.ds.Parties()))
+	}
+	pi, _ := s.ds.Lookup(dataset.Parties, *id)
+	return s.partyRef(pi)
 }
 
 // Clipped is the most characters of a dataset's text (a name, a note) a
@@ -166,11 +182,7 @@ func (s *Site) seatsView() *seatsView {
 	v := &seatsView{}
 	for i, n := range s.seats {
 		v.Total += n
-		switch {
-		case n == 0:
-		case i == len(s.ds.Parties()):
-			v.Rows = append(v.Rows, seatsRow{partyRef{Display: s.lang.T("independent")}, n})
-		default:
+		if n > 0 {
 			v.Rows = append(v.Rows, seatsRow{s.partyRef(i), n})
 		}
 	}
@@ -243,6 +255,12 @@ type districtPageView struct {
 func (s *Site) renderDistrict(i int) []byte {
 	d := s.ds.Districts()[i]
 	v := districtPageView{District: s.districtViews([]dataset.District{d})[0]}
+	sh, counted := s.ds.Sheet(d.Number)
+	if counted {
+		v.Count = s.newCountView(sh)
+	}
+	// The candidates' table is shown only when there is no count: with
+	// one, the page lists the sheet's candidacies instead.
 	var elected, others []candidateRow
 	primary := 0
 	for ci, c := range s.ds.Candidates() {
@@ -252,20 +270,22 @@ func (s *Site) renderDistrict(i int) []byte {
 		if c.PrimaryDistrictID == d.ID {
 			primary++
 		}
+		if counted {
+			continue
+		}
 		row := s.candidateRow(ci)
-		row.Elected = s.electedHow(&s.ds.Candidates()[ci], d.Number)
+		row.Elected = s.electedHow(&s.ds.Candidates()[ci])
 		if row.IsElected {
 			elected = append(elected, row)
 		} else {
 			others = append(others, row)
 		}
 	}
-	v.Rows = append(elected, others...)
-	v.Caption = s.lang.T("district_caption", len(v.Rows), d.Number)
-	v.PrimaryCount = s.lang.T("district_primary_count", primary, d.Number)
-	if sh, ok := s.ds.Sheet(d.Number); ok {
-		v.Count = s.newCountView(sh)
+	if !counted {
+		v.Rows = append(elected, others...)
+		v.Caption = s.lang.T("district_caption", len(v.Rows), d.Number)
 	}
+	v.PrimaryCount = s.lang.T("district_primary_count", primary, d.Number)
 	n := strconv.Itoa(d.Number)
 	return s.renderPage("district", v.District.Name, "", s.api+"/candidates?stood_in="+n, s.csvLink(CandidatesCSV+"?stood_in="+n), "/districts/"+n, "", v)
 }
@@ -311,12 +331,8 @@ type candidateRow struct {
 func (s *Site) candidateRow(i int) candidateRow {
 	c := s.ds.Candidates()[i]
 	n := s.districtNumber[c.PrimaryDistrictID]
-	row := candidateRow{Slug: c.Slug, Name: clip(c.Name), Party: partyRef{Display: s.lang.T("independent")},
+	row := candidateRow{Slug: c.Slug, Name: clip(c.Name), Party: s.partyOf(c.PartyID),
 		District: districtRef{n, s.lang.T("district_n", n)}, Elected: s.yesNo(c.Elected), IsElected: c.Elected != nil && *c.Elected}
-	if c.PartyID != nil {
-		pi, _ := s.ds.Lookup(dataset.Parties, *c.PartyID)
-		row.Party = s.partyRef(pi)
-	}
 	for _, id := range c.DistrictIDs[1:] {
 		n := s.districtNumber[id]
 		row.Others = append(row.Others, districtRef{n, s.lang.T("district_n", n)})
