@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"ballot/commands/gcpace"
 	"ballot/dataset"
 )
 
@@ -22,7 +23,8 @@ import (
 const memoryLimitSlack = 16 << 20
 
 // limitMemory sets a soft memory limit for serve, unless the operator set
-// one with GOMEMLIMIT, and returns it (0 when left to GOMEMLIMIT).
+// one with GOMEMLIMIT, and the collector's pace for serving (paceServing);
+// it returns the limit (0 when left to GOMEMLIMIT).
 //
 // The rate limiter's counters (counterBytes: server.CounterBytes, 48 MiB for
 // a million clients) are live heap once clients arrive, and with GOGC's default the
@@ -37,23 +39,43 @@ const memoryLimitSlack = 16 << 20
 // reload to a much larger dataset makes the collector run more often (set
 // GOMEMLIMIT for such a deployment).
 func limitMemory(logger *slog.Logger, counterBytes int64) int64 {
+	heap := liveHeap()
+	paceServing(logger, heap)
 	if v, ok := os.LookupEnv("GOMEMLIMIT"); ok && v != "" {
 		logger.Info("memory limit from GOMEMLIMIT", slog.String("GOMEMLIMIT", v))
 		return 0
-	}
-	// A collection first, so that what the last one found live is the
-	// dataset and the server, not the garbage of loading them.
-	runtime.GC()
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(live)
-	var heap int64
-	if live[0].Value.Kind() == metrics.KindUint64 {
-		heap = int64(live[0].Value.Uint64())
 	}
 	limit := counterBytes + 2*heap + memoryLimitSlack
 	debug.SetMemoryLimit(limit)
 	logger.Info("memory limit", slog.Int64("bytes", limit), slog.Int64("counters", counterBytes), slog.Int64("heap", heap))
 	return limit
+}
+
+// liveHeap collects, so that what the collector finds live is the dataset
+// and the server, not the garbage of loading them, and returns that heap.
+func liveHeap() int64 {
+	runtime.GC()
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	if live[0].Value.Kind() == metrics.KindUint64 {
+		return int64(live[0].Value.Uint64())
+	}
+	return 0
+}
+
+// paceServing sets GOGC for serving, unless the operator set GOGC: the
+// heap may grow by the larger of the live heap (GOGC's default) and 16 MiB
+// before the next collection (gcpace.ServePercent), a goal within the soft
+// memory limit above. A load or a reload still runs at its own, lower pace,
+// and this one returns when it ends.
+func paceServing(logger *slog.Logger, heap int64) {
+	if v, ok := os.LookupEnv("GOGC"); ok && v != "" {
+		logger.Info("garbage collector pace from GOGC", slog.String("GOGC", v))
+		return
+	}
+	percent := gcpace.ServePercent(heap)
+	gcpace.SetBase(percent)
+	logger.Info("garbage collector pace", slog.Int("gogc", percent), slog.Int64("heap", heap))
 }
 
 // processMemoryLimit returns the memory the process may not go past, and

@@ -12,12 +12,55 @@ import (
 	"testing"
 	"time"
 
+	"ballot/commands/gcpace"
 	"ballot/dataset"
 	"ballot/internal/testprograms"
 )
 
 // memoryLimitLine is serve's start-up line about the limit it set.
 var memoryLimitLine = regexp.MustCompile(`msg="memory limit" bytes=(\d+) counters=(\d+) heap=(\d+)`)
+
+// paceLine is serve's start-up line about the collector's pace it set.
+var paceLine = regexp.MustCompile(`msg="garbage collector pace" gogc=(\d+) heap=(\d+)`)
+
+// TestServePacesTheCollector: once loaded, serve lets the heap grow by the
+// larger of the live heap and 16 MiB between collections (GOGC of
+// gcpace.ServePercent of the live heap it logs), and the metrics say so;
+// GOGC set by the operator is left as set.
+func TestServePacesTheCollector(t *testing.T) {
+	testprograms.EndToEnd(t, "reads the collector's pace the binary sets itself")
+	t.Run("GOGC unset", func(t *testing.T) {
+		p := prodStart(t, t.TempDir(), []string{"GOGC="}, "--admin-listen", "127.0.0.1:0")
+		admin := prodAdmin(t, p)
+		m := paceLine.FindStringSubmatch(prodWaitLog(t, p, paceLine, "the pace line"))
+		percent, _ := strconv.Atoi(m[1])
+		heap, _ := strconv.ParseInt(m[2], 10, 64)
+		// The small test dataset and the server take a few MiB: the
+		// heap may grow by 16 MiB, several times itself.
+		if heap <= 0 || heap > 8<<20 {
+			t.Fatalf("heap = %d, want a few MiB", heap)
+		}
+		if want := gcpace.ServePercent(heap); percent != want || percent <= 200 {
+			t.Errorf("gogc = %d, want ServePercent(%d) = %d, above 200", percent, heap, want)
+		}
+		got, ok := prodSeries(prodMetrics(t, prodHTTP(t), admin), "go_gc_gogc_percent")
+		if !ok || int(got) != percent {
+			t.Errorf("go_gc_gogc_percent = %v (%v), want %d", got, ok, percent)
+		}
+	})
+	t.Run("GOGC set: left as the operator set it", func(t *testing.T) {
+		p := prodStart(t, t.TempDir(), []string{"GOGC=150"}, "--admin-listen", "127.0.0.1:0")
+		admin := prodAdmin(t, p)
+		prodWaitLog(t, p, regexp.MustCompile(`msg="garbage collector pace from GOGC" GOGC=150`), "the GOGC line")
+		got, ok := prodSeries(prodMetrics(t, prodHTTP(t), admin), "go_gc_gogc_percent")
+		if !ok || got != 150 {
+			t.Errorf("go_gc_gogc_percent = %v (%v), want 150", got, ok)
+		}
+		if paceLine.MatchString(p.stderr.String()) {
+			t.Errorf("serve set a pace of its own despite GOGC:\n%s", p.stderr.shortened())
+		}
+	})
+}
 
 func TestServeSetsAMemoryLimit(t *testing.T) {
 	testprograms.EndToEnd(t, "reads the memory limit the binary sets itself")

@@ -58,3 +58,53 @@ func TestLowerNests(t *testing.T) {
 		t.Errorf("GOGC %d once the import ended, want 100 restored", got)
 	}
 }
+
+// TestServePercent: a server's heap may grow by the larger of its live
+// heap and ServeGarbage before the next collection.
+func TestServePercent(t *testing.T) {
+	tests := []struct {
+		live int64
+		want int
+	}{
+		{0, 1600},             // taken as 1 MiB
+		{1 << 20, 1600},       // 16 MiB of garbage on 1 MiB
+		{6 << 20, 267},        // the embedded dataset's order: 16/6, rounded up
+		{16 << 20, 100},       // the live heap itself
+		{1 << 30, 100},        // never below GOGC's default
+		{(16 << 20) - 1, 101}, // just under: rounded up
+		{8 << 20, 200},        // twice the live heap
+	}
+	for _, tt := range tests {
+		got := gcpace.ServePercent(tt.live)
+		if got != tt.want {
+			t.Errorf("ServePercent(%d) = %d, want %d", tt.live, got, tt.want)
+		}
+		if live := max(tt.live, 1<<20); int64(got)*live < 100*gcpace.ServeGarbage {
+			t.Errorf("ServePercent(%d) = %d lets less than ServeGarbage grow", tt.live, got)
+		}
+	}
+}
+
+// TestSetBase: the base pace applies at once when no load runs, and when
+// the last load running ends, not before.
+func TestSetBase(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	gcpace.SetBase(300)
+	if got := gcpace.Percent(); got != 300 {
+		t.Errorf("GOGC %d after SetBase(300), want 300", got)
+	}
+	end := gcpace.Load()
+	gcpace.SetBase(400)
+	if got := gcpace.Percent(); got != gcpace.LoadPercent {
+		t.Errorf("GOGC %d after SetBase(400) during a load, want the load's %d", got, gcpace.LoadPercent)
+	}
+	end()
+	if got := gcpace.Percent(); got != 400 {
+		t.Errorf("GOGC %d once the load ended, want the base 400", got)
+	}
+	end = gcpace.Load()
+	end()
+	if got := gcpace.Percent(); got != 400 {
+		t.Errorf("GOGC %d after a later load, want the base 400 restored", got)
+	}
+}
