@@ -79,10 +79,10 @@ func appendRequestURI(b []byte, u *url.URL) []byte {
 		b = append(b, '?')
 		return append(b, u.RawQuery...)
 	}
-	b = strconv.AppendQuote(b, p)
+	b = appendQuote(b, p)
 	b[len(b)-1] = '?' // the path's closing quote
 	n := len(b)
-	b = strconv.AppendQuote(b, u.RawQuery)
+	b = appendQuote(b, u.RawQuery)
 	return append(b[:n], b[n+1:]...) // without the query's opening quote
 }
 
@@ -138,9 +138,24 @@ func formatRFC3339Millis(b []byte, t time.Time) []byte {
 // control character, or a character that is no printable rune.
 func appendTextValue(b []byte, s string) []byte {
 	if needsQuoting(s) {
-		return strconv.AppendQuote(b, s)
+		return appendQuote(b, s)
 	}
 	return append(b, s...)
+}
+
+// appendQuote appends s quoted as strconv.AppendQuote does. Printable ASCII
+// but for the quote and the backslash, the whole of a query such as
+// "district=5", is quoted as it is, between quotes, without strconv's
+// decision rune by rune.
+func appendQuote(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 func needsQuoting(s string) bool {
