@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -17,9 +18,13 @@ import (
 // collection answers GET and HEAD for one collection.
 func (s *Server) collection(c dataset.Collection) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		snap := s.snap.Load()
+		if res, ok := snap.queries[preparedQuery{c, r.URL.RawQuery}]; ok {
+			s.writeResult(w, r, res)
+			return
+		}
 		q := queries.Get().(*query)
 		defer q.release()
-		snap := s.snap.Load()
 		res, err := snap.ds.Query(c, q.parse(r.URL.RawQuery))
 		if err != nil {
 			s.writeError(w, r, err)
@@ -27,6 +32,51 @@ func (s *Server) collection(c dataset.Collection) http.Handler {
 		}
 		s.writeResult(w, r, snap.answers.Of(res))
 	})
+}
+
+// preparedQueries are the results of a dataset's most common queries, by
+// collection and query string exactly as sent: each collection with no
+// query, and the candidates and results of one district, and the
+// candidates of one party, as the pages and the documentation link to
+// them. Each is what the query's own path (parseQuery, dataset.Query)
+// gives, worked out once at load rather than on every request; any other
+// query string, however close ("district=05", "party=PL", a second
+// parameter), takes that path. On 2022's /candidates?district=5 that path
+// was a quarter of ballot's own work per request (docs/PERFORMANCE.md).
+type preparedQueries map[preparedQuery]answers.Result
+
+type preparedQuery struct {
+	c   dataset.Collection
+	raw string
+}
+
+// maxPreparedValues bounds the values of one parameter prepared, so that
+// a dataset of many thousand parties prepares no more than a few hundred.
+const maxPreparedValues = 256
+
+func prepareQueries(ds *dataset.Dataset, ans *answers.Answers) preparedQueries {
+	var districts, parties []string
+	for _, d := range ds.Districts()[:min(len(ds.Districts()), maxPreparedValues)] {
+		districts = append(districts, "district="+strconv.Itoa(d.Number))
+	}
+	for _, p := range ds.Parties()[:min(len(ds.Parties()), maxPreparedValues)] {
+		parties = append(parties, "party="+url.QueryEscape(p.Slug))
+	}
+	m := preparedQueries{}
+	prepare := func(c dataset.Collection, raws ...string) {
+		for _, raw := range raws {
+			if res, err := ds.Query(c, parseQuery(raw)); err == nil {
+				m[preparedQuery{c, raw}] = ans.Of(res)
+			}
+		}
+	}
+	for _, c := range dataset.Table {
+		prepare(c.Name, "")
+	}
+	prepare(dataset.Candidates, districts...)
+	prepare(dataset.Candidates, parties...)
+	prepare(dataset.Results, districts...)
+	return m
 }
 
 // record answers GET and HEAD for one record of a collection, named by the

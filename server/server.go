@@ -177,6 +177,7 @@ type Server struct {
 type snapshot struct {
 	ds       *dataset.Dataset
 	answers  *answers.Answers // the API's answers of ds
+	queries  preparedQueries  // the results of the common queries of ds
 	docs     *documents       // the index, the OpenAPI description and the catalogue
 	pages    *sitePages       // nil when Options.Pages is off
 	loadedAt time.Time
@@ -297,7 +298,8 @@ var routeMatches = sync.Pool{New: func() any { return &mux.RouteMatch{Vars: map[
 func (s *Server) setDataset(ds *dataset.Dataset) {
 	defer s.opts.PaceGC()()             // the answers, documents and pages allocate as a load does
 	idx := newIndex(ds, s.endpointList) // the index document and the home page show it
-	snap := &snapshot{ds: ds, answers: answers.Prepare(ds), docs: buildDocuments(ds, idx, s.publicURL), loadedAt: s.opts.Now()}
+	ans := answers.Prepare(ds)
+	snap := &snapshot{ds: ds, answers: ans, queries: prepareQueries(ds, ans), docs: buildDocuments(ds, idx, s.publicURL), loadedAt: s.opts.Now()}
 	if s.opts.Pages {
 		snap.pages = buildPages(ds, idx)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -677,5 +678,35 @@ func TestPreparingIsPaced(t *testing.T) {
 	}
 	if started != 2 || ended != 2 {
 		t.Errorf("paced %d times and ended %d, want 2 and 2: at start and on the reload", started, ended)
+	}
+}
+
+// TestPreparedQueriesAnswerAsParsed: a collection's common queries (none,
+// one district, one party) are answered from results prepared at load;
+// each answer is the one the same parameters get through the query's own
+// path, which a query string with a trailing "&" takes: status, every
+// header field and the body, byte for byte.
+func TestPreparedQueriesAnswerAsParsed(t *testing.T) {
+	ds := malta(t)
+	raws := []string{"", "district=1", "district=5", "district=13", "party=" + ds.Parties()[0].Slug, "party=" + ds.Parties()[len(ds.Parties())-1].Slug}
+	for _, c := range []string{"parties", "districts", "candidates", "results"} {
+		for _, raw := range raws {
+			target := "/api/public/v1/" + c + "?" + raw
+			t.Run(target, func(t *testing.T) {
+				s, _ := newServer(t, server.Options{})
+				prepared := do(t, s, request{target: target})
+				s, _ = newServer(t, server.Options{})
+				parsed := do(t, s, request{target: target + "&"})
+				if prepared.Code != http.StatusOK || parsed.Code != prepared.Code {
+					t.Fatalf("status %d, and %d through the query's path; want 200 for both", prepared.Code, parsed.Code)
+				}
+				if !maps.EqualFunc(prepared.Header(), parsed.Header(), slices.Equal) {
+					t.Errorf("header\n%v\nthrough the query's path\n%v", prepared.Header(), parsed.Header())
+				}
+				if !bytes.Equal(prepared.Body.Bytes(), parsed.Body.Bytes()) {
+					t.Errorf("body\n%s\nthrough the query's path\n%s", prepared.Body, parsed.Body)
+				}
+			})
+		}
 	}
 }
