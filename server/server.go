@@ -27,7 +27,8 @@
 //   - Where a page is rendered: package pages renders the HTML; site.go
 //     prepares the pages rendered at load and answers the pages' routes.
 //   - What is served: server.go. A snapshot holds the dataset and all that
-//     was prepared from it (its answers, documents and pages); a reload
+//     was prepared from it (its answers, the results of its common
+//     queries, documents and pages); a reload
 //     builds a new one and swaps one pointer.
 //   - The documents of the API (index, OpenAPI, catalogue): docs.go. The
 //     admin listener: admin.go. Listening and shutting down: listen.go.
