@@ -38,14 +38,14 @@ func queryCommand() *cli.Command {
 			"the terminal (COLUMNS when set, else 100 when stdout is not a terminal),\n" +
 			"cutting the longest values with \"…\"; --ids adds the id columns, whole.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "district", Usage: "candidates in district `N` (1 to 13) or with this district UUID; the count sheet of that district"},
-			&cli.StringFlag{Name: "party", Usage: "candidates of the party with this `SLUG` or UUID"},
-			&cli.StringFlag{Name: "stood-in", Usage: "candidates who stood in district `N` (1 to 13) or this district UUID, primary or not"},
-			&cli.StringFlag{Name: "elected", Usage: "candidates elected (`true`) or not (false)"},
-			&cli.StringFlag{Name: "q", Usage: "candidates whose name holds this `TEXT` (2 to 100 characters; case, accents and Maltese letters folded)"},
-			&cli.StringFlag{Name: "limit", Usage: "at most `N` candidates, 1 to 500 (default 100)"},
-			&cli.StringFlag{Name: "offset", Usage: "skip the first `N` matching candidates (default 0)"},
-			&cli.StringFlag{Name: "locality", Usage: "districts holding the locality with this `NAME`, English name or slug"},
+			&cli.GenericFlag{Name: "district", Value: &everyValue{}, Usage: "candidates in district `N` (1 to 13) or with this district UUID; the count sheet of that district"},
+			&cli.GenericFlag{Name: "party", Value: &everyValue{}, Usage: "candidates of the party with this `SLUG` or UUID"},
+			&cli.GenericFlag{Name: "stood-in", Value: &everyValue{}, Usage: "candidates who stood in district `N` (1 to 13) or this district UUID, primary or not"},
+			&cli.GenericFlag{Name: "elected", Value: &everyValue{}, Usage: "candidates elected (`true`) or not (false)"},
+			&cli.GenericFlag{Name: "q", Value: &everyValue{}, Usage: "candidates whose name holds this `TEXT` (2 to 100 characters; case, accents and Maltese letters folded)"},
+			&cli.GenericFlag{Name: "limit", Value: &everyValue{}, Usage: "at most `N` candidates, 1 to 500 (default 100)"},
+			&cli.GenericFlag{Name: "offset", Value: &everyValue{}, Usage: "skip the first `N` matching candidates (default 0)"},
+			&cli.GenericFlag{Name: "locality", Value: &everyValue{}, Usage: "districts holding the locality with this `NAME`, English name or slug"},
 			&cli.StringFlag{Name: "data", Usage: "dataset `DIR` (default: the embedded dataset)", EnvVars: []string{"BALLOT_DATA"}},
 			&cli.StringFlag{Name: "format", Value: "json", Usage: "json (the API's body), ndjson, csv or table"},
 			&cli.BoolFlag{Name: "pretty", Usage: "indent the JSON body"},
@@ -58,6 +58,21 @@ func queryCommand() *cli.Command {
 
 // queryFlags are the flags that carry the API's query parameters, each
 // named as its parameter with "-" for "_".
+
+// everyValue is the value of a query flag: every value it was given, in
+// order, as the API's parameters hold every value of a query string's, so
+// that a flag given twice is refused as the API refuses a parameter given
+// twice ("--district must be given at most once"), rather than the last
+// one silently winning.
+type everyValue struct{ values []string }
+
+func (v *everyValue) Set(s string) error {
+	v.values = append(v.values, s)
+	return nil
+}
+
+func (v *everyValue) String() string { return strings.Join(v.values, ", ") }
+
 var queryFlags = []string{"district", "party", "stood-in", "elected", "q", "limit", "offset", "locality"}
 
 func query(c *cli.Context) error {
@@ -83,7 +98,7 @@ func query(c *cli.Context) error {
 	params := dataset.Params{}
 	for _, flag := range queryFlags {
 		if c.IsSet(flag) {
-			params[strings.ReplaceAll(flag, "-", "_")] = []string{c.String(flag)}
+			params[strings.ReplaceAll(flag, "-", "_")] = c.Generic(flag).(*everyValue).values
 		}
 	}
 	key := c.Args().Get(1)

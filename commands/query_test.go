@@ -126,11 +126,15 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 			{"elected": {"false"}, "limit": {"3"}, "offset": {"2"}}, {"elected": {"yes"}}, {"elected": {"true"}, "party": {ds.Parties()[0].Slug}},
 			{"q": {" ar "}}, {"q": {"ŻAMMIT"}}, {"q": {"a"}}, {"q": {"zz"}, "stood_in": {"1"}, "offset": {"1"}}, {"q": {"a&b c"}},
 			{"q": {"ar"}, "elected": {"true"}, "stood_in": {"5"}, "district": {"5"}, "limit": {"1"}, "offset": {"1"}},
+			// Given twice: refused, as the API refuses it, whatever the values.
+			{"district": {"5", "6"}}, {"district": {"5", "5"}, "party": {"pn"}}, {"q": {"ar", "zammit"}, "limit": {"1", "2"}},
 		}
 		for _, v := range readers {
 			args := []string{"query", "candidates"}
 			for _, name := range slices.Sorted(maps.Keys(v)) {
-				args = append(args, "--"+strings.ReplaceAll(name, "_", "-"), v.Get(name))
+				for _, value := range v[name] {
+					args = append(args, "--"+strings.ReplaceAll(name, "_", "-"), value)
+				}
 			}
 			requests = append(requests, request{server.BasePath + "/candidates?" + v.Encode(), args})
 		}
@@ -414,6 +418,8 @@ func TestQueryUsage(t *testing.T) {
 		{"national totals as a table", []string{"query", "results", "national", "--format", "table"}, 2, "ballot: the national totals print as json or ndjson\n"},
 		{"limit 0", []string{"query", "candidates", "--limit", "0"}, 2, "ballot: --limit must be an integer from 1 to 500\n"},
 		{"district 14", []string{"query", "candidates", "--district", "14"}, 2, "ballot: --district must be a district number from 1 to 13 or a district UUID\n"},
+		{"district given twice", []string{"query", "candidates", "--district", "5", "--district", "6"}, 2, "ballot: --district must be given at most once\n"},
+		{"locality given twice", []string{"query", "districts", "--locality", "Luqa", "--locality", "Luqa"}, 2, "ballot: --locality must be given at most once\n"},
 		{"unknown party", []string{"query", "candidates", "--party", "no-such-party"}, 2, "ballot: --party names no published party; must be a party slug (abba, adpd, pl, pn, pp, volt) or a party UUID\n"},
 		{"flags before the collection", []string{"query", "--limit", "0", "candidates"}, 2, "ballot: --limit must be an integer from 1 to 500\n"},
 		{"unknown format", []string{"query", "parties", "--format", "xml"}, 2, "ballot: --format must be json, ndjson, csv or table, got \"xml\"\n"},
