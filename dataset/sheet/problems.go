@@ -81,13 +81,19 @@ func (im *importer) unreadable(name string, err error) {
 	im.add(name, 0, "", "cannot be read: %v", err)
 }
 
-// notUTF8 reports the byte c, at line and char, that is not UTF-8.
-func (im *importer) notUTF8(name string, line, char int, c byte) {
+// notUTF8 reports the first byte of in that is not UTF-8, where it
+// stands; a file that begins with UTF-16's byte-order mark is said to be
+// UTF-16, as Excel's "Unicode Text" writes.
+func (im *importer) notUTF8(name string, in *stream) {
 	how := saveAsUTF8
 	if name == dataset.ManifestFile { // TOML, written in a text editor
 		how = `save it again as UTF-8 (in a text editor's Save As, the encoding "UTF-8")`
 	}
-	im.problems = append(im.problems, dataset.Problem{File: name, Line: line, Char: char, Message: fmt.Sprintf("is not UTF-8 text: byte 0x%02X is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); %s", c, how)})
+	what := fmt.Sprintf("byte 0x%02X is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3)", in.bad.c)
+	if in.utf16 {
+		what = "the file is UTF-16 (it begins with UTF-16's byte-order mark, as Excel's \"Unicode Text\" writes)"
+	}
+	im.problems = append(im.problems, dataset.Problem{File: name, Line: in.bad.line, Char: in.bad.char, Message: "is not UTF-8 text: " + what + "; " + how})
 }
 
 // saveAsUTF8 tells how to save a sheet as UTF-8 text.

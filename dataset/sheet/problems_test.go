@@ -27,6 +27,8 @@ import (
 //	  "CSV UTF-8": …                                          not UTF-8, Latin-3 export, Windows-1252 export after Maltese letters
 //	is not UTF-8 text: … save it again as UTF-8 (in a text
 //	  editor's Save As, the encoding "UTF-8")                 manifest not UTF-8
+//	is not UTF-8 text: the file is UTF-16 (…); save it again
+//	  as "CSV UTF-8": …                                       UTF-16 export, UTF-16 big-endian
 //
 // readCSV and csvError (the csv package's own messages):
 //
@@ -153,6 +155,14 @@ func TestImportProblems(t *testing.T) {
 		}},
 		{"Windows-1252 export after Maltese letters", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,5\nMarija,Borġ,PN,6\nJos\xe9,Borġ,PN,6\n").fs(), []string{
 			`candidates.csv:4:4: is not UTF-8 text: byte 0xE9 is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3); ` + saveAsUTF8,
+		}},
+		// Excel's "Unicode Text": UTF-16, named as such, not as a
+		// byte of another encoding.
+		{"UTF-16 export", base.with(sheet.PartiesFile, utf16("\uFEFFslug,name,short_name\npl,Partit Laburista,PL\n", false)).fs(), []string{
+			`parties.csv:1:1: is not UTF-8 text: the file is UTF-16 (it begins with UTF-16's byte-order mark, as Excel's "Unicode Text" writes); ` + saveAsUTF8,
+		}},
+		{"UTF-16 big-endian", base.with(sheet.PartiesFile, utf16("\uFEFFslug,name,short_name\npl,Partit Laburista,PL\n", true)).fs(), []string{
+			`parties.csv:1:1: is not UTF-8 text: the file is UTF-16 (it begins with UTF-16's byte-order mark, as Excel's "Unicode Text" writes); ` + saveAsUTF8,
 		}},
 
 		// readCSV
@@ -504,4 +514,17 @@ func unreadable(s sheets, name string) fs.FS {
 	}
 	m[name] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
 	return m
+}
+
+// utf16 encodes s, text of the Basic Multilingual Plane, as UTF-16.
+func utf16(s string, bigEndian bool) string {
+	var b []byte
+	for _, r := range s {
+		if bigEndian {
+			b = append(b, byte(r>>8), byte(r))
+		} else {
+			b = append(b, byte(r), byte(r>>8))
+		}
+	}
+	return string(b)
 }

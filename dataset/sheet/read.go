@@ -27,7 +27,7 @@ func (im *importer) read(src fs.FS, name string) ([]byte, bool) {
 	b, _ := io.ReadAll(in)
 	switch {
 	case in.bad.line > 0:
-		im.notUTF8(name, in.bad.line, in.bad.char, in.bad.c)
+		im.notUTF8(name, in)
 		return nil, false
 	case in.err != nil:
 		im.unreadable(name, in.err)
@@ -113,7 +113,7 @@ func (im *importer) readCSV(src fs.FS, name string, want columns, each func(*tab
 	switch {
 	case in.bad.line > 0:
 		im.problems, im.reads = im.problems[:problems], im.reads[:reads]
-		im.notUTF8(name, in.bad.line, in.bad.char, in.bad.c)
+		im.notUTF8(name, in)
 		return nil, nil
 	case in.err != nil:
 		im.problems, im.reads = im.problems[:problems], im.reads[:reads]

@@ -196,7 +196,8 @@ type stream struct {
 		line, char int // 0 when every byte so far is UTF-8
 		c          byte
 	}
-	err error // a read error of the file, or errNotUTF8
+	utf16 bool  // the file begins with UTF-16's byte-order mark
+	err   error // a read error of the file, or errNotUTF8
 }
 
 var errNotUTF8 = errors.New("not UTF-8")
@@ -209,8 +210,13 @@ func newStream(f io.Reader) *stream {
 	in := &stream{br: bufio.NewReaderSize(f, headSize), line: 1}
 	bom, err := in.br.Peek(3)
 	in.peeked(err)
-	if string(bom) == "\uFEFF" {
+	switch {
+	case string(bom) == "\uFEFF":
 		_, _ = in.br.Discard(3)
+	case len(bom) >= 2 && (bom[0] == 0xFF && bom[1] == 0xFE || bom[0] == 0xFE && bom[1] == 0xFF):
+		// Neither byte is UTF-8: the check stops at the first, and
+		// the problem says what the file is (notUTF8).
+		in.utf16 = true
 	}
 	return in
 }
