@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -53,9 +54,28 @@ type service struct {
 	adminLn net.Listener    // nil: no admin listener
 	watcher *datasetWatcher // nil without --watch
 
+	// serving is set once run has set the memory limit and the
+	// collector's pace: from then on, each dataset the server prepares
+	// (a reload's) sets the pace again (paceLoad).
+	serving atomic.Bool
+
 	// What run started, for close to wait for; nil if run never ran.
 	limitSync <-chan struct{}
 	reloading <-chan struct{}
+}
+
+// paceLoad paces the collector while the server prepares a dataset, which
+// allocates as a load does (gcpace.Load). Once serve is serving, its end
+// sets the serving pace again, for the dataset now served: a reload may
+// bring one much larger or smaller than the first.
+func (s *service) paceLoad() (restore func()) {
+	end := gcpace.Load()
+	return func() {
+		end()
+		if _, set := operatorGOGC(); s.serving.Load() && !set {
+			paceServing(s.logger, liveHeap())
+		}
+	}
 }
 
 // open prepares everything serve needs before it serves; see service.
@@ -77,7 +97,7 @@ func (s *service) open(c *cli.Context) error {
 	}
 	server.LogWarnings(s.logger, s.ds.Warnings)
 	opts := s.cfg.serverOptions(s.logger)
-	opts.PaceGC = gcpace.Load // what a server prepares of a dataset allocates as a load does
+	opts.PaceGC = s.paceLoad
 	if s.cfg.LogFormat == "text" {
 		opts.AccessLogText = s.stderr // the lines of the text logger, written by hand
 	}
@@ -182,6 +202,7 @@ func (s *service) run(ctx context.Context) error {
 	// After the serving lines, which people and scripts look for first,
 	// and before any reload, so the limit is computed on one dataset.
 	limitMemory(s.logger, s.srv.CounterBytes())
+	s.serving.Store(true)
 	reloading := make(chan struct{})
 	s.reloading = reloading
 	go func() {

@@ -51,6 +51,12 @@ func limitMemory(logger *slog.Logger, counterBytes int64) int64 {
 	return limit
 }
 
+// operatorGOGC returns GOGC as the operator set it, if set.
+func operatorGOGC() (string, bool) {
+	v, ok := os.LookupEnv("GOGC")
+	return v, ok && v != ""
+}
+
 // liveHeap collects, so that what the collector finds live is the dataset
 // and the server, not the garbage of loading them, and returns that heap.
 func liveHeap() int64 {
@@ -63,13 +69,14 @@ func liveHeap() int64 {
 	return 0
 }
 
-// paceServing sets GOGC for serving, unless the operator set GOGC: the
-// heap may grow by the larger of the live heap (GOGC's default) and 16 MiB
-// before the next collection (gcpace.ServePercent), a goal within the soft
-// memory limit above. A load or a reload still runs at its own, lower pace,
-// and this one returns when it ends.
+// paceServing sets GOGC for serving the dataset loaded, unless the
+// operator set GOGC: the heap may grow by the larger of the live heap
+// (GOGC's default) and 16 MiB before the next collection
+// (gcpace.ServePercent), a goal within the soft memory limit above. serve
+// sets it once ready, and again after each reload, for the dataset then
+// served. A load or a reload runs at its own, lower pace meanwhile.
 func paceServing(logger *slog.Logger, heap int64) {
-	if v, ok := os.LookupEnv("GOGC"); ok && v != "" {
+	if v, ok := operatorGOGC(); ok {
 		logger.Info("garbage collector pace from GOGC", slog.String("GOGC", v))
 		return
 	}

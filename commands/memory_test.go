@@ -48,6 +48,28 @@ func TestServePacesTheCollector(t *testing.T) {
 			t.Errorf("go_gc_gogc_percent = %v (%v), want %d", got, ok, percent)
 		}
 	})
+	t.Run("after a reload: paced for the dataset served", func(t *testing.T) {
+		p := prodStart(t, t.TempDir(), []string{"GOGC="}, "--data", filesCopyValid(t), "--admin-listen", "127.0.0.1:0")
+		admin := prodAdmin(t, p)
+		prodWaitLog(t, p, paceLine, "the pace line")
+		if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		prodWaitLog(t, p, regexp.MustCompile(`msg="dataset reloaded"`), "the reload's log line")
+		lines := paceLine.FindAllStringSubmatch(p.stderr.String(), -1)
+		if len(lines) != 2 {
+			t.Fatalf("%d pace lines, want 2: one once ready, one after the reload:\n%s", len(lines), p.stderr.shortened())
+		}
+		percent, _ := strconv.Atoi(lines[1][1])
+		heap, _ := strconv.ParseInt(lines[1][2], 10, 64)
+		if want := gcpace.ServePercent(heap); percent != want {
+			t.Errorf("gogc = %d after the reload, want ServePercent(%d) = %d", percent, heap, want)
+		}
+		got, ok := prodSeries(prodMetrics(t, prodHTTP(t), admin), "go_gc_gogc_percent")
+		if !ok || int(got) != percent {
+			t.Errorf("go_gc_gogc_percent = %v (%v) after the reload, want %d", got, ok, percent)
+		}
+	})
 	t.Run("GOGC set: left as the operator set it", func(t *testing.T) {
 		p := prodStart(t, t.TempDir(), []string{"GOGC=150"}, "--admin-listen", "127.0.0.1:0")
 		admin := prodAdmin(t, p)
