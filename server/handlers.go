@@ -45,6 +45,8 @@ func (s *Server) collection(c dataset.Collection) http.Handler {
 // was a quarter of ballot's own work per request (docs/PERFORMANCE.md).
 type preparedQueries map[preparedQuery]answers.Result
 
+// preparedQuery names a prepared query: its collection and its query
+// string, as sent.
 type preparedQuery struct {
 	c   dataset.Collection
 	raw string
@@ -54,6 +56,8 @@ type preparedQuery struct {
 // a dataset of many thousand parties prepares no more than a few hundred.
 const maxPreparedValues = 256
 
+// prepareQueries runs the common queries of ds through the query's own
+// path, keeping each result that path answers.
 func prepareQueries(ds *dataset.Dataset, ans *answers.Answers) preparedQueries {
 	var districts, parties []string
 	for _, d := range ds.Districts()[:min(len(ds.Districts()), maxPreparedValues)] {

@@ -265,3 +265,41 @@ func TestFieldValues(t *testing.T) {
 		}
 	}
 }
+
+// TestPreparedQueriesHold: the queries prepared at load are exactly each
+// collection with no query, /candidates and /results of each district by
+// number, and /candidates of each party by slug, as sent; a query string
+// the query's path reads the same way, but written otherwise, is not
+// among them (TestPreparedQueriesAnswerAsParsed holds the answers).
+func TestPreparedQueriesHold(t *testing.T) {
+	ds, err := dataset.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(ds, DefaultOptions())
+	got := s.snap.Load().queries
+	want := map[preparedQuery]bool{}
+	for _, c := range dataset.Table {
+		want[preparedQuery{c.Name, ""}] = true
+	}
+	for _, d := range ds.Districts() {
+		want[preparedQuery{dataset.Candidates, "district=" + strconv.Itoa(d.Number)}] = true
+		want[preparedQuery{dataset.Results, "district=" + strconv.Itoa(d.Number)}] = true
+	}
+	for _, p := range ds.Parties() {
+		want[preparedQuery{dataset.Candidates, "party=" + p.Slug}] = true
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d queries prepared, want %d", len(got), len(want))
+	}
+	for k := range want {
+		if _, ok := got[k]; !ok {
+			t.Errorf("%s?%s not prepared", k.c, k.raw)
+		}
+	}
+	for _, raw := range []string{"district=05", "district=5&", "party=PN", "district=5&party=pn", "limit=100"} {
+		if _, ok := got[preparedQuery{dataset.Candidates, raw}]; ok {
+			t.Errorf("candidates?%s prepared; it takes the query's path", raw)
+		}
+	}
+}

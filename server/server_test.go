@@ -682,29 +682,58 @@ func TestPreparingIsPaced(t *testing.T) {
 }
 
 // TestPreparedQueriesAnswerAsParsed: a collection's common queries (none,
-// one district, one party) are answered from results prepared at load;
-// each answer is the one the same parameters get through the query's own
-// path, which a query string with a trailing "&" takes: status, every
-// header field and the body, byte for byte.
+// one district, one party; TestPreparedQueriesHold lists them) are
+// answered from results prepared at load; each answer is the one the same
+// parameters get through the query's own path, which a query string with a
+// trailing "&" takes: status, every header field and the body, byte for
+// byte, for GET, HEAD, gzip and a matching If-None-Match alike.
 func TestPreparedQueriesAnswerAsParsed(t *testing.T) {
 	ds := malta(t)
-	raws := []string{"", "district=1", "district=5", "district=13", "party=" + ds.Parties()[0].Slug, "party=" + ds.Parties()[len(ds.Parties())-1].Slug}
-	for _, c := range []string{"parties", "districts", "candidates", "results"} {
-		for _, raw := range raws {
-			target := "/api/public/v1/" + c + "?" + raw
-			t.Run(target, func(t *testing.T) {
-				s, _ := newServer(t, server.Options{})
-				prepared := do(t, s, request{target: target})
-				s, _ = newServer(t, server.Options{})
-				parsed := do(t, s, request{target: target + "&"})
-				if prepared.Code != http.StatusOK || parsed.Code != prepared.Code {
-					t.Fatalf("status %d, and %d through the query's path; want 200 for both", prepared.Code, parsed.Code)
+	first, last := ds.Parties()[0].Slug, ds.Parties()[len(ds.Parties())-1].Slug
+	targets := []string{
+		"/api/public/v1/parties?", "/api/public/v1/districts?", "/api/public/v1/candidates?", "/api/public/v1/results?",
+		"/api/public/v1/candidates?district=1", "/api/public/v1/candidates?district=5", "/api/public/v1/candidates?district=13",
+		"/api/public/v1/candidates?party=" + first, "/api/public/v1/candidates?party=" + last,
+		"/api/public/v1/results?district=1", "/api/public/v1/results?district=13",
+	}
+	// Two servers asked the same in the same order, so that their
+	// rate-limit fields agree, and a third for the ETags to match.
+	opts := server.Options{RateLimit: 1000}
+	preparedSrv, _ := newServer(t, opts)
+	parsedSrv, _ := newServer(t, opts)
+	etagSrv, _ := newServer(t, opts)
+	etag := func(target string) string {
+		return do(t, etagSrv, request{target: target + "&"}).Header().Get("ETag")
+	}
+	for _, target := range targets {
+		for _, v := range []struct {
+			name   string
+			method string
+			gzip   bool
+			match  bool
+		}{{"GET", http.MethodGet, false, false}, {"HEAD", http.MethodHead, false, false}, {"gzip", http.MethodGet, true, false}, {"If-None-Match", http.MethodGet, false, true}} {
+			t.Run(target+" "+v.name, func(t *testing.T) {
+				h := map[string]string{}
+				if v.gzip {
+					h["Accept-Encoding"] = "gzip"
+				}
+				if v.match {
+					h["If-None-Match"] = etag(target)
+				}
+				prepared := do(t, preparedSrv, request{method: v.method, target: target, header: h})
+				parsed := do(t, parsedSrv, request{method: v.method, target: target + "&", header: h})
+				want := http.StatusOK
+				if v.match {
+					want = http.StatusNotModified
+				}
+				if prepared.Code != want || parsed.Code != prepared.Code {
+					t.Fatalf("status %d, and %d through the query's path; want %d for both", prepared.Code, parsed.Code, want)
 				}
 				if !maps.EqualFunc(prepared.Header(), parsed.Header(), slices.Equal) {
 					t.Errorf("header\n%v\nthrough the query's path\n%v", prepared.Header(), parsed.Header())
 				}
 				if !bytes.Equal(prepared.Body.Bytes(), parsed.Body.Bytes()) {
-					t.Errorf("body\n%s\nthrough the query's path\n%s", prepared.Body, parsed.Body)
+					t.Errorf("body\n%q\nthrough the query's path\n%q", prepared.Body, parsed.Body)
 				}
 			})
 		}
