@@ -122,6 +122,11 @@ func FuzzAccessLogLine(f *testing.F) {
 	f.Add("GET", "/api/public/v1/candidates?district=5", int64(1234567), int64(1))
 	f.Add("B\"R", "/a b=c\\d\x00\u00a0ż\xff", int64(0), int64(-5))
 	f.Add("GET", "/a?b c=\"d\xff", int64(5), int64(5))
+	// The edges of quoting printable ASCII as it is: the space, the
+	// tilde, DEL, and a query of only a quote and a backslash.
+	f.Add("GET", "/a?b=~\x7f", int64(6), int64(6))
+	f.Add("GET", "/a?x=\"\\", int64(7), int64(7))
+	f.Add("GET", "/~?= ~", int64(8), int64(8))
 	client := Client{Addr: netip.MustParseAddr("198.51.100.7")}
 	f.Fuzz(func(t *testing.T, method, target string, nanos, elapsed int64) {
 		at := time.Unix(1795000000, nanos%int64(time.Second)).UTC()
