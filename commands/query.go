@@ -56,9 +56,6 @@ func queryCommand() *cli.Command {
 	}
 }
 
-// queryFlags are the flags that carry the API's query parameters, each
-// named as its parameter with "-" for "_".
-
 // everyValue is the value of a query flag: every value it was given, in
 // order, as the API's parameters hold every value of a query string's, so
 // that a flag given twice is refused as the API refuses a parameter given
@@ -73,6 +70,8 @@ func (v *everyValue) Set(s string) error {
 
 func (v *everyValue) String() string { return strings.Join(v.values, ", ") }
 
+// queryFlags are the flags that carry the API's query parameters, each
+// named as its parameter with "-" for "_".
 var queryFlags = []string{"district", "party", "stood-in", "elected", "q", "limit", "offset", "locality"}
 
 func query(c *cli.Context) error {

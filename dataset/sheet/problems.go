@@ -90,7 +90,10 @@ func (im *importer) notUTF8(name string, in *stream) {
 		how = `save it again as UTF-8 (in a text editor's Save As, the encoding "UTF-8")`
 	}
 	what := fmt.Sprintf("byte 0x%02X is not UTF-8, so the file was saved in another encoding (such as Windows-1252, Latin-1 or Latin-3)", in.bad.c)
-	if in.utf16 {
+	switch {
+	case in.utf16 && name == dataset.ManifestFile:
+		what = "the file is UTF-16 (it begins with UTF-16's byte-order mark)"
+	case in.utf16:
 		what = "the file is UTF-16 (it begins with UTF-16's byte-order mark, as Excel's \"Unicode Text\" writes)"
 	}
 	im.problems = append(im.problems, dataset.Problem{File: name, Line: in.bad.line, Char: in.bad.char, Message: "is not UTF-8 text: " + what + "; " + how})
