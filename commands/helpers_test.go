@@ -356,7 +356,13 @@ func (p *e2eProc) waitExit(t *testing.T) {
 		t.Errorf("stderr does not say \"ballot: stopped\" after SIGTERM")
 	}
 	if strings.Contains(log, "panic serving") || strings.Contains(log, "goroutine ") {
-		t.Errorf("the server logged a panic")
+		var panics []string
+		for _, line := range strings.Split(log, "\n") {
+			if strings.Contains(line, "panic serving") || strings.Contains(line, "goroutine ") {
+				panics = append(panics, line)
+			}
+		}
+		t.Errorf("the server logged a panic, whole:\n%s", strings.Join(panics, "\n"))
 	}
 }
 

@@ -278,6 +278,12 @@ func checkPageCaching(t *testing.T, s http.Handler, target, etag string, body []
 			t.Errorf("rendered per request, with gzip accepted: Content-Encoding %q, ETag %q (plain %s), same body %v; want none, the same ETag and body",
 				gz.Header().Get("Content-Encoding"), gz.Header().Get("ETag"), etag, bytes.Equal(gz.Body.Bytes(), body))
 		}
+		// A browser revalidating the page it holds: gzip accepted, its
+		// one ETag.
+		rec := pageGet(t, s, http.MethodGet, target, map[string]string{"Accept-Encoding": "gzip", "If-None-Match": etag})
+		if rec.Code != http.StatusNotModified || rec.Body.Len() != 0 || rec.Header().Get("ETag") != etag {
+			t.Errorf("gzip accepted, If-None-Match %s: status %d, ETag %q, %d bytes; want 304, the same ETag, no body", etag, rec.Code, rec.Header().Get("ETag"), rec.Body.Len())
+		}
 		return
 	}
 	if gz.Header().Get("Content-Encoding") != "gzip" || gz.Header().Get("ETag") == etag {
