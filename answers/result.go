@@ -34,6 +34,10 @@ func (a *Answers) Of(res dataset.Result) Result {
 	return Result{a: a, res: res, l: a.lists[res.List().ID]}
 }
 
+// IsZero reports whether r is the zero Result, the answer of no result
+// (every other is made by Of).
+func (r Result) IsZero() bool { return r.a == nil }
+
 // Query is the dataset's result of a query (dataset.Result), as its
 // answer.
 func (r Result) Query() dataset.Result { return r.res }

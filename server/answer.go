@@ -19,10 +19,12 @@ type answer struct {
 	// weak (generatedAt differs between equal bodies) and name the content,
 	// the same in both encodings.
 	etag, gzipETag string
-	// body and gzipBody are a document's bytes; nil for a collection. A
-	// page rendered for the request has a body alone, sent as it is.
+	// body and gzipBody are a document's bytes. A page rendered for the
+	// request has a body alone, sent as it is (nil when a 304 answers it).
 	body, gzipBody []byte
-	result         answers.Result // a collection's records
+	// result is a collection's records, whose body, plain or gzip, is
+	// made with the request's time; the zero Result for any other answer.
+	result answers.Result
 	// cacheControl, when set, replaces the server's Cache-Control: the
 	// pages' fingerprinted stylesheet and icon are cached for a year.
 	cacheControl []string
@@ -39,7 +41,7 @@ var bodies = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b
 // Home-made: gorilla/handlers' CompressHandler compresses every body as it
 // is written, and these are compressed when the dataset loads.
 func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) {
-	gz := (a.body == nil || a.gzipBody != nil) && acceptsGzip(r.Header["Accept-Encoding"])
+	gz := (!a.result.IsZero() || a.gzipBody != nil) && acceptsGzip(r.Header["Accept-Encoding"])
 	etag := a.etag
 	if gz {
 		etag = a.gzipETag
@@ -64,7 +66,7 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) 
 		body = a.gzipBody
 		h["Content-Encoding"] = gzipValue
 	}
-	if body == nil {
+	if !a.result.IsZero() {
 		bp = bodies.Get().(*[]byte)
 		if gz {
 			// Prepared at load: only the tail is compressed here.

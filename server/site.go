@@ -225,17 +225,12 @@ func (s *Server) asset(a *answer) http.Handler {
 // encoding, without gzip: its tag is made of what decides its bytes, so
 // that a client holding it gets 304 before anything is rendered.
 func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, p pages.Rendered) {
-	a := &answer{contentType: htmlValue, etag: `"` + p.Tag + `"`, body: notRendered}
+	a := &answer{contentType: htmlValue, etag: `"` + p.Tag + `"`}
 	if !noneMatch(r.Header["If-None-Match"], a.etag) {
-		a.body = p.Render()
+		a.body = p.Render() // writeAnswer answers 304 without reading it
 	}
 	s.writeAnswer(w, r, a)
 }
-
-// notRendered is the body of a page that a 304 answers: writeAnswer never
-// reads it, but a nil body would be an answer whose body is made per
-// request (answer.result), gzipped for a client that accepts gzip.
-var notRendered = []byte{}
 
 // partyPage answers /parties/{slug_or_id}, rendered from the record.
 func (s *Server) partyPage(w http.ResponseWriter, r *http.Request) {
