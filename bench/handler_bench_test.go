@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -68,7 +69,10 @@ func benchServeWith(b *testing.B, ds *dataset.Dataset, target string, header map
 	set(&opts)
 	srv := server.New(ds, opts)
 	req := httptest.NewRequest(http.MethodGet, target, nil)
-	req.RemoteAddr = "192.0.2.7:40000"
+	// As on a connection that server.Serve accepted.
+	peer := &net.TCPAddr{IP: net.IPv4(192, 0, 2, 7), Port: 40000}
+	req.RemoteAddr = peer.String()
+	req = req.WithContext(server.ConnContext(req.Context(), peerConn{peer: peer}))
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
@@ -86,6 +90,15 @@ func benchServeWith(b *testing.B, ds *dataset.Dataset, target string, header map
 		srv.ServeHTTP(w, req)
 	}
 }
+
+// peerConn is a connection from a peer, as far as server.ConnContext
+// asks.
+type peerConn struct {
+	net.Conn
+	peer net.Addr
+}
+
+func (c peerConn) RemoteAddr() net.Addr { return c.peer }
 
 func malta(b *testing.B) *dataset.Dataset {
 	ds, err := dataset.Default()

@@ -23,12 +23,16 @@ import (
 var accessLines = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
 // writeAccessLine writes the access-log line of one answered request.
-func writeAccessLine(w io.Writer, at time.Time, client Client, method, route string, u *url.URL, status, size int, elapsed time.Duration) {
+func writeAccessLine(w io.Writer, at time.Time, client clientText, method, route string, u *url.URL, status, size int, elapsed time.Duration) {
 	bp := accessLines.Get().(*[]byte)
 	b := append((*bp)[:0], "time="...)
 	b = appendRFC3339Millis(b, at)
 	b = append(b, " level=INFO msg=request client_ip="...)
-	b = appendClient(b, client)
+	if client.text != nil {
+		b = append(b, client.text...)
+	} else {
+		b = appendClient(b, client.client)
+	}
 	b = append(b, " method="...)
 	b = appendTextValue(b, method)
 	b = append(b, " route="...)
@@ -45,6 +49,13 @@ func writeAccessLine(w io.Writer, at time.Time, client Client, method, route str
 	_, _ = w.Write(b) // a log that cannot be written has nowhere to say so
 	*bp = b
 	accessLines.Put(bp)
+}
+
+// clientText is the client of an access-log line: its text, written
+// before (appendClient), or else the client.
+type clientText struct {
+	text   []byte
+	client Client
 }
 
 // appendClient appends the client as appendTextValue(b, c.String()) does,
@@ -68,6 +79,9 @@ func appendClient(b []byte, c Client) []byte {
 // always asks for, is decided and done character by character, and the
 // "?" needs none, so the two parts are checked and quoted apart.
 func appendRequestURI(b []byte, u *url.URL) []byte {
+	if b, ok := appendPlainRequestURI(b, u); ok {
+		return b
+	}
 	if u.RawQuery == "" && !u.ForceQuery {
 		return appendTextValue(b, u.RequestURI()) // the path, made by no concatenation
 	}
@@ -85,6 +99,61 @@ func appendRequestURI(b []byte, u *url.URL) []byte {
 	b = appendQuote(b, u.RawQuery)
 	return append(b[:n], b[n+1:]...) // without the query's opening quote
 }
+
+// appendPlainRequestURI is appendRequestURI for the URI nearly every
+// request has, in one look at each byte: a path sent without escapes,
+// made of letters, digits and the marks that the path's escaping leaves
+// as they are and that need no quotes ("=" aside), so that it is its own
+// escaped form; and a query of printable ASCII with no quote or
+// backslash, which is quoted as it is when it holds an "=". It reports
+// false, having appended nothing, for any other URI.
+func appendPlainRequestURI(b []byte, u *url.URL) ([]byte, bool) {
+	if u.Opaque != "" || u.RawPath != "" || u.Path == "" {
+		return b, false
+	}
+	for i := 0; i < len(u.Path); i++ {
+		if !plainPathByte[u.Path[i]] {
+			return b, false
+		}
+	}
+	quote := false
+	for i := 0; i < len(u.RawQuery); i++ {
+		switch c := u.RawQuery[i]; {
+		case c <= ' ' || c > '~' || c == '"' || c == '\\':
+			return b, false
+		case c == '=':
+			quote = true
+		}
+	}
+	if quote {
+		b = append(b, '"')
+	}
+	b = append(b, u.Path...)
+	if u.RawQuery != "" || u.ForceQuery {
+		b = append(b, '?')
+		b = append(b, u.RawQuery...)
+	}
+	if quote {
+		b = append(b, '"')
+	}
+	return b, true
+}
+
+// plainPathByte marks the bytes of a path that url.URL.EscapedPath leaves
+// as they are and that no text value quotes: the unreserved characters
+// and the path's sub-delimiters but "=" (RFC 3986), with "/", ":" and "@".
+var plainPathByte = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for _, c := range "-._~$&+,/:;@" {
+		t[c] = true
+	}
+	return t
+}()
 
 // appendRFC3339Millis appends t as slog's text handler writes a record's
 // time: RFC 3339 with exactly three fractional digits, in t's zone.

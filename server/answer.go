@@ -25,6 +25,9 @@ type answer struct {
 	// result is a collection's records, whose body, plain or gzip, is
 	// made with the request's time; the zero Result for any other answer.
 	result answers.Result
+	// link is the Link header's value, when prepared with result; nil
+	// for nextLink to work out.
+	link []string
 	// cacheControl, when set, replaces the server's Cache-Control: the
 	// pages' fingerprinted stylesheet and icon are cached for a year.
 	cacheControl []string
@@ -75,7 +78,9 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) 
 			body = a.result.AppendJSON((*bp)[:0], stateOf(w).now)
 		}
 	}
-	if link := s.nextLink(r.URL.Path, a.result); link != "" {
+	if a.link != nil {
+		h["Link"] = a.link
+	} else if link := s.nextLink(r.URL.Path, a.result); link != "" {
 		h["Link"] = f.value(link)
 	}
 	writeHead(w, http.StatusOK, a.contentType, cache, f.text(strconv.AppendInt(f.buffer(), int64(len(body)), 10)))

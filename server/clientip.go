@@ -78,7 +78,18 @@ func (c Client) key(ipv6Prefix int, b uint8) ratelimit.Key {
 // empty or malformed entry) makes the client a hidden one of that proxy.
 // Nothing further left is looked at, however long the header.
 func (c ClientIP) Resolve(r *http.Request) Client {
-	peer := peerAddr(r.RemoteAddr)
+	return c.resolve(r, connectionOf(r))
+}
+
+// resolve is Resolve with the connection r came on, nil if unknown, whose
+// peer was parsed when it was accepted.
+func (c ClientIP) resolve(r *http.Request, conn *connection) Client {
+	var peer netip.Addr
+	if conn != nil {
+		peer = conn.peer
+	} else {
+		peer = peerAddr(r.RemoteAddr)
+	}
 	if len(c.Trusted) == 0 || !c.trusted(peer) {
 		return Client{Addr: peer}
 	}

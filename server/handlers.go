@@ -19,8 +19,9 @@ import (
 func (s *Server) collection(c dataset.Collection) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		snap := s.snap.Load()
-		if res, ok := snap.queries[preparedQuery{c, r.URL.RawQuery}]; ok {
-			s.writeResult(w, r, res)
+		if p, ok := snap.queries[preparedQuery{c, r.URL.RawQuery}]; ok {
+			etag := p.res.ETag()
+			s.writeAnswer(w, r, &answer{contentType: jsonValue, etag: etag, gzipETag: etag, result: p.res, link: p.link})
 			return
 		}
 		q := queries.Get().(*query)
@@ -43,7 +44,14 @@ func (s *Server) collection(c dataset.Collection) http.Handler {
 // query string, however close ("district=05", "party=PL", a second
 // parameter), takes that path. On 2022's /candidates?district=5 that path
 // was a quarter of ballot's own work per request (docs/PERFORMANCE.md).
-type preparedQueries map[preparedQuery]answers.Result
+type preparedQueries map[preparedQuery]preparedResult
+
+// preparedResult is a prepared query's result, and the value of its Link
+// header (nextLink), nil on the last page.
+type preparedResult struct {
+	res  answers.Result
+	link []string
+}
 
 // preparedQuery names a prepared query: its collection and its query
 // string, as sent.
@@ -58,7 +66,7 @@ const maxPreparedValues = 256
 
 // prepareQueries runs the common queries of ds through the query's own
 // path, keeping each result that path answers.
-func prepareQueries(ds *dataset.Dataset, ans *answers.Answers) preparedQueries {
+func (s *Server) prepareQueries(ds *dataset.Dataset, ans *answers.Answers) preparedQueries {
 	var districts, parties []string
 	for _, d := range ds.Districts()[:min(len(ds.Districts()), maxPreparedValues)] {
 		districts = append(districts, "district="+strconv.Itoa(d.Number))
@@ -70,7 +78,11 @@ func prepareQueries(ds *dataset.Dataset, ans *answers.Answers) preparedQueries {
 	prepare := func(c dataset.Collection, raws ...string) {
 		for _, raw := range raws {
 			if res, err := ds.Query(c, parseQuery(raw)); err == nil {
-				m[preparedQuery{c, raw}] = ans.Of(res)
+				p := preparedResult{res: ans.Of(res)}
+				if link := s.nextLink(BasePath+"/"+string(c), p.res); link != "" {
+					p.link = []string{link}
+				}
+				m[preparedQuery{c, raw}] = p
 			}
 		}
 	}

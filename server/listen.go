@@ -72,6 +72,8 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, t Timeouts, err
 		// "OPTIONS *" goes to the handler too, so it carries the CORS and
 		// rate-limit headers like every other answer.
 		DisableGeneralOptionsHandler: true,
+		// Each connection's peer is parsed once, not on every request.
+		ConnContext: ConnContext,
 	}
 	lingering := &sync.WaitGroup{}
 	done := make(chan error, 1)

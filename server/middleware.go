@@ -204,15 +204,25 @@ type request struct {
 	now   time.Time
 	route *routeMetrics // its route's name and series
 	page  *pageMark     // set by markPage on a page's request; nil on the API's
+	// conn is the connection it came on, nil when not through Serve;
+	// http1 tells whether its requests are answered one at a time.
+	conn  *connection
+	http1 bool
 	// values holds the header values made for its response; nil until
 	// one is (fieldValues).
 	values *fieldValues
 }
 
-// fieldValues returns the header values of q's response, made on first use.
+// fieldValues returns the header values of q's response, made on first
+// use: on an HTTP/1 connection, its connection's, emptied.
 func (q *request) fieldValues() *fieldValues {
 	if q.values == nil {
-		q.values = new(fieldValues)
+		if q.conn != nil && q.http1 {
+			q.conn.values.reset()
+			q.values = &q.conn.values
+		} else {
+			q.values = new(fieldValues)
+		}
 	}
 	return q.values
 }
@@ -220,17 +230,25 @@ func (q *request) fieldValues() *fieldValues {
 // fieldValues holds the header values made for one response: the rate
 // limit's, the ETag and the length. Each is a slice of one array, and the
 // text of each is appended into one array, so that they cost a response
-// one allocation, where each value's own string and slice cost four.
+// at most one allocation, where each value's own string and slice cost
+// four.
 //
-// It is made for each response and never reused: net/http reads the
-// header map, and so these values, when it writes the header block, which
-// may be after the handler has returned and the exchange gone back to its
-// pool.
+// They outlive the exchange: net/http reads the header map, and so these
+// values, when it writes the header block, which may be after the handler
+// has returned and the exchange gone back to its pool. So they are an
+// HTTP/1 connection's, reused by its next request only, after that block
+// is written (connection), or else made for the response and never
+// reused.
 type fieldValues struct {
 	bytes     [64]byte // the values' text, each after the one before
 	used      int      // how much of bytes the values hold
 	values    [6]string
 	valuesSet int
+}
+
+// reset empties f for the next response of its connection.
+func (f *fieldValues) reset() {
+	f.used, f.valuesSet = 0, 0
 }
 
 // value returns a header value holding s.
@@ -335,8 +353,10 @@ func (s *Server) exchange(route *routeMetrics) mux.MiddlewareFunc {
 			if s.injectedClock {
 				now = s.opts.Now()
 			}
+			conn := connectionOf(r)
 			e := exchanges.Get().(*exchange)
-			*e = exchange{ResponseWriter: w, request: request{client: s.opts.ClientIP.Resolve(r), now: now, route: route}}
+			*e = exchange{ResponseWriter: w, request: request{client: s.opts.ClientIP.resolve(r, conn), now: now, route: route,
+				conn: conn, http1: r.ProtoMajor == 1}}
 			defer func() {
 				if v := recover(); v != nil {
 					if v == http.ErrAbortHandler {
@@ -352,14 +372,26 @@ func (s *Server) exchange(route *routeMetrics) mux.MiddlewareFunc {
 					delete(h, "Retry-After")
 					s.writeError(e, r, err) // logs it
 				}
-				end := time.Now() // one reading for the duration and the access log's time
-				s.observe(e, r, end, end.Sub(start))
+				// One reading, of the monotonic clock alone, for the
+				// duration and the access log's time.
+				elapsed := time.Since(start)
+				s.observe(e, r, start.Add(elapsed), elapsed)
 				*e = exchange{}
 				exchanges.Put(e)
 			}()
 			next.ServeHTTP(e, r)
 		})
 	}
+}
+
+// clientText returns the client as the access log writes it, when it is
+// its connection's peer, written once for the connection; else the
+// client, to be written.
+func (q *request) clientText() clientText {
+	if q.conn != nil && q.client == (Client{Addr: q.conn.peer}) {
+		return clientText{text: q.conn.peerText}
+	}
+	return clientText{client: q.client}
 }
 
 // observe records one answered request: its metrics, and its access-log
@@ -374,7 +406,7 @@ func (s *Server) observe(e *exchange, r *http.Request, end time.Time, elapsed ti
 		return
 	}
 	if s.opts.AccessLogText != nil {
-		writeAccessLine(s.opts.AccessLogText, end, e.client, r.Method, rt.name, r.URL, e.status, e.size, elapsed)
+		writeAccessLine(s.opts.AccessLogText, end, e.clientText(), r.Method, rt.name, r.URL, e.status, e.size, elapsed)
 		return
 	}
 	s.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",

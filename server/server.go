@@ -300,7 +300,7 @@ func (s *Server) setDataset(ds *dataset.Dataset) {
 	defer s.opts.PaceGC()()             // the answers, documents and pages allocate as a load does
 	idx := newIndex(ds, s.endpointList) // the index document and the home page show it
 	ans := answers.Prepare(ds)
-	snap := &snapshot{ds: ds, answers: ans, queries: prepareQueries(ds, ans), docs: buildDocuments(ds, idx, s.publicURL), loadedAt: s.opts.Now()}
+	snap := &snapshot{ds: ds, answers: ans, queries: s.prepareQueries(ds, ans), docs: buildDocuments(ds, idx, s.publicURL), loadedAt: s.opts.Now()}
 	if s.opts.Pages {
 		snap.pages = buildPages(ds, idx)
 	}
