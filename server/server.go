@@ -31,7 +31,9 @@
 //     queries, documents and pages); a reload
 //     builds a new one and swaps one pointer.
 //   - The documents of the API (index, OpenAPI, catalogue): docs.go. The
-//     admin listener: admin.go. Listening and shutting down: listen.go.
+//     admin listener: admin.go. Listening and shutting down: listen.go;
+//     what is known of a connection once it is accepted (its peer, and on
+//     HTTP/1 the store of its responses' header values): connection.go.
 //
 // It imports pages, answers, ratelimit and dataset, never commands:
 // flags, configuration files and the process are the command line's, and
