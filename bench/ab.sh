@@ -6,7 +6,8 @@
 # -ballot-headers). wrk runs in alternation over the three servers and the
 # three endpoints the kit compares; the table gives each server's median
 # requests per second, CPU per request and 99th percentile of latency (wrk
-# --latency), and the ratios of one run.
+# --latency), and the ratios of one run. A warm-up of WARMUP seconds (2)
+# on each server and endpoint comes first, not recorded.
 #
 #   bench/ab.sh 1045fa0                  # 5 rounds x 5 s (~5 min)
 #   ROUNDS=3 DURATION=3 bench/ab.sh HEAD~3
@@ -18,7 +19,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 REV=${1:?usage: bench/ab.sh REV}
-ROUNDS=${ROUNDS:-5} DURATION=${DURATION:-5} CONNS=${CONNS:-32}
+ROUNDS=${ROUNDS:-5} DURATION=${DURATION:-5} CONNS=${CONNS:-32} WARMUP=${WARMUP:-2}
 PORT_BASE=${PORT_BASE:-18280}
 P_NEW=$((PORT_BASE + 1)) P_OLD=$((PORT_BASE + 2)) P_GOH=$((PORT_BASE + 3))
 ENDPOINTS=(/api/public/v1/candidates "/api/public/v1/candidates?district=5" /api/public/v1/parties)
@@ -58,6 +59,15 @@ done
 start_bg "$OUT/ab-gohdr.log" "$OUT/gohandler" -ballot-headers -dir "$STATIC" -listen "127.0.0.1:$P_GOH"
 PID_GOH=$BG_PID
 wait_http "http://127.0.0.1:$P_GOH/api/public/v1/parties"
+
+# A warm-up of each server on each endpoint, not recorded: the first run
+# of a fresh server includes its heap's growth to the size the collector's
+# pace allows, and the first run of all, the machine's own start.
+for port in "$P_NEW" "$P_OLD" "$P_GOH"; do
+	for uri in "${ENDPOINTS[@]}"; do
+		timeout $((WARMUP + 20)) wrk -t1 -c"$CONNS" -d"${WARMUP}s" "http://127.0.0.1:$port$uri" >/dev/null
+	done
+done
 
 CLK_TCK=$(getconf CLK_TCK)
 RESULTS=$OUT/ab.tsv
