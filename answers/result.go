@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"ballot/dataset"
@@ -27,6 +28,18 @@ type Result struct {
 	// list, or for a pick or a page of readers' filters its collection's
 	// whole list, whose i-th record is the record at position i.
 	l *list
+	// meta is the text of the envelope's tail up to generatedAt's value,
+	// made once for a result answered many times (Prepared); nil for a
+	// result made for one answer, whose tail is written with it.
+	meta []byte
+}
+
+// Prepared returns r with the text of its envelope's tail made once, up
+// to generatedAt's value, so that an answer of it writes only the time
+// after its records: for a result kept and answered many times.
+func (r Result) Prepared() Result {
+	r.meta = r.appendMeta(nil)
+	return r
 }
 
 // Of is the answer of res, a result of the answers' dataset.
@@ -148,12 +161,21 @@ func (r Result) runRecords(start int) []byte {
 
 // appendTail appends what follows the records: the end of data and meta.
 func (r Result) appendTail(dst []byte, generatedAt time.Time) []byte {
+	if r.meta != nil {
+		dst = append(dst, r.meta...)
+	} else {
+		dst = r.appendMeta(dst)
+	}
+	dst = AppendTime(dst, generatedAt)
+	return append(dst, "\"}}\n"...)
+}
+
+// appendMeta appends the envelope's tail up to generatedAt's value.
+func (r Result) appendMeta(dst []byte) []byte {
 	dst = append(dst, `],"meta":{"count":`...)
 	dst = strconv.AppendInt(dst, int64(r.res.Count()), 10)
 	dst = r.appendPageMeta(dst)
-	dst = append(dst, `,"generatedAt":"`...)
-	dst = AppendTime(dst, generatedAt)
-	return append(dst, "\"}}\n"...)
+	return append(dst, `,"generatedAt":"`...)
 }
 
 // appendPageMeta appends the keys of meta that follow count: total, and
@@ -295,24 +317,42 @@ func (r Result) AppendFilterQuery(dst []byte) []byte {
 
 // AppendTime appends t in TimeFormat, as t.UTC().AppendFormat(dst,
 // TimeFormat) does, digit by digit: on every answer, parsing the layout
-// costs more than the rest of the tail.
+// costs more than the rest of the tail. The answers of one second share
+// its text up to the milliseconds, kept from the answer before
+// (lastSecond), so that most write only the milliseconds.
 func AppendTime(dst []byte, t time.Time) []byte {
+	sec := t.Unix()
+	ms := t.Nanosecond() / int(time.Millisecond)
+	if c := lastSecond.Load(); c != nil && c.unix == sec {
+		dst = append(dst, c.text[:]...)
+		return append(dst, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
+	}
 	t = t.UTC()
 	year, month, day := t.Date()
 	if year < 0 || year > 9999 {
 		return t.AppendFormat(dst, TimeFormat)
 	}
 	hour, minute, second := t.Clock()
-	ms := t.Nanosecond() / int(time.Millisecond)
-	return append(dst,
-		byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
-		byte('0'+month/10), byte('0'+month%10), '-',
-		byte('0'+day/10), byte('0'+day%10), 'T',
-		byte('0'+hour/10), byte('0'+hour%10), ':',
-		byte('0'+minute/10), byte('0'+minute%10), ':',
-		byte('0'+second/10), byte('0'+second%10), '.',
-		byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
+	c := &secondText{unix: sec, text: [...]byte{
+		byte('0' + year/1000), byte('0' + year/100%10), byte('0' + year/10%10), byte('0' + year%10), '-',
+		byte('0' + month/10), byte('0' + month%10), '-',
+		byte('0' + day/10), byte('0' + day%10), 'T',
+		byte('0' + hour/10), byte('0' + hour%10), ':',
+		byte('0' + minute/10), byte('0' + minute%10), ':',
+		byte('0' + second/10), byte('0' + second%10), '.'}}
+	lastSecond.Store(c)
+	dst = append(dst, c.text[:]...)
+	return append(dst, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }
+
+// secondText is the text in TimeFormat of one second, up to its
+// milliseconds.
+type secondText struct {
+	unix int64
+	text [len("2006-01-02T15:04:05.")]byte
+}
+
+var lastSecond atomic.Pointer[secondText]
 
 // TimeFormat is the format of meta.generatedAt: UTC with exactly three
 // fractional digits.

@@ -24,6 +24,14 @@ func TestAppendTimeMatchesAppendFormat(t *testing.T) {
 	for range 100_000 {
 		cases = append(cases, time.Unix(rng.Int64N(400*365*86400)-100*365*86400, rng.Int64N(1e9)))
 	}
+	// Times one after the other, as answers come: within a second (its
+	// text kept from the time before), across its turn, in another zone,
+	// and back to a second seen before.
+	at := time.Date(2026, 11, 27, 14, 59, 59, 0, time.UTC)
+	for _, d := range []time.Duration{0, time.Millisecond, 998 * time.Millisecond, 999*time.Millisecond + 999_999,
+		time.Second, time.Second + time.Millisecond, 61 * time.Second, 3600 * time.Second, 0, 5 * time.Millisecond} {
+		cases = append(cases, at.Add(d), at.Add(d).In(time.FixedZone("CET", 3600)))
+	}
 	for _, tc := range cases {
 		want := tc.UTC().AppendFormat([]byte("x"), answers.TimeFormat)
 		if got := answers.AppendTime([]byte("x"), tc); string(got) != string(want) {

@@ -44,7 +44,7 @@ func writeAccessLine(w io.Writer, at time.Time, client clientText, method, route
 	b = append(b, " bytes="...)
 	b = strconv.AppendInt(b, int64(size), 10)
 	b = append(b, " duration="...)
-	b = appendTextValue(b, elapsed.String())
+	b = append(b, elapsed.String()...) // as slog writes a duration: never quoted
 	b = append(b, '\n')
 	_, _ = w.Write(b) // a log that cannot be written has nowhere to say so
 	*bp = b

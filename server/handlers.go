@@ -78,7 +78,7 @@ func (s *Server) prepareQueries(ds *dataset.Dataset, ans *answers.Answers) prepa
 	prepare := func(c dataset.Collection, raws ...string) {
 		for _, raw := range raws {
 			if res, err := ds.Query(c, parseQuery(raw)); err == nil {
-				p := preparedResult{res: ans.Of(res)}
+				p := preparedResult{res: ans.Of(res).Prepared()}
 				if link := s.nextLink(BasePath+"/"+string(c), p.res); link != "" {
 					p.link = []string{link}
 				}
