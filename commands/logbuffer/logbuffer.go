@@ -19,11 +19,25 @@ import (
 // whole and in order, so the lines of concurrent writers (log/slog's
 // handlers write each record in one call) never interleave. A Writer is
 // safe for concurrent use.
+//
+// It has two buffers: the one being filled, and the one being written
+// out. The writer that fills one hands it to the destination after it has
+// let go of the buffers, so the others go on appending lines to the other
+// one, rather than wait for a write to a file or a journal; only when a
+// buffer fills before the write of the one before has ended does a writer
+// wait for it.
 type Writer struct {
-	mu     sync.Mutex
-	dst    io.Writer
-	buf    []byte // cap is the size
-	closed bool   // then writes go straight to dst
+	mu     sync.Mutex // guards buf and closed
+	buf    []byte     // being filled; cap is the size
+	closed bool       // then writes go straight to dst
+
+	// out is held while a buffer is written to dst, one write at a
+	// time, in the order the buffers were filled: it is taken with mu
+	// held, and released after the write, without it. spare, guarded by
+	// out, is the buffer not being filled, empty between writes.
+	out   sync.Mutex
+	dst   io.Writer
+	spare []byte
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -46,10 +60,11 @@ func New(dst io.Writer, size int, interval time.Duration) *Writer {
 // ticker of its own, for callers (and tests) that keep the clock.
 func NewTicking(dst io.Writer, size int, ticks <-chan time.Time) *Writer {
 	w := &Writer{
-		dst:  dst,
-		buf:  make([]byte, 0, size),
-		stop: make(chan struct{}),
-		done: make(chan struct{}),
+		dst:   dst,
+		buf:   make([]byte, 0, size),
+		spare: make([]byte, 0, size),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
 	}
 	go w.run(ticks)
 	return w
@@ -69,43 +84,75 @@ func (w *Writer) run(ticks <-chan time.Time) {
 	}
 }
 
-// Write buffers p, first writing out what is buffered if p would not fit.
-// A p larger than the whole buffer is written straight through, after what
-// was buffered before it.
+// Write buffers p, first handing what is buffered to the destination if p
+// would not fit. A p larger than the whole buffer is written straight
+// through, after what was buffered before it. An error writing what was
+// buffered before p is returned with p counted as buffered: it goes out
+// with the next write.
 func (w *Writer) Write(p []byte) (int, error) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if w.closed {
+		w.out.Lock()
+		w.mu.Unlock()
+		defer w.out.Unlock()
 		return w.dst.Write(p)
 	}
-	if len(w.buf)+len(p) > cap(w.buf) {
-		if err := w.flushLocked(); err != nil {
+	if len(w.buf)+len(p) <= cap(w.buf) {
+		w.buf = append(w.buf, p...)
+		w.mu.Unlock()
+		return len(p), nil
+	}
+	full := w.swapLocked()
+	var through []byte
+	if len(p) > cap(w.buf) {
+		through = p
+	} else {
+		w.buf = append(w.buf, p...)
+	}
+	w.mu.Unlock()
+	if err := w.writeOut(full, through); err != nil {
+		if through != nil {
 			return 0, err
 		}
-		if len(p) > cap(w.buf) {
-			return w.dst.Write(p)
-		}
+		return len(p), err
 	}
-	w.buf = append(w.buf, p...)
 	return len(p), nil
 }
 
-// Flush writes out what is buffered.
+// Flush writes out what is buffered, after any write of a buffer filled
+// before it: when it returns, everything written before it has reached
+// the destination.
 func (w *Writer) Flush() error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.flushLocked()
+	full := w.swapLocked()
+	w.mu.Unlock()
+	return w.writeOut(full, nil)
 }
 
-// flushLocked writes the buffer out in one Write. On an error the buffered
-// bytes are dropped all the same, so a broken destination does not make
-// every later write fail on the same bytes.
-func (w *Writer) flushLocked() error {
-	if len(w.buf) == 0 {
-		return nil
+// swapLocked, with mu held, waits for the write out of the buffer filled
+// before, takes out, and swaps the buffers: it returns the full one, to
+// write with writeOut, which releases out.
+func (w *Writer) swapLocked() []byte {
+	w.out.Lock()
+	full := w.buf
+	w.buf, w.spare = w.spare, nil
+	return full
+}
+
+// writeOut writes full, then through, to the destination, each in one
+// Write (none for an empty one), and makes full the spare buffer again.
+// On an error the bytes are dropped all the same, so a broken destination
+// does not make every later write fail on the same bytes. It releases out.
+func (w *Writer) writeOut(full, through []byte) error {
+	defer w.out.Unlock()
+	var err error
+	if len(full) > 0 {
+		_, err = w.dst.Write(full)
 	}
-	_, err := w.dst.Write(w.buf)
-	w.buf = w.buf[:0]
+	w.spare = full[:0]
+	if len(through) > 0 && err == nil {
+		_, err = w.dst.Write(through)
+	}
 	return err
 }
 
@@ -119,9 +166,10 @@ func (w *Writer) Close() error {
 		close(w.stop)
 		<-w.done
 		w.mu.Lock()
-		defer w.mu.Unlock()
-		err = w.flushLocked()
+		full := w.swapLocked()
 		w.closed = true
+		w.mu.Unlock()
+		err = w.writeOut(full, nil)
 	})
 	return err
 }

@@ -3,6 +3,7 @@ package logbuffer_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -133,6 +134,98 @@ func TestFlush(t *testing.T) {
 		t.Fatalf("Flush: %v", err)
 	}
 	check(t, d, "serving\n")
+}
+
+// slowDestination holds each Write until the test releases it.
+type slowDestination struct {
+	*destination
+	entered, release chan struct{}
+}
+
+func (d slowDestination) Write(p []byte) (int, error) {
+	d.entered <- struct{}{}
+	<-d.release
+	return d.destination.Write(p)
+}
+
+// TestWritersGoOnWhileABufferIsWritten: while the writer that filled the
+// buffer waits on a slow destination, the others append their lines to
+// the other buffer without waiting; the next flush writes them after the
+// first buffer, in order.
+func TestWritersGoOnWhileABufferIsWritten(t *testing.T) {
+	d := slowDestination{newDestination(), make(chan struct{}), make(chan struct{})}
+	w := logbuffer.NewTicking(d, 8, nil)
+	write(t, w, "a=1\n")
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := w.Write([]byte("b=22\n")) // does not fit: a=1 goes out
+		wrote <- err
+	}()
+	select {
+	case <-d.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the full buffer was not written within 10 s")
+	}
+	// The destination holds "a=1": this goes to the other buffer, after
+	// "b=22", without waiting for it.
+	appended := make(chan struct{})
+	go func() {
+		defer close(appended)
+		_, _ = w.Write([]byte("c\n"))
+	}()
+	select {
+	case <-appended:
+	case <-time.After(10 * time.Second):
+		close(d.release)
+		t.Fatal("a line waited 10 s for the write of the buffer before it")
+	}
+	select {
+	case err := <-wrote:
+		t.Fatalf("the write that filled the buffer returned (%v) before its destination did", err)
+	default:
+	}
+	close(d.release)
+	if err := <-wrote; err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	go func() {
+		for range d.entered {
+		}
+	}()
+	if err := w.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	close(d.entered)
+	check(t, d.destination, "a=1\n", "b=22\nc\n")
+}
+
+// failingDestination fails its first Write.
+type failingDestination struct {
+	*destination
+	failed bool
+}
+
+func (d *failingDestination) Write(p []byte) (int, error) {
+	if !d.failed {
+		d.failed = true
+		return 0, errors.New("disk full")
+	}
+	return d.destination.Write(p)
+}
+
+// TestAFailedWriteDropsItsBytesOnly: the write that meets the error
+// reports it; its own line, buffered, goes out with the next write.
+func TestAFailedWriteDropsItsBytesOnly(t *testing.T) {
+	d := &failingDestination{destination: newDestination()}
+	w := logbuffer.NewTicking(d, 8, nil)
+	write(t, w, "a=1\n")
+	if n, err := w.Write([]byte("b=2\n\n")); n != 5 || err == nil || err.Error() != "disk full" {
+		t.Fatalf("Write after a failed flush = %d, %v; want 5, disk full", n, err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	check(t, d.destination, "b=2\n\n")
 }
 
 func TestConcurrentLinesStayWhole(t *testing.T) {
