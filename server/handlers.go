@@ -20,8 +20,7 @@ func (s *Server) collection(c dataset.Collection) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		snap := s.snap.Load()
 		if p, ok := snap.queries[preparedQuery{c, r.URL.RawQuery}]; ok {
-			etag := p.res.ETag()
-			s.writeAnswer(w, r, &answer{contentType: jsonValue, etag: etag, gzipETag: etag, result: p.res, link: p.link})
+			s.writeResult(w, r, p.res, p.link)
 			return
 		}
 		q := queries.Get().(*query)
@@ -31,7 +30,7 @@ func (s *Server) collection(c dataset.Collection) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		s.writeResult(w, r, snap.answers.Of(res))
+		s.writeResult(w, r, snap.answers.Of(res), nil)
 	})
 }
 
@@ -106,14 +105,15 @@ func (s *Server) record(c dataset.Collection, key string) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		s.writeResult(w, r, snap.answers.Of(res))
+		s.writeResult(w, r, snap.answers.Of(res), nil)
 	})
 }
 
-// writeResult writes a collection's or a record's answer.
-func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, res answers.Result) {
+// writeResult writes a collection's or a record's answer, with its Link
+// value when it was prepared with it (nil: worked out on the way).
+func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, res answers.Result, link []string) {
 	etag := res.ETag() // prepared at load
-	s.writeAnswer(w, r, &answer{contentType: jsonValue, etag: etag, gzipETag: etag, result: res})
+	s.writeAnswer(w, r, &answer{contentType: jsonValue, etag: etag, gzipETag: etag, result: res, link: link})
 }
 
 // document answers GET and HEAD with one of the documents prepared when

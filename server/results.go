@@ -33,7 +33,7 @@ func (s *Server) nationalEndpoint() endpoint {
 // load as a collection's answer is.
 func (s *Server) national(w http.ResponseWriter, r *http.Request) {
 	snap := s.snap.Load()
-	s.writeResult(w, r, snap.answers.Of(snap.ds.National()))
+	s.writeResult(w, r, snap.answers.Of(snap.ds.National()), nil)
 }
 
 // sheetDownload answers GET and HEAD for a district's count sheet as CSV
