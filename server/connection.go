@@ -36,7 +36,11 @@ type connectionKey struct{}
 // context of each connection holds what the server knows of it. A
 // server of one's own (httptest's) sets it too, to answer as Serve does.
 func ConnContext(ctx context.Context, c net.Conn) context.Context {
-	remote := c.RemoteAddr().String() // as net/http sets each request's RemoteAddr
+	addr := c.RemoteAddr()
+	if addr == nil { // a listener's connection that names no peer: parsed per request
+		return ctx
+	}
+	remote := addr.String() // as net/http sets each request's RemoteAddr
 	peer := peerAddr(remote)
 	return context.WithValue(ctx, connectionKey{}, &connection{
 		remote:   remote,
