@@ -25,18 +25,36 @@ type Answers struct {
 }
 
 // Prepare prepares every answer the API can give of ds, a dataset loaded
-// with its indexes (not dataset.Options.RecordsOnly).
+// with its indexes (not dataset.Options.RecordsOnly), for a server that
+// answers many requests: each list's JSON, its gzip encoding and its
+// ETags.
 func Prepare(ds *dataset.Dataset) *Answers {
+	return prepare(ds, true)
+}
+
+// PrepareJSON is Prepare without the lists' gzip encodings, for one
+// answer written once (ballot query): compressing every list costs five
+// times what encoding them does. AppendGzip still answers, compressing
+// the records when asked, as it does a page past the first.
+func PrepareJSON(ds *dataset.Dataset) *Answers {
+	return prepare(ds, false)
+}
+
+func prepare(ds *dataset.Dataset, gzip bool) *Answers {
 	a := &Answers{ds: ds, lists: make([]*list, len(ds.Lists()))}
 	a.prepareFilters()
 	a.encodeLists()
-	lc := compressors.get(listLevel)
-	defer compressors.put(lc) // without its bytes, as large as the largest list
-
+	var lc *compressor
+	if gzip {
+		lc = compressors.get(listLevel)
+		defer compressors.put(lc) // without its bytes, as large as the largest list
+	}
 	for _, dl := range ds.Lists() {
 		l := a.lists[dl.ID]
 		limited := dl.Collection == dataset.Candidates
-		l.compress(lc, limited)
+		if gzip {
+			l.compress(lc, limited)
+		}
 		l.tagAll(ds.Version, limited)
 	}
 	a.pickETags = make([]string, len(ds.Picks()))

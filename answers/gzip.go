@@ -162,7 +162,7 @@ func (l *list) compress(lc *compressor, limited bool) {
 
 // AppendGzip appends the gzip encoding of the body AppendJSON writes.
 func (r Result) AppendGzip(dst []byte, generatedAt time.Time) []byte {
-	if start, run := r.res.Run(); !run || start > 0 {
+	if start, run := r.res.Run(); !run || start > 0 || r.l.gz.stream == nil {
 		return r.appendGzipPage(dst, generatedAt)
 	}
 	n := r.res.Count()
@@ -208,8 +208,8 @@ func (r Result) appendGzipTail(dst []byte, crc uint32, size int, generatedAt tim
 var envelopeStartBytes = []byte(envelopeStart)
 
 // appendGzipPage appends the gzip encoding of a page past the first, of
-// a page of readers' filters, whose list is not compressed at load, or of
-// an answer of picked records.
+// a page of readers' filters, whose list is not compressed at load, of
+// an answer of picked records, or of any answer of PrepareJSON.
 func (r Result) appendGzipPage(dst []byte, generatedAt time.Time) []byte {
 	c := compressors.get(requestLevel)
 	c.out.b = append(dst, gzipHeader...)

@@ -16,7 +16,8 @@ import (
 // TestAppendGzip checks that the gzip body, pieced together from the list
 // compressed at load and a tail compressed per request, or compressed on
 // request for a page past the first and a one-record answer, is valid gzip
-// of exactly the plain body, for every count.
+// of exactly the plain body, for every count; and that PrepareJSON gives
+// the same answers without compressing its lists at load.
 func TestAppendGzip(t *testing.T) {
 	ds, err := dataset.Default()
 	if err != nil {
@@ -73,6 +74,12 @@ func TestAppendGzip(t *testing.T) {
 		}
 		all = append(all, answer{string(r.c) + "/" + r.key, datasettest.Answer(ds, res)})
 	}
+	// The same answers of PrepareJSON, whose lists are not compressed at
+	// load: the same body and ETag, and a gzip body compressed on request.
+	jsonOnly := answers.PrepareJSON(ds)
+	for _, a := range all[:len(all):len(all)] {
+		all = append(all, answer{a.name + " (PrepareJSON)", jsonOnly.Of(a.res.Query())})
+	}
 	for _, a := range all {
 		res := a.res
 		plain := res.AppendJSON(nil, at)
@@ -86,6 +93,15 @@ func TestAppendGzip(t *testing.T) {
 		}
 		if !bytes.Equal(got, plain) {
 			t.Errorf("%s: gzip holds %q, want %q", a.name, got, plain)
+		}
+	}
+	for i, a := range all[:len(all)/2] {
+		b := all[len(all)/2+i]
+		if pa, pb := a.res.AppendJSON(nil, at), b.res.AppendJSON(nil, at); !bytes.Equal(pa, pb) {
+			t.Errorf("%s: body %q, want Prepare's %q", b.name, pb, pa)
+		}
+		if b.res.ETag() != a.res.ETag() {
+			t.Errorf("%s: ETag %s, want Prepare's %s", b.name, b.res.ETag(), a.res.ETag())
 		}
 	}
 }

@@ -146,7 +146,7 @@ func writeAnswer(c *cli.Context, ds *dataset.Dataset, collection dataset.Collect
 		return writeTable(w, ds, collection, res, c.Bool("ids"), tableWidth(w))
 	}
 	restore := gcpace.Load() // preparing allocates as a load does
-	ans := answers.Prepare(ds).Of(res)
+	ans := answers.PrepareJSON(ds).Of(res)
 	restore()
 	if format == "ndjson" {
 		for i := range res.Count() {
