@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/http"
 	"net/netip"
 	"runtime"
 	"strings"
@@ -274,5 +275,45 @@ func TestAdminStatusAfterRefusal(t *testing.T) {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
+	}
+}
+
+// TestReloadCountedBeforeServed: once a reloaded dataset is served, the
+// metrics count the reload and name its version, so that a monitor that
+// sees the new version (or /readyz) never finds the reload missing from
+// /metrics. The end of Options.PaceGC's pacing, which comes after the new
+// dataset is served, looks at both.
+func TestReloadCountedBeforeServed(t *testing.T) {
+	next := edition(t, "Next")
+	var s *server.Server
+	var admin http.Handler
+	checked := false
+	opts := server.Options{PaceGC: func() func() {
+		return func() {
+			if s == nil || checked {
+				return // the start, or the check done
+			}
+			checked = true
+			if got := do(t, s, request{target: "/api/public/v1/parties"}).Header().Get("ETag"); !strings.Contains(got, next.Version[:16]) {
+				t.Fatalf("the new dataset is not served yet: ETag %s", got)
+			}
+			metrics := do(t, admin, request{target: "/metrics"}).Body.String()
+			for _, want := range []string{
+				`ballot_dataset_reloads_total{outcome="success"} 1` + "\n",
+				`title="Next",version="` + next.Version + `"} 1` + "\n",
+			} {
+				if !strings.Contains(metrics, want) {
+					t.Errorf("/metrics once the reload is served has no %q", want)
+				}
+			}
+		}
+	}}
+	s, _ = newServer(t, opts)
+	admin = s.AdminHandler(func() (*dataset.Dataset, error) { return next, nil })
+	if _, err := s.Reload(func() (*dataset.Dataset, error) { return next, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !checked {
+		t.Fatal("PaceGC's end was not called on the reload")
 	}
 }

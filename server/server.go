@@ -219,7 +219,7 @@ func New(ds *dataset.Dataset, opts Options) *Server {
 		routeNames = append(routeNames, e.name)
 	}
 	s.metrics = newMetrics(s, routeNames)
-	s.setDataset(ds)
+	s.setDataset(ds, false)
 	s.router = s.routes()
 	return s
 }
@@ -297,8 +297,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 var routeMatches = sync.Pool{New: func() any { return &mux.RouteMatch{Vars: map[string]string{}} }}
 
 // setDataset prepares the snapshot of ds and serves it from the next
-// request on.
-func (s *Server) setDataset(ds *dataset.Dataset) {
+// request on. The metrics say so first, a reload counted (reloaded), so
+// that whoever sees the new dataset served also sees it in the metrics.
+func (s *Server) setDataset(ds *dataset.Dataset, reloaded bool) {
 	defer s.opts.PaceGC()()             // the answers, documents and pages allocate as a load does
 	idx := newIndex(ds, s.endpointList) // the index document and the home page show it
 	ans := answers.Prepare(ds)
@@ -306,8 +307,11 @@ func (s *Server) setDataset(ds *dataset.Dataset) {
 	if s.opts.Pages {
 		snap.pages = buildPages(ds, idx)
 	}
-	s.snap.Store(snap)
 	s.metrics.datasetChanged(ds, snap.loadedAt)
+	if reloaded {
+		s.metrics.reloads.WithLabelValues("success").Inc()
+	}
+	s.snap.Store(snap)
 }
 
 // refusal is a reload that was refused: when, the directory it read, and
@@ -352,8 +356,7 @@ func (s *Server) Reload(load func() (*dataset.Dataset, error)) (*dataset.Dataset
 			slog.String("version", s.snap.Load().ds.Version), slog.String("error", briefError(err)))
 		return nil, err
 	}
-	s.setDataset(ds)
-	s.metrics.reloads.WithLabelValues("success").Inc()
+	s.setDataset(ds, true)
 	s.opts.Logger.Info("dataset reloaded", slog.String("title", ds.Manifest.Title), slog.String("version", ds.Version))
 	LogWarnings(s.opts.Logger, ds.Warnings)
 	return ds, nil
