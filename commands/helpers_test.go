@@ -94,6 +94,11 @@ func TestMain(m *testing.M) {
 	for _, m := range read {
 		_ = os.Unsetenv(m[1])
 	}
+	// serve --watch in this process (watch_test.go) reloads after 25 ms
+	// of quiet rather than 250: a reload in the middle of a copy is
+	// refused and the next one serves the whole dataset, as they wait for
+	// it to. A serve started as a program keeps its own.
+	commands.SetWatchDelay(25 * time.Millisecond)
 	code := testprograms.Main(m, "ballot/commands")
 	if e2eBuildDir != "" {
 		_ = os.RemoveAll(e2eBuildDir)

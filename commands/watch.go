@@ -16,8 +16,9 @@ import (
 
 // watchDelay is how long the dataset must stay unchanged before a reload:
 // copying four files, or swapping a link, is a burst of events, and one
-// reload should follow the last of them.
-const watchDelay = 250 * time.Millisecond
+// reload should follow the last of them. Tests shorten it before they
+// start (SetWatchDelay).
+var watchDelay = 250 * time.Millisecond
 
 // datasetWatcher reloads the dataset when the data directory changes. It
 // watches these places, re-armed after every change (a directory made again
