@@ -6,6 +6,8 @@
 //     start of the envelope, its ETags, and its gzip encoding, a DEFLATE
 //     stream compressed at load with a flush at record boundaries that a
 //     request splices with the records past it and the tail (gzip.go);
+//     PrepareJSON makes them without the gzip encodings, for one answer
+//     written once (query);
 //   - the envelope's tail and meta, the next page's link (Result, from a
 //     dataset.Result with Answers.Of): a request is a lookup and a write;
 //   - the one pool of compressors, for the lists at load, the documents
