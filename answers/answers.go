@@ -1,8 +1,6 @@
 package answers
 
 import (
-	"bytes"
-	"encoding/json"
 	"slices"
 	"strconv"
 
@@ -193,11 +191,11 @@ func (l *list) add(record []byte) {
 func newList[T any](tag string, records []T, most int) *list {
 	const sample = 256 // records encoded before the list is sized
 	l := &list{tag: tag, ends: make([]int, 0, len(records))}
-	var e recordEncoder
+	var e dataset.Encoder
 	size := len(envelopeStart)
 	if len(records) < sample {
 		for i := range records {
-			size += len(e.encode(&records[i])) + 1 // and a comma
+			size += len(e.Record(&records[i])) + 1 // and a comma
 		}
 	}
 	l.data = append(make([]byte, 0, size), envelopeStart...)
@@ -207,7 +205,7 @@ func newList[T any](tag string, records []T, most int) *list {
 			per := (len(l.data)-len(envelopeStart))/i + 1
 			l.data = slices.Grow(l.data, min(left*per+left*per/16, most))
 		}
-		l.add(e.encode(&records[i]))
+		l.add(e.Record(&records[i]))
 	}
 	return l
 }
@@ -227,25 +225,4 @@ func (l *list) end(n int) int {
 		return len(envelopeStart)
 	}
 	return l.ends[n-1]
-}
-
-// recordEncoder encodes records one after the other as dataset.EncodeJSON
-// does, without the final newline, into one buffer: what encode returns
-// holds until the next call.
-type recordEncoder struct {
-	buf bytes.Buffer
-	enc *json.Encoder
-}
-
-func (e *recordEncoder) encode(v any) []byte {
-	if e.enc == nil {
-		e.enc = json.NewEncoder(&e.buf)
-		e.enc.SetEscapeHTML(false)
-	}
-	e.buf.Reset()
-	if err := e.enc.Encode(v); err != nil {
-		// As dataset.EncodeJSON: records always encode.
-		panic("answers: encoding JSON: " + err.Error())
-	}
-	return bytes.TrimSuffix(e.buf.Bytes(), []byte("\n"))
 }

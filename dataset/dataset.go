@@ -470,20 +470,42 @@ func (d *Dataset) candidateKey(district, party int) int {
 // EncodeRecord is EncodeJSON without the final newline: one record, or one
 // value, as it stands inside an answer.
 func EncodeRecord(v any) []byte {
-	return bytes.TrimSuffix(EncodeJSON(v), []byte("\n"))
+	var e Encoder
+	return e.Record(v)
 }
 
 // EncodeJSON encodes v compactly with a final newline, leaving "<", ">" and
-// "&" as they are: every body ballot serves is JSON for programs, never
-// HTML, and goes through this one encoder.
+// "&" as they are: every body ballot serves, and every file import writes,
+// is JSON for programs, never HTML, and goes through this one encoder.
 func EncodeJSON(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	var e Encoder
+	return e.encode(v)
+}
+
+// An Encoder encodes values one after the other as EncodeJSON does, into
+// one buffer it keeps: what it returns holds until its next call. The
+// API's answers encode a list's records with one.
+type Encoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// Record is EncodeRecord into e's buffer.
+func (e *Encoder) Record(v any) []byte {
+	return bytes.TrimSuffix(e.encode(v), []byte("\n"))
+}
+
+// encode is EncodeJSON into e's buffer.
+func (e *Encoder) encode(v any) []byte {
+	if e.enc == nil {
+		e.enc = json.NewEncoder(&e.buf)
+		e.enc.SetEscapeHTML(false)
+	}
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
 		// Records and documents hold only strings, numbers, booleans,
 		// and slices and structs of them, which always encode.
 		panic("dataset: encoding JSON: " + err.Error())
 	}
-	return b.Bytes()
+	return e.buf.Bytes()
 }
