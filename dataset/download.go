@@ -38,7 +38,7 @@ func (d *Dataset) Rows(c Collection, p Params) (Rows, error) {
 		return Rows{c: c, pos: pos, tag: res.tag()}, nil
 	case Candidates:
 		var bad []InvalidParam
-		f := d.parseCandidateFilters(p, func(name, reason string) { bad = append(bad, InvalidParam{name, reason}) })
+		f := d.parseCandidateFilters(p, func(name, reason string) { bad = append(bad, InvalidParam{Name: name, Reason: reason}) })
 		if len(bad) > 0 {
 			return Rows{}, &ParamError{Params: bad}
 		}

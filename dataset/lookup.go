@@ -205,10 +205,11 @@ func (d *Dataset) queryDistricts(p Params) (Result, error) {
 		return Result{list: d.districtsList, n: len(p.At), pick: p}, nil
 	}
 	reason := "names no locality of this dataset; give a locality's name, English name or slug"
-	if near := d.nearestLocalities(v, 3); len(near) > 0 {
+	near := d.nearestLocalities(v, 3)
+	if len(near) > 0 {
 		reason += "; did you mean " + suggest.List(near, "or") + "?"
 	}
-	refuse("locality", reason)
+	bad = append(bad, InvalidParam{Name: "locality", Reason: reason, Near: near})
 	return Result{}, &ParamError{Params: bad}
 }
 

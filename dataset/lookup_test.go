@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -175,18 +176,19 @@ func TestLocalityRefused(t *testing.T) {
 		name   string
 		values []string
 		reason string
+		near   []string // the suggestions, as a page lists them
 	}{
-		{"a misspelling gets suggestions", []string{"Birzebuga"}, noLocality + "; did you mean Birżebbuġa?"},
-		{"a beginning gets suggestions", []string{"marsa"}, "" /* Marsa itself */},
-		{"a prefix of several", []string{"Mars"}, noLocality + "; did you mean Marsa, Marsaskala or Marsaxlokk?"},
-		{"an English name misspelt", []string{"Vittorioza"}, noLocality + "; did you mean Vittoriosa?"},
-		{"a name in full", []string{"Ħal Għaxaq"}, noLocality + "; did you mean Għaxaq?"},
-		{"a name in full, in ASCII", []string{"hal tarxien"}, noLocality + "; did you mean Tarxien?"},
-		{"nothing near", []string{"London"}, noLocality},
-		{"punctuation only", []string{"!!!"}, noLocality},
-		{"very long", []string{strings.Repeat("a", 5000)}, noLocality},
-		{"given twice", []string{"Luqa", "Luqa"}, "must be given at most once"},
-		{"given twice, one empty", []string{"", "Luqa"}, "must be given at most once"},
+		{"a misspelling gets suggestions", []string{"Birzebuga"}, noLocality + "; did you mean Birżebbuġa?", []string{"Birżebbuġa"}},
+		{"a beginning gets suggestions", []string{"marsa"}, "" /* Marsa itself */, nil},
+		{"a prefix of several", []string{"Mars"}, noLocality + "; did you mean Marsa, Marsaskala or Marsaxlokk?", []string{"Marsa", "Marsaskala", "Marsaxlokk"}},
+		{"an English name misspelt", []string{"Vittorioza"}, noLocality + "; did you mean Vittoriosa?", []string{"Vittoriosa"}},
+		{"a name in full", []string{"Ħal Għaxaq"}, noLocality + "; did you mean Għaxaq?", []string{"Għaxaq"}},
+		{"a name in full, in ASCII", []string{"hal tarxien"}, noLocality + "; did you mean Tarxien?", []string{"Tarxien"}},
+		{"nothing near", []string{"London"}, noLocality, nil},
+		{"punctuation only", []string{"!!!"}, noLocality, nil},
+		{"very long", []string{strings.Repeat("a", 5000)}, noLocality, nil},
+		{"given twice", []string{"Luqa", "Luqa"}, "must be given at most once", nil},
+		{"given twice, one empty", []string{"", "Luqa"}, "must be given at most once", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -201,8 +203,8 @@ func TestLocalityRefused(t *testing.T) {
 			if !errors.As(err, &perr) {
 				t.Fatalf("err = %v, want a *ParamError", err)
 			}
-			want := []dataset.InvalidParam{{Name: "locality", Reason: tt.reason}}
-			if !slices.Equal(perr.Params, want) {
+			want := []dataset.InvalidParam{{Name: "locality", Reason: tt.reason, Near: tt.near}}
+			if !reflect.DeepEqual(perr.Params, want) {
 				t.Errorf("refused %q, want %q", perr.Params, want)
 			}
 		})

@@ -21,6 +21,10 @@ type Params map[string][]string
 type InvalidParam struct {
 	Name   string `json:"name"`
 	Reason string `json:"reason"`
+	// Near are the values the reason suggests ("did you mean"), for a
+	// reader's page to list in its own words; the API's body has the
+	// reason alone.
+	Near []string `json:"-"`
 }
 
 // ParamError reports every query parameter that was refused.
@@ -76,7 +80,7 @@ func (d *Dataset) Query(c Collection, p Params) (Result, error) {
 
 func (d *Dataset) queryCandidates(p Params) (Result, error) {
 	var bad []InvalidParam
-	refuse := func(name, reason string) { bad = append(bad, InvalidParam{name, reason}) }
+	refuse := func(name, reason string) { bad = append(bad, InvalidParam{Name: name, Reason: reason}) }
 
 	f := d.parseCandidateFilters(p, refuse)
 	district, party, readers, limit := f.district, f.party, f.readers, DefaultLimit

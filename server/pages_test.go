@@ -100,6 +100,8 @@ func TestPages(t *testing.T) {
 			`value="Birzebuga" placeholder="for example Birżebbuġa" aria-invalid="true" aria-describedby="locality-error"`}, []string{"<code>locality</code>", "names no locality", "parameter"}},
 		{"in Maltese, a locality that matches none", "/mt/districts?locality=Birzebuga", 400, "", []string{
 			`<span class="error" id="locality-error">L-ebda lokalità ma jisimha “Birzebuga”: forsi tfisser Birżebbuġa?</span>`}, nil},
+		{"in Maltese, several suggestions, listed in Maltese", "/mt/districts?locality=Mars", 400, "", []string{
+			`<span class="error" id="locality-error">L-ebda lokalità ma jisimha “Mars”: forsi tfisser Marsa, Marsaskala jew Marsaxlokk?</span>`}, nil},
 		{"a district's page", "/districts/10", 200, "district-10.html", []string{
 			"<h1>District 10</h1>", `<h2 id="count-heading">The count</h2>`, `<caption id="sheet-caption">District 10: quota 3,529</caption>`,
 			"9 of them list district 10 as their primary district.", `href="/api/public/v1/candidates?stood_in=10"`}, nil},

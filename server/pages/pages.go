@@ -475,9 +475,8 @@ func (s *Site) refusal(p dataset.InvalidParam, value string) string {
 	case p.Name == "offset":
 		return t("bad_offset")
 	case p.Name == "locality":
-		if _, near, ok := strings.Cut(p.Reason, "did you mean "); ok {
-			near = strings.ReplaceAll(strings.TrimSuffix(near, "?"), " or ", t("or"))
-			return t("bad_locality_near", value, near)
+		if len(p.Near) > 0 {
+			return t("bad_locality_near", value, suggest.List(p.Near, strings.TrimSpace(t("or"))))
 		}
 		return t("bad_locality", value)
 	}
