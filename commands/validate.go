@@ -42,8 +42,10 @@ func validateCommand() *cli.Command {
 
 // reportProblem is the JSON form of a dataset.Problem in validate's
 // report, {"valid": BOOL, "errors": [...], "warnings": [...]}
-// (writeJSONReport), a contract with CI pipelines: line and column are
-// null, not left out, when the problem is not at a line.
+// (writeJSONReport), a contract with CI pipelines: column is the
+// character on the line (the problem's Char; a sheet's column is named in
+// the message), and line and column are null, not left out, when the
+// problem is not at a line.
 type reportProblem struct {
 	File    string `json:"file"`
 	Pointer string `json:"pointer"`

@@ -15,15 +15,19 @@ import (
 //
 // Warning marks a warning in a list that holds errors too (an import's);
 // a Report keeps its warnings apart, in Warnings, unmarked.
+//
+// It has no JSON form of its own: validate's report writes its own
+// (commands), where the character on the line is "column", as CI
+// pipelines read it.
 type Problem struct {
-	File    string `json:"file"`
-	Pointer string `json:"pointer"`
-	Line    int    `json:"line,omitempty"`
-	Char    int    `json:"column,omitempty"` // validate's report names it column
-	Column  string `json:"-"`
-	Rule    string `json:"rule"`
-	Message string `json:"message"`
-	Warning bool   `json:"-"`
+	File    string
+	Pointer string
+	Line    int
+	Char    int
+	Column  string
+	Rule    string
+	Message string
+	Warning bool
 }
 
 // String formats the problem as one line: FILE, then ":LINE:CHAR"
