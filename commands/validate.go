@@ -43,9 +43,9 @@ func validateCommand() *cli.Command {
 // reportProblem is the JSON form of a dataset.Problem in validate's
 // report, {"valid": BOOL, "errors": [...], "warnings": [...]}
 // (writeJSONReport), a contract with CI pipelines: column is the
-// character on the line (the problem's Char; a sheet's column is named in
-// the message), and line and column are null, not left out, when the
-// problem is not at a line.
+// character on the line (the problem's Char; validate reads no sheet, so
+// no problem of its has a sheet's Column), and line and column are null,
+// not left out, when the problem is not at a line.
 type reportProblem struct {
 	File    string `json:"file"`
 	Pointer string `json:"pointer"`
