@@ -1,6 +1,7 @@
 package sheet
 
 import (
+	"regexp"
 	"strings"
 
 	"ballot/dataset"
@@ -32,4 +33,33 @@ func nearest(k string, keys []nameKey) []int {
 		r.Add(nk.record, nk.key)
 	}
 	return r.Nearest(3)
+}
+
+// nickname is a nickname in brackets after the name it stands for.
+var nickname = regexp.MustCompile(`(\S+)\s*\[([^\]]*)\]`)
+
+// nameForms returns name without its nicknames in brackets, and with each
+// in place of the name before it.
+func nameForms(name string) []string {
+	forms := []string{nickname.ReplaceAllString(name, "$1")}
+	if nickname.MatchString(name) {
+		forms = append(forms, nickname.ReplaceAllString(name, "$2"))
+	}
+	return forms
+}
+
+// holdsName reports whether the words of a name, long, hold those of
+// short in order, with the same first and last words: short is long
+// without some of its given or middle names.
+func holdsName(short, long []string) bool {
+	if len(short) < 2 || len(short) > len(long) || short[0] != long[0] || short[len(short)-1] != long[len(long)-1] {
+		return false
+	}
+	j := 0
+	for _, w := range long {
+		if j < len(short) && w == short[j] {
+			j++
+		}
+	}
+	return j == len(short)
 }
