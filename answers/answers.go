@@ -1,8 +1,11 @@
 package answers
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
 	"strconv"
+	"strings"
 
 	"ballot/dataset"
 )
@@ -111,6 +114,20 @@ func (a *Answers) encodeLists() {
 // prepares them, with suffix before the closing quote.
 func (a *Answers) etag(tag string, n int, suffix string) string {
 	return `W/"` + a.ds.Version[:16] + "-" + answerFormat + tag + "-" + strconv.Itoa(n) + suffix + `"`
+}
+
+// DocumentETag is the strong ETag of a document prepared whole (the
+// index, the OpenAPI description, the catalogue): a strong validator
+// names the bytes sent, here by the first 12 bytes of their SHA-256.
+func DocumentETag(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:12]) + `"`
+}
+
+// GzipETag is the strong ETag of the gzip encoding of a body whose strong
+// ETag is etag (a document's, a download's): other bytes, so another tag.
+func GzipETag(etag string) string {
+	return strings.TrimSuffix(etag, `"`) + `-gzip"`
 }
 
 const envelopeStart = `{"data":[`

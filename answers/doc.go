@@ -10,6 +10,9 @@
 //     written once (query);
 //   - the envelope's tail and meta, the next page's link (Result, from a
 //     dataset.Result with Answers.Of): a request is a lookup and a write;
+//   - the strong ETags of what is prepared whole or made on request, a
+//     document's (DocumentETag), a download's (Download.ETag) and their
+//     gzip encodings' (GzipETag);
 //   - the one pool of compressors, for the lists at load, the documents
 //     and what is compressed on request;
 //   - the CSV encoding of each record type, once, in the two column sets

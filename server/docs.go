@@ -2,9 +2,7 @@ package server
 
 import (
 	"bytes"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"strconv"
 	"strings"
 
@@ -66,12 +64,11 @@ func buildDocuments(ds *dataset.Dataset, idx index, publicURL string) *documents
 // get, and a strong ETag for each encoding, since a strong validator names
 // the bytes sent.
 func prepare(contentType []string, body []byte) answer {
-	sum := sha256.Sum256(body)
-	tag := hex.EncodeToString(sum[:12])
+	etag := answers.DocumentETag(body)
 	return answer{
 		contentType: contentType,
-		etag:        `"` + tag + `"`,
-		gzipETag:    `"` + tag + `-gzip"`,
+		etag:        etag,
+		gzipETag:    answers.GzipETag(etag),
 		body:        body,
 		gzipBody:    answers.GzipDocument(body),
 	}

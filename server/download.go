@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"strings"
 
 	"ballot/answers"
 	"ballot/dataset"
@@ -46,7 +45,7 @@ func (s *Server) download(c dataset.Collection) http.Handler {
 // body both set (empty when unsent) make writeAnswer choose by
 // Accept-Encoding, as it does for a document.
 func csvAnswer(r *http.Request, etag string, appendCSV func([]byte) []byte) *answer {
-	a := &answer{contentType: csvValue, etag: etag, gzipETag: strings.TrimSuffix(etag, `"`) + `-gzip"`}
+	a := &answer{contentType: csvValue, etag: etag, gzipETag: answers.GzipETag(etag)}
 	gz := acceptsGzip(r.Header["Accept-Encoding"])
 	tag := a.etag
 	if gz {
