@@ -1,8 +1,6 @@
 package answers
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net/url"
 	"strconv"
 	"sync/atomic"
@@ -106,11 +104,9 @@ func (r Result) pageETag() string {
 // the count.
 func (r Result) filteredETag() string {
 	f := r.res.Filters()
-	h := sha256.Sum256([]byte(f.Q))
 	return `W/"` + r.a.ds.Version[:16] + "-" + answerFormat + "r" + strconv.Itoa(r.res.Count()) +
 		"-l" + strconv.Itoa(r.res.Limit()) + "-d" + strconv.Itoa(f.District) + "-p" + strconv.Itoa(f.Party) +
-		"-s" + strconv.Itoa(f.StoodIn) + "-e" + strconv.Itoa(int(f.Elected)) + "-q" + hex.EncodeToString(h[:8]) +
-		"@" + strconv.Itoa(r.res.Offset()) + `"`
+		dataset.ReadersTag(f.StoodIn, f.Elected, f.Q) + "@" + strconv.Itoa(r.res.Offset()) + `"`
 }
 
 // Record returns the encoded JSON of the i-th record of the result, exactly

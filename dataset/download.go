@@ -1,8 +1,6 @@
 package dataset
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"strconv"
 )
 
@@ -47,8 +45,7 @@ func (d *Dataset) Rows(c Collection, p Params) (Rows, error) {
 		if f.readers.any() {
 			r.pos = d.match(l, f.readers)
 			// The rows depend on the folded text alone.
-			h := sha256.Sum256([]byte(Fold(f.readers.q)))
-			r.tag += "-s" + strconv.Itoa(f.readers.stoodIn) + "-e" + strconv.Itoa(int(f.readers.elected)) + "-q" + hex.EncodeToString(h[:8])
+			r.tag += ReadersTag(f.readers.stoodIn, f.readers.elected, Fold(f.readers.q))
 		}
 		return r, nil
 	}

@@ -1,7 +1,10 @@
 package dataset
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strconv"
 )
 
 // A candidates answer is one page of a prepared list: the records from an
@@ -74,6 +77,15 @@ type Filters struct {
 	Elected Elected
 	// Q is the text asked for, trimmed; "" for none.
 	Q string
+}
+
+// ReadersTag names the readers' filters stood_in, elected and q in a tag
+// of the answer or the download they select: q by a hash of the text the
+// bytes depend on (as asked, where the answer echoes it; folded, where
+// only the rows depend on it).
+func ReadersTag(stoodIn int, elected Elected, q string) string {
+	h := sha256.Sum256([]byte(q))
+	return "-s" + strconv.Itoa(stoodIn) + "-e" + strconv.Itoa(int(elected)) + "-q" + hex.EncodeToString(h[:8])
 }
 
 // Filters returns the page's filters.
