@@ -101,7 +101,7 @@ func diffArgs(c *cli.Context) (format string, args []string, err error) {
 		return "", nil, usagef("--format must be text or json, got %q", format)
 	}
 	if c.NArg() != 2 {
-		return "", nil, usagef("diff takes two datasets, OLD and NEW (a directory or %q), got %s", embeddedArg, count(c.NArg(), "argument"))
+		return "", nil, usagef("diff takes two datasets, OLD and NEW (a directory or %q), got %s", embeddedArg, dataset.Quantity(c.NArg(), "argument"))
 	}
 	args = c.Args().Slice()
 	for _, arg := range args {
@@ -211,7 +211,7 @@ func writeDiff(w io.Writer, r diffReport) error {
 		if s.ManifestChanged {
 			manifest = ", " + dataset.ManifestFile + " changed"
 		}
-		fmt.Fprintf(b, "ballot: datasets differ: %d added, %d removed, %d changed%s, %s\n", s.Added, s.Removed, s.Changed, manifest, count(s.Warnings, "warning"))
+		fmt.Fprintf(b, "ballot: datasets differ: %d added, %d removed, %d changed%s, %s\n", s.Added, s.Removed, s.Changed, manifest, dataset.Quantity(s.Warnings, "warning"))
 	case r.Old.Version != r.New.Version:
 		b.WriteString("ballot: no differences in the data; the files differ in layout only, so the version changes\n")
 	default:

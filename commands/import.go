@@ -61,7 +61,7 @@ func importSheets(c *cli.Context) error {
 	warnings := reportImport(c, res)
 	var refused sheet.Problems
 	if errors.As(err, &refused) {
-		_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: import failed: %s%s, nothing written\n", count(refused.Errors(), "problem"), warnings)
+		_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: import failed: %s%s, nothing written\n", dataset.Quantity(refused.Errors(), "problem"), warnings)
 		return quietError{ExitFailure}
 	}
 	if err != nil {
@@ -85,7 +85,7 @@ func importSheets(c *cli.Context) error {
 // from SRC, and the delimiter when one is given.
 func importArgs(c *cli.Context) (src, out string, opts sheet.Options, err error) {
 	if c.NArg() != 2 {
-		return "", "", opts, usagef("import takes SRC and OUT, got %s", count(c.NArg(), "argument"))
+		return "", "", opts, usagef("import takes SRC and OUT, got %s", dataset.Quantity(c.NArg(), "argument"))
 	}
 	src, out = c.Args().Get(0), c.Args().Get(1)
 	if c.IsSet("delimiter") {
@@ -142,7 +142,7 @@ func reportImport(c *cli.Context, res sheet.Result) string {
 		_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: read %s: separated by %s%s\n", r.File, sheet.DelimiterName(r.Delimiter), how)
 	}
 	if n := len(res.Problems) - res.Problems.Errors(); n > 0 {
-		return " and " + count(n, "warning")
+		return " and " + dataset.Quantity(n, "warning")
 	}
 	return ""
 }

@@ -69,7 +69,7 @@ func validate(c *cli.Context) error {
 		return usagef("--format must be text or json, got %q", format)
 	}
 	if c.NArg() > 1 {
-		return usagef("validate takes at most one directory, got %s", count(c.NArg(), "argument"))
+		return usagef("validate takes at most one directory, got %s", dataset.Quantity(c.NArg(), "argument"))
 	}
 	dir := c.Args().First()
 	if dir != "" {
@@ -208,7 +208,7 @@ func (t *textReport) finish(summary io.Writer, errors int, valid bool) error {
 	if !valid {
 		verdict = "invalid"
 	}
-	_, err := fmt.Fprintf(summary, "ballot: dataset %s: %s, %s\n", verdict, count(errors, "error"), count(t.warnings, "warning"))
+	_, err := fmt.Fprintf(summary, "ballot: dataset %s: %s, %s\n", verdict, dataset.Quantity(errors, "error"), dataset.Quantity(t.warnings, "warning"))
 	return err
 }
 
@@ -255,13 +255,6 @@ func writeJSONReport(w io.Writer, r *dataset.Report, valid bool) error {
 	}
 	bw.WriteString("\n}\n")
 	return bw.Flush()
-}
-
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // checkDataset applies the rules of a load to the dataset in dir (the

@@ -83,12 +83,7 @@ func (r *Report) Error() string { return r.Brief(len(r.Errors)) }
 func (r *Report) Brief(n int) string {
 	var b strings.Builder
 	b.WriteString("dataset is invalid: ")
-	b.WriteString(strconv.Itoa(len(r.Errors)))
-	if len(r.Errors) == 1 {
-		b.WriteString(" error")
-	} else {
-		b.WriteString(" errors")
-	}
+	b.WriteString(Quantity(len(r.Errors), "error"))
 	for _, p := range r.Errors[:min(n, len(r.Errors))] {
 		b.WriteString("\n")
 		b.WriteString(p.String())
@@ -136,3 +131,12 @@ func pointer(tokens ...any) string {
 }
 
 var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+// Quantity writes n and a noun, plural but for one, as a report counts what
+// it found: "1 error", "3 errors", "0 warnings".
+func Quantity(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

@@ -105,7 +105,7 @@ func (s *Server) handleReady(w http.ResponseWriter, _ *http.Request) {
 		}
 		if r.at.After(snap.loadedAt) {
 			body["detail"] = fmt.Sprintf("the last reload, at %s, was refused (%s): still serving the dataset loaded at %s",
-				r.at.UTC().Format(answers.TimeFormat), pluralErrors(r.count), snap.loadedAt.UTC().Format(answers.TimeFormat))
+				r.at.UTC().Format(answers.TimeFormat), dataset.Quantity(r.count, "error"), snap.loadedAt.UTC().Format(answers.TimeFormat))
 		}
 	}
 	writeAdminJSON(w, http.StatusOK, body)
@@ -119,13 +119,6 @@ func servedStatus(snap *snapshot) map[string]any {
 		"published_at": publishedAt(snap.ds.Manifest),
 		"loaded_at":    snap.loadedAt.UTC().Format(answers.TimeFormat),
 	}
-}
-
-func pluralErrors(n int) string {
-	if n == 1 {
-		return "1 error"
-	}
-	return strconv.Itoa(n) + " errors"
 }
 
 // writeAdminJSON writes an admin answer: JSON about the process, which
