@@ -118,14 +118,7 @@ func (f readersFilters) any() bool { return f.stoodIn > 0 || f.elected != Electe
 // parseReadersFilters reads stood_in, elected and q, refusing each bad
 // value by name.
 func (d *Dataset) parseReadersFilters(p Params, refuse func(name, reason string)) readersFilters {
-	var f readersFilters
-	if v, ok := single(p, "stood_in", refuse); ok {
-		if n, reason := d.districtNumber(v); reason != "" {
-			refuse("stood_in", reason)
-		} else {
-			f.stoodIn = n
-		}
-	}
+	f := readersFilters{stoodIn: d.districtParam(p, "stood_in", refuse)}
 	if v, ok := single(p, "elected", refuse); ok {
 		switch v {
 		case "true":
@@ -148,6 +141,21 @@ func (d *Dataset) parseReadersFilters(p Params, refuse func(name, reason string)
 		}
 	}
 	return f
+}
+
+// districtParam reads the parameter name, if given, as a district filter
+// (districtNumber), refusing a bad value by name: the district's number,
+// or 0 when the parameter is absent or refused.
+func (d *Dataset) districtParam(p Params, name string, refuse func(name, reason string)) int {
+	v, ok := single(p, name, refuse)
+	if !ok {
+		return 0
+	}
+	n, reason := d.districtNumber(v)
+	if reason != "" {
+		refuse(name, reason)
+	}
+	return n
 }
 
 // districtNumber reads a district filter's value, a number from 1 to 13 or

@@ -123,14 +123,7 @@ type candidateFilters struct {
 // parseCandidateFilters reads the candidates' filters, refusing each bad
 // value by name.
 func (d *Dataset) parseCandidateFilters(p Params, refuse func(name, reason string)) candidateFilters {
-	var f candidateFilters
-	if v, ok := single(p, "district", refuse); ok {
-		if n, reason := d.districtNumber(v); reason != "" {
-			refuse("district", reason)
-		} else {
-			f.district = n
-		}
-	}
+	f := candidateFilters{district: d.districtParam(p, "district", refuse)}
 	if v, ok := single(p, "party", refuse); ok {
 		if i, reason := d.lookupParty(v); reason != "" {
 			refuse("party", reason)

@@ -154,17 +154,12 @@ const NationalKey = "national"
 func (d *Dataset) queryResults(p Params) (Result, error) {
 	var bad []InvalidParam
 	refuse := func(name, reason string) { bad = append(bad, InvalidParam{Name: name, Reason: reason}) }
-	v, ok := single(p, "district", refuse)
-	if !ok {
-		if len(bad) > 0 {
-			return Result{}, &ParamError{Params: bad}
-		}
-		return Result{list: d.results.all, n: len(d.sheets)}, nil
-	}
-	n, reason := d.districtNumber(v)
-	if reason != "" {
-		refuse("district", reason)
+	n := d.districtParam(p, "district", refuse)
+	switch {
+	case len(bad) > 0:
 		return Result{}, &ParamError{Params: bad}
+	case n == 0:
+		return Result{list: d.results.all, n: len(d.sheets)}, nil
 	}
 	if l := d.results.byNumber[n]; l != nil {
 		return Result{list: l, n: 1}, nil
