@@ -428,7 +428,7 @@ func (f candidateFilter) query() string {
 // res its answer; nil when it is the first, unfiltered page, which is
 // Site.Candidates.
 func (s *Site) CandidatesFor(res dataset.Result, params dataset.Params) *Rendered {
-	f := s.canonical(params)
+	f := s.filterOf(res)
 	if f == (candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}) {
 		return nil
 	}
@@ -490,7 +490,31 @@ func first(params dataset.Params, name string) string {
 	return ""
 }
 
-// canonical is the filter a query asks for, as far as it can be read.
+// filterOf is the filter of a query dataset.Query accepted, as it
+// understood it (res.Filters).
+func (s *Site) filterOf(res dataset.Result) candidateFilter {
+	df := res.Filters()
+	f := candidateFilter{limit: strconv.Itoa(res.Limit()), offset: res.Offset(), q: df.Q}
+	if df.District > 0 {
+		f.district = strconv.Itoa(df.District)
+	}
+	if df.StoodIn > 0 {
+		f.stoodIn = strconv.Itoa(df.StoodIn)
+	}
+	if df.Party > 0 {
+		f.party = s.ds.Parties()[df.Party-1].Slug
+	}
+	switch df.Elected {
+	case dataset.ElectedTrue:
+		f.elected = "true"
+	case dataset.ElectedFalse:
+		f.elected = "false"
+	}
+	return f
+}
+
+// canonical is the filter a refused query asked for, as far as it can be
+// read, for the form to show it again.
 func (s *Site) canonical(params dataset.Params) candidateFilter {
 	f := candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}
 	district := func(v string) string {
