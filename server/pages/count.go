@@ -54,7 +54,7 @@ func (s *Site) seatHow(c *dataset.Candidate) string {
 		return ""
 	}
 	for _, id := range c.DistrictIDs {
-		sh, ok := s.ds.Sheet(s.districtNumber[id])
+		sh, ok := s.ds.Sheet(s.districtNumber(id))
 		if !ok || sh.Status != dataset.StatusFinal {
 			return ""
 		}

@@ -198,8 +198,7 @@ type Site struct {
 	Home, Parties, Districts, Candidates, Reference, Results []byte
 	notFound                                                 []byte // the 404 page (ErrorPage)
 
-	partyCandidates map[int][]int // each party's candidates, by index; none for a party of none
-	districtNumber  map[string]int
+	partyCandidates map[int][]int      // each party's candidates, by index; none for a party of none
 	seats           []int              // each party's elected candidates, the independents last; nil when elected is not known of every one
 	won             map[string]seatWon // each candidate's first seat won at the count, by candidate id
 }
@@ -227,10 +226,6 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lan
 		csv:             about.CSV,
 		tag:             lang.Code + "-" + ds.Version[:16] + "-" + hex.EncodeToString(h.Sum(nil)[:6]),
 		partyCandidates: map[int][]int{},
-		districtNumber:  make(map[string]int, len(ds.Districts())),
-	}
-	for _, d := range ds.Districts() {
-		s.districtNumber[d.ID] = d.Number
 	}
 	for i, c := range ds.Candidates() {
 		if c.PartyID != nil {
@@ -520,7 +515,7 @@ func (s *Site) canonical(params dataset.Params) candidateFilter {
 	district := func(v string) string {
 		if n, err := strconv.Atoi(v); err == nil {
 			return strconv.Itoa(n)
-		} else if n := s.districtNumber[strings.ToLower(v)]; n != 0 {
+		} else if n, ok := s.ds.DistrictByID(strings.ToLower(v)); ok {
 			return strconv.Itoa(n)
 		}
 		return v
@@ -776,4 +771,10 @@ func (s *Site) districtsRefused(params dataset.Params, perr *dataset.ParamError,
 // path, as the API's record paths read it.
 func (s *Site) Lookup(c dataset.Collection, key string) (int, bool) {
 	return s.ds.Lookup(c, key)
+}
+
+// districtNumber is the number of the district of id, 0 for none.
+func (s *Site) districtNumber(id string) int {
+	n, _ := s.ds.DistrictByID(id)
+	return n
 }

@@ -330,11 +330,11 @@ type candidateRow struct {
 
 func (s *Site) candidateRow(i int) candidateRow {
 	c := s.ds.Candidates()[i]
-	n := s.districtNumber[c.PrimaryDistrictID]
+	n := s.districtNumber(c.PrimaryDistrictID)
 	row := candidateRow{Slug: c.Slug, Name: clip(c.Name), Party: s.partyOf(c.PartyID),
 		District: districtRef{n, s.lang.T("district_n", n)}, Elected: s.yesNo(c.Elected), IsElected: c.Elected != nil && *c.Elected}
 	for _, id := range c.DistrictIDs[1:] {
-		n := s.districtNumber[id]
+		n := s.districtNumber(id)
 		row.Others = append(row.Others, districtRef{n, s.lang.T("district_n", n)})
 	}
 	return row
