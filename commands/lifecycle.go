@@ -201,7 +201,7 @@ func (s *service) run(ctx context.Context) error {
 	s.announce()
 	// After the serving lines, which people and scripts look for first,
 	// and before any reload, so the limit is computed on one dataset.
-	limitMemory(s.logger, s.srv.CounterBytes())
+	limitMemory(s.logger, s.srv.CounterBytes(), s.srv.PageBytes())
 	s.serving.Store(true)
 	reloading := make(chan struct{})
 	s.reloading = reloading

@@ -30,24 +30,26 @@ const memoryLimitSlack = 16 << 20
 // a million clients) are live heap once clients arrive, and with GOGC's default the
 // collector would let garbage grow as large as all the live heap, counters
 // included, before collecting: a million clients would take the process
-// past 100 MB. The limit lets garbage grow as large as the rest of the heap
-// and no more, as if the counters were not on the heap:
+// past 100 MB. So are the record pages kept once rendered (pageBytes:
+// server.PageBytes, 16 MiB with the pages on) once readers have asked for
+// them. The limit lets garbage grow as large as the rest of the heap and no
+// more, as if the counters and the pages were not on the heap:
 //
-//	limit = counters for max_tracked_clients + 2 x heap in use after loading + 16 MiB
+//	limit = counters for max_tracked_clients + pages kept + 2 x heap in use after loading + 16 MiB
 //
 // It is computed once, at start-up, with the dataset loaded and prepared; a
 // reload to a much larger dataset makes the collector run more often (set
 // GOMEMLIMIT for such a deployment).
-func limitMemory(logger *slog.Logger, counterBytes int64) int64 {
+func limitMemory(logger *slog.Logger, counterBytes, pageBytes int64) int64 {
 	heap := liveHeap()
 	paceServing(logger, heap)
 	if v, ok := os.LookupEnv("GOMEMLIMIT"); ok && v != "" {
 		logger.Info("memory limit from GOMEMLIMIT", slog.String("GOMEMLIMIT", v))
 		return 0
 	}
-	limit := counterBytes + 2*heap + memoryLimitSlack
+	limit := counterBytes + pageBytes + 2*heap + memoryLimitSlack
 	debug.SetMemoryLimit(limit)
-	logger.Info("memory limit", slog.Int64("bytes", limit), slog.Int64("counters", counterBytes), slog.Int64("heap", heap))
+	logger.Info("memory limit", slog.Int64("bytes", limit), slog.Int64("counters", counterBytes), slog.Int64("pages", pageBytes), slog.Int64("heap", heap))
 	return limit
 }
 

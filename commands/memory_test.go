@@ -15,10 +15,11 @@ import (
 	"ballot/commands/gcpace"
 	"ballot/dataset"
 	"ballot/internal/testprograms"
+	"ballot/server"
 )
 
 // memoryLimitLine is serve's start-up line about the limit it set.
-var memoryLimitLine = regexp.MustCompile(`msg="memory limit" bytes=(\d+) counters=(\d+) heap=(\d+)`)
+var memoryLimitLine = regexp.MustCompile(`msg="memory limit" bytes=(\d+) counters=(\d+) pages=(\d+) heap=(\d+)`)
 
 // paceLine is serve's start-up line about the collector's pace it set.
 var paceLine = regexp.MustCompile(`msg="garbage collector pace" gogc=(\d+) heap=(\d+)`)
@@ -91,9 +92,11 @@ func TestServeSetsAMemoryLimit(t *testing.T) {
 		name     string
 		args     []string
 		counters int64 // the rate limiter's arrays for the cap
+		pages    int64 // the record pages kept once rendered
 	}{
-		{"the default cap of a million", nil, 64 << 14 * 48},
-		{"a cap of 100,000", []string{"--max-tracked-clients", "100000"}, 64 << 11 * 48},
+		{"the default cap of a million", nil, 64 << 14 * 48, server.RenderedPageBytes},
+		{"a cap of 100,000", []string{"--max-tracked-clients", "100000"}, 64 << 11 * 48, server.RenderedPageBytes},
+		{"without the pages", []string{"--pages=false"}, 64 << 14 * 48, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -102,16 +105,17 @@ func TestServeSetsAMemoryLimit(t *testing.T) {
 			m := memoryLimitLine.FindStringSubmatch(prodWaitLog(t, p, memoryLimitLine, "the memory limit line"))
 			limit, _ := strconv.ParseInt(m[1], 10, 64)
 			counters, _ := strconv.ParseInt(m[2], 10, 64)
-			heap, _ := strconv.ParseInt(m[3], 10, 64)
-			if counters != tc.counters {
-				t.Errorf("counters = %d, want %d", counters, tc.counters)
+			pages, _ := strconv.ParseInt(m[3], 10, 64)
+			heap, _ := strconv.ParseInt(m[4], 10, 64)
+			if counters != tc.counters || pages != tc.pages {
+				t.Errorf("counters = %d, pages = %d; want %d, %d", counters, pages, tc.counters, tc.pages)
 			}
 			// The small test dataset and the server take a few MiB.
 			if heap <= 0 || heap > 64<<20 {
 				t.Errorf("heap = %d, want a few MiB", heap)
 			}
-			if limit != counters+2*heap+slack {
-				t.Errorf("limit %d, want counters %d + 2 x heap %d + 16 MiB = %d", limit, counters, heap, counters+2*heap+slack)
+			if limit != counters+pages+2*heap+slack {
+				t.Errorf("limit %d, want counters %d + pages %d + 2 x heap %d + 16 MiB = %d", limit, counters, pages, heap, counters+pages+2*heap+slack)
 			}
 			got, ok := prodSeries(prodMetrics(t, prodHTTP(t), admin), "go_gc_gomemlimit_bytes")
 			if !ok || int64(got) != limit {

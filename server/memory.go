@@ -13,3 +13,13 @@ func (s *Server) CounterBytes() int64 {
 	}
 	return n
 }
+
+// PageBytes returns the bytes of heap the record pages kept once rendered
+// may take (RenderedPageBytes; none without the pages): live heap that,
+// like the counters, comes with the readers, not with the dataset.
+func (s *Server) PageBytes() int64 {
+	if !s.opts.Pages {
+		return 0
+	}
+	return RenderedPageBytes
+}

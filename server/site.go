@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gorilla/mux"
 
@@ -47,6 +48,48 @@ func forever(a answer) answer {
 // pages.Langs, by index.
 type sitePages struct {
 	lang []*langPages
+	// records are the record pages of this dataset rendered so far.
+	records *renderedPages
+}
+
+// RenderedPageBytes bounds the record pages a snapshot keeps once rendered
+// (renderedPages), all languages together: the 392 of the embedded 2022
+// dataset, in both languages, take 2.6 MB.
+const RenderedPageBytes = 16 << 20
+
+// renderedPages keeps the record pages (a party's, a district's, a
+// candidate's) of one dataset once rendered on request, by tag, up to
+// RenderedPageBytes in all: on an election night the district pages are
+// read most, and rendering one costs a thousand times what sending it
+// does. A page past the budget is rendered for each request. The other
+// pages rendered on request (a search, a filtered list) are not kept:
+// readers can ask for any number of them.
+type renderedPages struct {
+	mu   sync.RWMutex
+	body map[string][]byte // by pages.Rendered.Tag
+	left int               // bytes the budget has left
+}
+
+func newRenderedPages() *renderedPages {
+	return &renderedPages{body: map[string][]byte{}, left: RenderedPageBytes}
+}
+
+// get returns the bytes of p, rendered now unless kept.
+func (c *renderedPages) get(p pages.Rendered) []byte {
+	c.mu.RLock()
+	b, ok := c.body[p.Tag]
+	c.mu.RUnlock()
+	if ok {
+		return b
+	}
+	b = p.Render()
+	c.mu.Lock()
+	if _, ok := c.body[p.Tag]; !ok && len(b) <= c.left {
+		c.body[p.Tag] = b
+		c.left -= len(b)
+	}
+	c.mu.Unlock()
+	return b
 }
 
 // langPages are the pages of one dataset in one language: the site, and
@@ -68,7 +111,7 @@ func buildPages(ds *dataset.Dataset, idx index) *sitePages {
 		Publisher: a.Name, PublisherURL: a.URL, AboutURL: dataset.Text(a.AboutURL), HowToCredit: a.HowToCredit,
 		CSV: true, // served beside the pages (download.go)
 	}
-	sp := &sitePages{}
+	sp := &sitePages{records: newRenderedPages()}
 	for _, lang := range pages.Langs {
 		site, err := pages.New(ds, about, BasePath, openAPI, lang)
 		if err != nil {
@@ -221,13 +264,19 @@ func (s *Server) asset(a *answer) http.Handler {
 	})
 }
 
-// writeRendered answers with a page rendered for this request, in one
-// encoding, without gzip: its tag is made of what decides its bytes, so
-// that a client holding it gets 304 before anything is rendered.
-func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, p pages.Rendered) {
+// writeRendered answers with a page rendered on request, in one encoding,
+// without gzip: its tag is made of what decides its bytes, so that a
+// client holding it gets 304 before anything is rendered. With kept, the
+// page is taken from there, or rendered and kept there.
+func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, p pages.Rendered, kept *renderedPages) {
 	a := &answer{contentType: htmlValue, etag: `"` + p.Tag + `"`}
-	if !noneMatch(r.Header["If-None-Match"], a.etag) {
-		a.body = p.Render() // writeAnswer answers 304 without reading it
+	switch {
+	case noneMatch(r.Header["If-None-Match"], a.etag):
+		// writeAnswer answers 304 without reading the body
+	case kept != nil:
+		a.body = kept.get(p)
+	default:
+		a.body = p.Render()
 	}
 	s.writeAnswer(w, r, a)
 }
@@ -251,14 +300,15 @@ func (s *Server) candidatePage(w http.ResponseWriter, r *http.Request) {
 // collection c and rendered by render in the path's language, or the 404
 // page.
 func (s *Server) recordPage(w http.ResponseWriter, r *http.Request, c dataset.Collection, param string, render func(*pages.Site, int) pages.Rendered) {
-	p := s.snap.Load().pages.lang[langOf(r.URL.Path)]
+	sp := s.snap.Load().pages
+	p := sp.lang[langOf(r.URL.Path)]
 	key := pathKey(r, param)
 	i, ok := p.site.Lookup(c, key)
 	if !ok {
 		s.writeError(w, r, &dataset.NotFoundError{Collection: c, Key: key})
 		return
 	}
-	s.writeRendered(w, r, render(p.site, i))
+	s.writeRendered(w, r, render(p.site, i), sp.records)
 }
 
 // candidatesPage answers /candidates with the API's filters: the query goes
@@ -274,7 +324,7 @@ func (s *Server) candidatesPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if page := p.site.CandidatesFor(res, params); page != nil {
-		s.writeRendered(w, r, *page)
+		s.writeRendered(w, r, *page, nil)
 		return
 	}
 	s.writeAnswer(w, r, &p.candidates)
@@ -293,7 +343,7 @@ func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if page := p.site.DistrictsFor(snap.answers.Of(res), params); page != nil {
-		s.writeRendered(w, r, *page)
+		s.writeRendered(w, r, *page, nil)
 		return
 	}
 	s.writeAnswer(w, r, &p.districts)
@@ -316,5 +366,5 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.writeRendered(w, r, p.site.Search(res, q))
+	s.writeRendered(w, r, p.site.Search(res, q), nil)
 }
