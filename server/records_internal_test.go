@@ -77,10 +77,12 @@ func answersFuzz(t *testing.T, s *Server, target string, allowed int) {
 	}
 }
 
-func fuzzServer(f *testing.F) *Server {
+// fuzzServer is a server of the embedded dataset whose rate limit no
+// test reaches.
+func fuzzServer(t testing.TB) *Server {
 	ds, err := dataset.Default()
 	if err != nil {
-		f.Fatal(err)
+		t.Fatal(err)
 	}
 	opts := DefaultOptions()
 	opts.RateLimit = 1 << 30

@@ -2,14 +2,13 @@ package server
 
 import (
 	"bytes"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 	"ballot/server/pages"
 )
 
@@ -19,13 +18,8 @@ import (
 // header fields too; a search's page is not kept. A reload starts with
 // none kept, and its pages are the new dataset's.
 func TestRecordPagesKeptOnceRendered(t *testing.T) {
-	ds, err := dataset.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := DefaultOptions()
-	opts.RateLimit = 1 << 30
-	s := New(ds, opts)
+	s := fuzzServer(t)
+	ds := s.snap.Load().ds
 	get := func(target string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
@@ -56,7 +50,10 @@ func TestRecordPagesKeptOnceRendered(t *testing.T) {
 		t.Errorf("after a search: %d pages kept, want %d", got, len(targets))
 	}
 
-	next, err := dataset.LoadFiles(withTitle(t, "Next edition"))
+	m := datasettest.Files(t)
+	manifest := string(m[dataset.ManifestFile].Data)
+	m[dataset.ManifestFile].Data = []byte(strings.Replace(manifest, `title = "`, `title = "Next edition: `, 1))
+	next, err := dataset.Load(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,25 +66,6 @@ func TestRecordPagesKeptOnceRendered(t *testing.T) {
 	if page := get("/districts/5").Body.String(); !strings.Contains(page, "Next edition") {
 		t.Errorf("the district page after a reload is not the new dataset's")
 	}
-}
-
-// withTitle is the embedded dataset's files with the manifest's title
-// changed, so they make another version.
-func withTitle(t *testing.T, title string) dataset.Files {
-	t.Helper()
-	files := dataset.Files{}
-	for _, name := range []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile, dataset.CountsFile} {
-		b, err := fs.ReadFile(dataset.DefaultFS(), name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[name] = b
-	}
-	m := string(files[dataset.ManifestFile])
-	i := strings.Index(m, "title = ")
-	j := i + strings.Index(m[i:], "\n")
-	files[dataset.ManifestFile] = []byte(m[:i] + "title = " + strconv.Quote(title) + m[j:])
-	return files
 }
 
 // equalHeaders reports whether two answers' header fields are the same,
