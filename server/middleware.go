@@ -144,7 +144,7 @@ func (s *Server) limitRate(counter int) mux.MiddlewareFunc {
 				d = s.limiter.TakeAt(key, q.now)
 			}
 			reset := d.ResetUnix()
-			untilReset := max((d.Reset.Sub(q.now)+time.Second-1)/time.Second, 0) // rounded up
+			untilReset := max((d.ResetIn+time.Second-1)/time.Second, 0) // rounded up
 			f := q.fieldValues()
 			h := w.Header()
 			h["X-Ratelimit-Limit"] = s.limitValue

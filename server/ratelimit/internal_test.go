@@ -72,8 +72,9 @@ func (m *model) peek(k Key, now time.Time) Decision {
 
 func (m *model) decision(allowed bool, w modelWindow, now time.Time) Decision {
 	d := Decision{Allowed: allowed, Limit: m.limit, Remaining: max(0, m.limit-w.count), Reset: w.start.Add(m.window)}
+	d.ResetIn = min(d.Reset.Sub(now), m.window)
 	if !allowed {
-		d.RetryAfter = d.Reset.Sub(now)
+		d.RetryAfter = d.ResetIn
 	}
 	return d
 }

@@ -99,8 +99,13 @@ type Decision struct {
 	Remaining int
 	// Reset is when the current window ends.
 	Reset time.Time
-	// RetryAfter is the time until Reset when the request is denied, and
-	// 0 when it is allowed.
+	// ResetIn is the time from the request to Reset, never more than one
+	// window: a request whose clock was read just before another request
+	// of its client opened the window is counted in that window as if it
+	// came at its start.
+	ResetIn time.Duration
+	// RetryAfter is ResetIn when the request is denied, and 0 when it is
+	// allowed.
 	RetryAfter time.Duration
 }
 
@@ -388,9 +393,10 @@ func (l *Limiter) decide(allowed bool, e item, t int64, nowT time.Time) Decision
 		Limit:     l.limit,
 		Remaining: max(0, l.limit-int(min(int64(e.count), math.MaxInt32))),
 		Reset:     nowT.Add(left),
+		ResetIn:   min(left, time.Duration(l.window)),
 	}
 	if !allowed {
-		d.RetryAfter = left
+		d.RetryAfter = d.ResetIn
 	}
 	return d
 }

@@ -284,6 +284,38 @@ func TestResetUnixRoundsUp(t *testing.T) {
 	}
 }
 
+// TestRequestReadBeforeItsWindowOpened: two requests of one client at once
+// each read the clock, and the later reading can take the counter first and
+// open the window. The earlier one is counted in that window, and is told
+// the window's end, but never more than one window to wait: RateLimit's
+// t=, Retry-After.
+func TestRequestReadBeforeItsWindowOpened(t *testing.T) {
+	const skew = 5 * time.Millisecond
+	for _, peek := range []bool{false, true} {
+		t.Run(fmt.Sprintf("peek=%v", peek), func(t *testing.T) {
+			l := ratelimit.New(1, window, 1000, newClock(t0).Now)
+			k := key("192.0.2.1", 0)
+			if d := l.TakeAt(k, t0.Add(skew)); !d.Allowed || d.ResetIn != window {
+				t.Fatalf("first request: allowed %v, ResetIn %v, want true, %v", d.Allowed, d.ResetIn, window)
+			}
+			take := l.TakeAt
+			if peek {
+				take = l.PeekAt
+			}
+			d := take(k, t0)
+			if d.Allowed {
+				t.Errorf("allowed past the limit of 1")
+			}
+			if want := t0.Add(skew + window); !d.Reset.Equal(want) {
+				t.Errorf("Reset %v, want the window's end %v", d.Reset, want)
+			}
+			if d.ResetIn != window || d.RetryAfter != window || d.RetryAfterSeconds() != 60 {
+				t.Errorf("ResetIn %v, RetryAfter %v (%d s), want %v, %v (60 s)", d.ResetIn, d.RetryAfter, d.RetryAfterSeconds(), window, window)
+			}
+		})
+	}
+}
+
 func TestRetryAfterSeconds(t *testing.T) {
 	cases := []struct {
 		name string
