@@ -204,6 +204,32 @@ func (p *e2eProc) String() string {
 	return fmt.Sprintf("ballot serve (pid %d)", p.cmd.Process.Pid)
 }
 
+// inProcessServes counts the serves running in this process. Each sets
+// the process's soft memory limit for its own heap; the first to start
+// keeps the limit the tests run under, and the last to end puts it back.
+var inProcessServes struct {
+	sync.Mutex
+	n     int
+	limit int64
+}
+
+func inProcessServeStarts() {
+	inProcessServes.Lock()
+	defer inProcessServes.Unlock()
+	if inProcessServes.n == 0 {
+		inProcessServes.limit = debug.SetMemoryLimit(-1)
+	}
+	inProcessServes.n++
+}
+
+func inProcessServeEnds() {
+	inProcessServes.Lock()
+	defer inProcessServes.Unlock()
+	if inProcessServes.n--; inProcessServes.n == 0 {
+		debug.SetMemoryLimit(inProcessServes.limit)
+	}
+}
+
 // serveInProcess runs "ballot serve --listen 127.0.0.1:0 ARGS…" in this
 // process through commands.Run, in the package's directory (which has no
 // config.toml) and with no BALLOT_ variables (TestMain), waits for its
@@ -216,11 +242,9 @@ func serveInProcess(t *testing.T, args ...string) *e2eProc {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &e2eProc{t: t, cancel: cancel, stderr: &stderrLog{found: make(chan string, 1)}, done: make(chan struct{})}
 	go func() {
-		// serve sets the process's soft memory limit for its own heap;
-		// it is put back when serve returns, for the rest of the tests.
-		limit := debug.SetMemoryLimit(-1)
-		defer debug.SetMemoryLimit(limit)
+		inProcessServeStarts()
 		defer close(p.done)
+		defer inProcessServeEnds()
 		if code := commands.Run(ctx, append([]string{"ballot", "serve", "--listen", "127.0.0.1:0"}, args...), io.Discard, p.stderr); code != 0 {
 			p.err = fmt.Errorf("exit status %d", code)
 		}

@@ -344,11 +344,14 @@ func publishUnderLoad(t *testing.T, watch bool) {
 	bin := e2eBuild(t)
 	eds := publishEditions(t)
 	pub := newPublisher(t, bin, eds)
-	args := []string{"--data", pub.current}
+	// serve --watch needs no process: it runs in-process, and waits 25 ms
+	// of quiet before it reloads rather than 250. SIGHUP needs the binary.
+	var p *publishProc
 	if watch {
-		args = append(args, "--watch")
+		p = watchServe(t, "--data", pub.current, "--watch")
+	} else {
+		p = publishServe(t, bin, "--data", pub.current)
 	}
-	p := publishServe(t, bin, args...)
 	if v := p.readyVersion(); v != eds[0].version {
 		t.Fatalf("serving version %.12s at start, want %.12s", v, eds[0].version)
 	}
@@ -491,9 +494,7 @@ func TestWatchSymlinkSwap(t *testing.T) {
 // by a rename) follows each swap; a swap to an invalid dataset is logged
 // and refused, the previous dataset stays, and the next swap is served.
 func TestWatchConfigMap(t *testing.T) {
-	testprograms.EndToEnd(t, "runs the binary through a publishing routine")
 	t.Parallel()
-	bin := e2eBuild(t)
 	eds := publishEditions(t)
 	vol := t.TempDir()
 	seq := 0
@@ -517,7 +518,7 @@ func TestWatchConfigMap(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := publishServe(t, bin, "--data", vol, "--watch")
+	p := watchServe(t, "--data", vol, "--watch")
 	if v := p.readyVersion(); v != eds[0].version {
 		t.Fatalf("serving version %.12s at start, want %.12s", v, eds[0].version)
 	}
@@ -553,13 +554,11 @@ func TestWatchConfigMap(t *testing.T) {
 // tools and rsync --delete-after do) serves the new files: the watcher
 // re-arms on the new directory, which has the old one's name.
 func TestWatchDirectoryRecreated(t *testing.T) {
-	testprograms.EndToEnd(t, "runs the binary through a publishing routine")
 	t.Parallel()
-	bin := e2eBuild(t)
 	eds := publishEditions(t)
 	dir := filepath.Join(t.TempDir(), "data")
 	writeFiles(t, dir, eds[0].files)
-	p := publishServe(t, bin, "--data", dir, "--watch")
+	p := watchServe(t, "--data", dir, "--watch")
 	if v := p.readyVersion(); v != eds[0].version {
 		t.Fatalf("serving version %.12s at start, want %.12s", v, eds[0].version)
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -43,8 +42,6 @@ func TestWatchLinkTargetRecreated(t *testing.T) {
 		{"the target's directory removed too", func(string) string { return filepath.Join("releases", "v1") }, "releases/v1", "releases", false},
 		{"the link's directory by another name", func(root string) string { return filepath.Join(root, "v1") }, "v1", "v1", true},
 	}
-	// One at a time: each serve sets the process's soft memory limit,
-	// which watchServe puts back when it ends.
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -90,8 +87,11 @@ func TestWatchLinkTargetRecreated(t *testing.T) {
 }
 
 // watchServe runs "ballot serve" in-process with args, on loopback ports,
-// until the test ends, and waits for its serving line. The publishProc it
-// returns has no process: its log, addresses and client are set.
+// with no rate limit to speak of and no access log, as publishServe runs
+// the binary, until the test ends, and waits for its serving line. The
+// publishProc it returns has no process: its log, addresses and client are
+// set. A serve in-process waits 25 ms of quiet before it reloads
+// (TestMain), against the binary's 250.
 func watchServe(t *testing.T, args ...string) *publishProc {
 	t.Helper()
 	// An empty file, so that no config.toml of the working directory
@@ -101,24 +101,26 @@ func watchServe(t *testing.T, args ...string) *publishProc {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &publishProc{log: &publishLog{}, hc: &http.Client{Timeout: 5 * time.Second}}
-	limit := debug.SetMemoryLimit(-1)
+	tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 16, DisableCompression: true}
+	s := &publishProc{log: &publishLog{}, hc: &http.Client{Transport: tr, Timeout: 10 * time.Second}}
+	inProcessServeStarts()
 	done := make(chan int, 1)
 	go func() {
 		done <- commands.Run(ctx, append([]string{"ballot", "serve", "--config", config,
-			"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--access-log=false"}, args...), io.Discard, s.log)
+			"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--rate-limit", "1000000000", "--access-log=false"}, args...), io.Discard, s.log)
 	}()
 	t.Cleanup(func() {
+		tr.CloseIdleConnections()
 		cancel()
 		select {
 		case code := <-done:
 			if code != commands.ExitOK {
 				t.Errorf("serve exited %d, want %d", code, commands.ExitOK)
 			}
+			inProcessServeEnds()
 		case <-time.After(watchWait):
 			t.Errorf("serve did not stop within %v of its context's end", watchWait)
 		}
-		debug.SetMemoryLimit(limit)
 		if t.Failed() {
 			t.Logf("serve's log:\n%s", s.log)
 		}
