@@ -36,7 +36,7 @@ func importCommand() *cli.Command {
 			"Exit status: 0 written, 1 problems in SRC (nothing written), 2 usage error.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Usage: "replace OUT, and everything in it, when it is a dataset directory (holds dataset.toml)"},
-			&cli.StringFlag{Name: "delimiter", Usage: "the character between cells in every CSV file: ',', ';' or tab (default: guessed from each file's header row)"},
+			&cli.StringFlag{Name: "delimiter", Usage: "the character between cells in every CSV file: " + sheet.DelimiterValues + " (default: guessed from each file's header row)"},
 			maxDatasetBytesFlag(),
 		},
 		OnUsageError: onUsageError,
@@ -89,9 +89,9 @@ func importArgs(c *cli.Context) (src, out string, opts sheet.Options, err error)
 	}
 	src, out = c.Args().Get(0), c.Args().Get(1)
 	if c.IsSet("delimiter") {
-		d, ok := delimiters[c.String("delimiter")]
+		d, ok := sheet.ParseDelimiter(c.String("delimiter"))
 		if !ok {
-			return "", "", opts, usagef("--delimiter must be ',', ';' or tab, got %q", c.String("delimiter"))
+			return "", "", opts, usagef("--delimiter must be %s, got %q", sheet.DelimiterValues, c.String("delimiter"))
 		}
 		opts.Delimiter = d
 	}
@@ -146,9 +146,6 @@ func reportImport(c *cli.Context, res sheet.Result) string {
 	}
 	return ""
 }
-
-// delimiters are the values --delimiter takes.
-var delimiters = map[string]rune{",": ',', ";": ';', "tab": '\t', "\t": '\t', `\t`: '\t'}
 
 // checkParent returns a usage error when the directory out would be made
 // in does not exist or is not a directory: import makes OUT, not the

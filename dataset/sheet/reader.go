@@ -352,6 +352,24 @@ func scanHeader(b []byte) (counts map[rune]int, ends bool) {
 	return counts, false
 }
 
+// DelimiterValues names the values of --delimiter, for its help and its
+// refusal.
+const DelimiterValues = "',', ';' or tab"
+
+// ParseDelimiter reads a value of --delimiter: ",", ";" or "tab" (or a
+// tab, as typed or as \t). flagValue is its inverse.
+func ParseDelimiter(v string) (rune, bool) {
+	switch v {
+	case ",":
+		return ',', true
+	case ";":
+		return ';', true
+	case "tab", "\t", `\t`:
+		return '\t', true
+	}
+	return 0, false
+}
+
 // flagValue is the --delimiter value that selects d.
 func flagValue(d rune) string {
 	switch d {

@@ -43,3 +43,28 @@ func TestCountCells(t *testing.T) {
 		})
 	}
 }
+
+// TestParseDelimiter: the values --delimiter takes, and no other.
+func TestParseDelimiter(t *testing.T) {
+	cases := []struct {
+		value string
+		want  rune
+		ok    bool
+	}{
+		{",", ',', true},
+		{";", ';', true},
+		{"tab", '\t', true},
+		{"\t", '\t', true},
+		{`\t`, '\t', true},
+		{"", 0, false},
+		{"','", 0, false}, // the quotes are the shell's
+		{"|", 0, false},
+		{"TAB", 0, false},
+		{", ", 0, false},
+	}
+	for _, c := range cases {
+		if got, ok := sheet.ParseDelimiter(c.value); got != c.want || ok != c.ok {
+			t.Errorf("ParseDelimiter(%q) = %q, %v; want %q, %v", c.value, got, ok, c.want, c.ok)
+		}
+	}
+}
