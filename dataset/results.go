@@ -20,6 +20,11 @@ type resultAnswers struct {
 	none     *List   // no sheet: a district filter naming a district without one
 	national *List   // the national totals, one record
 	totals   NationalTotals
+	// seats: each party's candidates elected, in the parties' order, the
+	// independents' last (seatsWon); seatsKnown: every candidate says
+	// whether they were elected.
+	seats      []int
+	seatsKnown bool
 }
 
 // NationalTotals is the national answer of the count sheets
@@ -68,6 +73,7 @@ func (d *Dataset) indexResults() {
 			r.byNumber[s.DistrictNumber] = d.newList(Results, "r"+strconv.Itoa(s.DistrictNumber), []int32{int32(i)})
 		}
 	}
+	r.seats, r.seatsKnown = d.seatsWon()
 	r.totals = d.nationalTotals()
 	r.national = d.newList(Results, "n", []int32{0})
 }
@@ -109,10 +115,9 @@ func (d *Dataset) nationalTotals() NationalTotals {
 	if known {
 		t.Registered = &registered
 	}
-	for _, c := range d.candidates {
-		if c.Elected != nil && *c.Elected {
-			rows[row(c.PartyID)].SeatsElected++
-		}
+	rows[0].SeatsElected = d.results.seats[len(d.parties)]
+	for i, n := range d.results.seats[:len(d.parties)] {
+		rows[i+1].SeatsElected = n
 	}
 	// Parties in published order, the independents after them, so that
 	// equal first preferences keep that order.
@@ -136,6 +141,36 @@ func (d *Dataset) nationalTotals() NationalTotals {
 	}
 	slices.SortStableFunc(t.Parties, func(a, b PartyTotal) int { return cmp.Compare(b.FirstPreferences, a.FirstPreferences) })
 	return t
+}
+
+// seatsWon counts each party's candidates whose elected is true, in the
+// parties' order, the independents' last, and tells whether every
+// candidate says whether they were elected.
+func (d *Dataset) seatsWon() (seats []int, known bool) {
+	seats, known = make([]int, len(d.parties)+1), true
+	for _, c := range d.candidates {
+		switch {
+		case c.Elected == nil:
+			known = false
+		case !*c.Elected:
+		case c.PartyID == nil:
+			seats[len(d.parties)]++
+		default:
+			i, _ := d.partyByID.find(*c.PartyID, d.partyID) // every party_id names a party, as the load checks
+			seats[i]++
+		}
+	}
+	return seats, known
+}
+
+// SeatsWon returns each party's seats in parliament, its candidates whose
+// elected is true, in the parties' order, the independents' last; nil when
+// a candidate does not say whether they were elected.
+func (d *Dataset) SeatsWon() []int {
+	if !d.results.seatsKnown {
+		return nil
+	}
+	return slices.Clone(d.results.seats)
 }
 
 // NationalTotals returns the national totals of the count sheets.

@@ -3,6 +3,7 @@ package dataset_test
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	"ballot/dataset"
@@ -62,6 +63,69 @@ func TestNationalTotals2022(t *testing.T) {
 	if elected["pl"] < 38 || elected["pn"] < 27 {
 		t.Errorf("seats in parliament %v: fewer than at the count", elected)
 	}
+}
+
+// TestSeatsWon: each party's candidates elected, in the parties' order and
+// the independents last, with or without count sheets, and the national
+// totals' seats_elected are the same figures; nil once a candidate does not
+// say whether they were elected.
+func TestSeatsWon(t *testing.T) {
+	for _, sheets := range []bool{true, false} {
+		ds := datasettest.Counts(t, sheets)
+		parties := ds.Parties()
+		want := make([]int, len(parties)+1)
+		for _, c := range ds.Candidates() {
+			if c.Elected == nil || !*c.Elected {
+				continue
+			}
+			i := len(parties)
+			if c.PartyID != nil {
+				i = slices.IndexFunc(parties, func(p dataset.Party) bool { return p.ID == *c.PartyID })
+			}
+			want[i]++
+		}
+		got := ds.SeatsWon()
+		if !slices.Equal(got, want) {
+			t.Errorf("sheets %v: SeatsWon %v, want %v", sheets, got, want)
+		}
+		// 79 seats, one of them a co-opted member who was no candidate
+		// (SOURCES.md, "The elected column").
+		if n := sumInts(want); n != 78 {
+			t.Errorf("sheets %v: %d candidates elected, want 78", sheets, n)
+		}
+		for _, p := range ds.NationalTotals().Parties {
+			i := len(parties)
+			if p.PartyID != nil {
+				i = slices.IndexFunc(parties, func(q dataset.Party) bool { return q.ID == *p.PartyID })
+			}
+			if p.SeatsElected != want[i] {
+				t.Errorf("national totals: %v has seats_elected %d, want %d", p.PartyID, p.SeatsElected, want[i])
+			}
+		}
+		got[0] = -1 // a copy: the dataset stays as loaded
+		if ds.SeatsWon()[0] != want[0] {
+			t.Errorf("SeatsWon gave the dataset's own slice")
+		}
+	}
+	m := datasettest.CountsFiles(t, false)
+	datasettest.Edit(t, m, dataset.CandidatesFile, func(records []map[string]any) []map[string]any {
+		records[0]["elected"] = nil
+		return records
+	})
+	ds, err := dataset.Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ds.SeatsWon(); got != nil {
+		t.Errorf("a candidate's elected null: SeatsWon %v, want nil", got)
+	}
+}
+
+func sumInts(v []int) (n int) {
+	for _, x := range v {
+		n += x
+	}
+	return n
 }
 
 // TestNationalTotalsWithoutSheets: a dataset without count sheets has

@@ -233,7 +233,7 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lan
 			s.partyCandidates[pi] = append(s.partyCandidates[pi], i)
 		}
 	}
-	s.seats = s.countSeats()
+	s.seats = s.ds.SeatsWon()
 	s.indexSeats()
 	t := lang.T
 	s.Home = s.render("home", t("nav_home"), "home", api+"/", HomePath, s.newHomeView(about, api))

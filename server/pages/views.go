@@ -148,28 +148,6 @@ type seatsRow struct {
 	Seats int
 }
 
-// countSeats counts each party's elected candidates, the independents
-// last; nil when the dataset does not say of every candidate whether they
-// were elected.
-func (s *Site) countSeats() []int {
-	seats := make([]int, len(s.ds.Parties())+1)
-	for _, c := range s.ds.Candidates() {
-		if c.Elected == nil {
-			return nil
-		}
-		if !*c.Elected {
-			continue
-		}
-		if c.PartyID == nil {
-			seats[len(seats)-1]++
-			continue
-		}
-		pi, _ := s.ds.Lookup(dataset.Parties, *c.PartyID)
-		seats[pi]++
-	}
-	return seats
-}
-
 func (s *Site) seatsView() *seatsView {
 	if s.seats == nil {
 		return nil
