@@ -57,20 +57,9 @@ func defaultText(v any) string {
 	return strings.TrimSpace(strings.TrimPrefix(string(b), "v = "))
 }
 
-func stringSetting(key, usage string, field func(*Config) *string) setting {
-	def := DefaultConfig()
-	name := flagName(key)
-	return setting{key,
-		&cli.StringFlag{Name: name, Usage: usage, DefaultText: defaultText(*field(&def)), EnvVars: []string{envName(key)}},
-		func(c *cli.Context, cfg *Config) error {
-			if c.IsSet(name) {
-				*field(cfg) = c.String(name)
-			}
-			return nil
-		}}
-}
-
-func intSetting(key, usage string, field func(*Config) *int) setting {
+// valueSetting is a setting whose flag takes text, which read turns into
+// the key's value, or refuses with an error that names the key.
+func valueSetting[T any](key, usage string, field func(*Config) *T, read func(key, v string) (T, error)) setting {
 	def := DefaultConfig()
 	name := flagName(key)
 	return setting{key,
@@ -79,15 +68,53 @@ func intSetting(key, usage string, field func(*Config) *int) setting {
 			if !c.IsSet(name) {
 				return nil
 			}
-			n, err := strconv.Atoi(strings.TrimSpace(c.String(name)))
+			v, err := read(key, c.String(name))
 			if err != nil {
-				return fmt.Errorf("%s must be a whole number, not %q", key, c.String(name))
+				return err
 			}
-			*field(cfg) = n
+			*field(cfg) = v
 			return nil
 		}}
 }
 
+func stringSetting(key, usage string, field func(*Config) *string) setting {
+	return valueSetting(key, usage, field, func(_, v string) (string, error) { return v, nil })
+}
+
+func intSetting(key, usage string, field func(*Config) *int) setting {
+	return valueSetting(key, usage, field, func(key, v string) (int, error) {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return 0, fmt.Errorf("%s must be a whole number, not %q", key, v)
+		}
+		return n, nil
+	})
+}
+
+func durationSetting(key, usage string, field func(*Config) *Duration) setting {
+	return valueSetting(key, usage, field, func(key, v string) (Duration, error) {
+		var d Duration
+		if err := d.UnmarshalText([]byte(v)); err != nil {
+			return d, fmt.Errorf("%s: %w", key, err)
+		}
+		return d, nil
+	})
+}
+
+// listSetting reads a comma-separated list from a flag or variable.
+func listSetting(key, usage string, field func(*Config) *[]string) setting {
+	return valueSetting(key, usage+" (comma-separated)", field, func(_, v string) ([]string, error) {
+		var items []string
+		for item := range strings.SplitSeq(v, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				items = append(items, item)
+			}
+		}
+		return items, nil
+	})
+}
+
+// boolSetting is a setting whose flag is a switch.
 func boolSetting(key, usage string, field func(*Config) *bool) setting {
 	def := DefaultConfig()
 	name := flagName(key)
@@ -97,43 +124,6 @@ func boolSetting(key, usage string, field func(*Config) *bool) setting {
 			if c.IsSet(name) {
 				*field(cfg) = c.Bool(name)
 			}
-			return nil
-		}}
-}
-
-func durationSetting(key, usage string, field func(*Config) *Duration) setting {
-	def := DefaultConfig()
-	name := flagName(key)
-	return setting{key,
-		&cli.StringFlag{Name: name, Usage: usage, DefaultText: defaultText(*field(&def)), EnvVars: []string{envName(key)}},
-		func(c *cli.Context, cfg *Config) error {
-			if !c.IsSet(name) {
-				return nil
-			}
-			if err := field(cfg).UnmarshalText([]byte(c.String(name))); err != nil {
-				return fmt.Errorf("%s: %w", key, err)
-			}
-			return nil
-		}}
-}
-
-// listSetting reads a comma-separated list from a flag or variable.
-func listSetting(key, usage string, field func(*Config) *[]string) setting {
-	def := DefaultConfig()
-	name := flagName(key)
-	return setting{key,
-		&cli.StringFlag{Name: name, Usage: usage + " (comma-separated)", DefaultText: defaultText(*field(&def)), EnvVars: []string{envName(key)}},
-		func(c *cli.Context, cfg *Config) error {
-			if !c.IsSet(name) {
-				return nil
-			}
-			var items []string
-			for item := range strings.SplitSeq(c.String(name), ",") {
-				if item = strings.TrimSpace(item); item != "" {
-					items = append(items, item)
-				}
-			}
-			*field(cfg) = items
 			return nil
 		}}
 }
