@@ -55,8 +55,9 @@ func TestBrowserPages(t *testing.T) {
 
 	axe := axeSource(t)
 	ev := &browserEvents{urls: map[network.RequestID]string{}, corsFailed: map[string]string{}}
-	// Four times the cross-origin test's bound: this test loads forty pages
-	// and takes a screenshot of most, some of them very long.
+	// Four times the cross-origin test's bound: this test loads forty pages,
+	// and with BALLOT_SCREENSHOTS takes a screenshot of most, some of them
+	// very long.
 	browserCtx, stopBrowser := startBrowser(t, ev, 4*browserTimeout+15*time.Second)
 	ctx, cancel := context.WithTimeout(browserCtx, 4*browserTimeout)
 	defer cancel()

@@ -89,8 +89,8 @@ func TestWatchLinkTargetRecreated(t *testing.T) {
 // watchServe runs "ballot serve" in-process with args, on loopback ports,
 // with no rate limit to speak of and no access log, as publishServe runs
 // the binary, until the test ends, and waits for its serving line. The
-// publishProc it returns has no process: its log, addresses and client are
-// set. A serve in-process waits 25 ms of quiet before it reloads
+// publishProc it returns has no process: its log, addresses, client and
+// done are set. A serve in-process waits 25 ms of quiet before it reloads
 // (TestMain), against the binary's 250.
 func watchServe(t *testing.T, args ...string) *publishProc {
 	t.Helper()
@@ -103,21 +103,28 @@ func watchServe(t *testing.T, args ...string) *publishProc {
 	ctx, cancel := context.WithCancel(context.Background())
 	tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 16, DisableCompression: true}
 	s := &publishProc{log: &publishLog{}, hc: &http.Client{Transport: tr, Timeout: 10 * time.Second}}
+	// done is closed once serve has returned, its exit in exitErr: the
+	// cleanup waits for it, and waitLog stops at it.
+	s.done = make(chan struct{})
+	var code int
 	inProcessServeStarts()
-	done := make(chan int, 1)
 	go func() {
-		done <- commands.Run(ctx, append([]string{"ballot", "serve", "--config", config,
+		code = commands.Run(ctx, append([]string{"ballot", "serve", "--config", config,
 			"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--rate-limit", "1000000000", "--access-log=false"}, args...), io.Discard, s.log)
+		inProcessServeEnds()
+		if code != commands.ExitOK {
+			s.exitErr = fmt.Errorf("exit %d", code)
+		}
+		close(s.done)
 	}()
 	t.Cleanup(func() {
 		tr.CloseIdleConnections()
 		cancel()
 		select {
-		case code := <-done:
+		case <-s.done:
 			if code != commands.ExitOK {
 				t.Errorf("serve exited %d, want %d", code, commands.ExitOK)
 			}
-			inProcessServeEnds()
 		case <-time.After(watchWait):
 			t.Errorf("serve did not stop within %v of its context's end", watchWait)
 		}
@@ -127,8 +134,7 @@ func watchServe(t *testing.T, args ...string) *publishProc {
 	})
 	prodEventually(t, watchWait, "the serving line", func() (bool, string) {
 		select {
-		case code := <-done:
-			done <- code
+		case <-s.done:
 			t.Fatalf("serve exited %d before serving", code)
 		default:
 		}

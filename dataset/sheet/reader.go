@@ -357,7 +357,8 @@ func scanHeader(b []byte) (counts map[rune]int, ends bool) {
 const DelimiterValues = "',', ';' or tab"
 
 // ParseDelimiter reads a value of --delimiter: ",", ";" or "tab" (or a
-// tab, as typed or as \t). flagValue is its inverse.
+// tab, as typed or as \t), as the shell hands it over: flagValue writes
+// the value a message suggests, quoted for the shell.
 func ParseDelimiter(v string) (rune, bool) {
 	switch v {
 	case ",":
