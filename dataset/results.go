@@ -74,12 +74,13 @@ func (d *Dataset) indexResults() {
 		}
 	}
 	r.seats, r.seatsKnown = d.seatsWon()
-	r.totals = d.nationalTotals()
+	r.totals = d.nationalTotals(r.seats)
 	r.national = d.newList(Results, "n", []int32{0})
 }
 
-// nationalTotals sums the sheets, party by party.
-func (d *Dataset) nationalTotals() NationalTotals {
+// nationalTotals sums the sheets, party by party, beside each party's
+// seats (seatsWon's).
+func (d *Dataset) nationalTotals(seats []int) NationalTotals {
 	t := NationalTotals{Districts: len(d.sheets), Parties: []PartyTotal{}}
 	registered, known := 0, len(d.sheets) > 0
 	// Row 0 is the independents'; party i is row i+1.
@@ -115,8 +116,8 @@ func (d *Dataset) nationalTotals() NationalTotals {
 	if known {
 		t.Registered = &registered
 	}
-	rows[0].SeatsElected = d.results.seats[len(d.parties)]
-	for i, n := range d.results.seats[:len(d.parties)] {
+	rows[0].SeatsElected = seats[len(d.parties)]
+	for i, n := range seats[:len(d.parties)] {
 		rows[i+1].SeatsElected = n
 	}
 	// Parties in published order, the independents after them, so that

@@ -323,7 +323,7 @@ func (s *Server) candidatesPage(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if page := p.site.CandidatesFor(res, params); page != nil {
+	if page := p.site.CandidatesFor(res); page != nil {
 		s.writeRendered(w, r, *page, nil)
 		return
 	}

@@ -422,7 +422,7 @@ func (f candidateFilter) query() string {
 // CandidatesFor is the candidates page of a query dataset.Query accepted,
 // res its answer; nil when it is the first, unfiltered page, which is
 // Site.Candidates.
-func (s *Site) CandidatesFor(res dataset.Result, params dataset.Params) *Rendered {
+func (s *Site) CandidatesFor(res dataset.Result) *Rendered {
 	f := s.filterOf(res)
 	if f == (candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}) {
 		return nil
