@@ -68,10 +68,7 @@ func NewApp(stdout, stderr io.Writer) *cli.App {
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				name := c.Args().First()
-				if near := nearest(name, commandNames(c.App)); near != "" {
-					return usagef("unknown command %q (did you mean %q?); run 'ballot help'", name, near)
-				}
-				return usagef("unknown command %q; run 'ballot help'", name)
+				return usagef("unknown command %q%s; run 'ballot help'", name, suggest.Offer(suggest.Quoted(nearest(name, commandNames(c.App)))...))
 			}
 			if c.Bool("version") {
 				return writeVersion(c.App.Writer, "text")
@@ -89,7 +86,7 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 	const undefined = "flag provided but not defined: -"
 	if name, ok := strings.CutPrefix(err.Error(), undefined); ok {
 		if near := nearest(name, flagNames(c)); near != "" {
-			err = fmt.Errorf("%w (did you mean %q?)", err, "--"+near)
+			err = fmt.Errorf("%w%s", err, suggest.Offer(suggest.Quoted("--"+near)...))
 		}
 	}
 	return usageError{err}
@@ -131,10 +128,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 3 && (args[1] == "help" || args[1] == "h") && app.Command(args[2]) == nil {
 		// urfave/cli would say only "No help topic for 'serv'".
 		name := args[2]
-		msg := fmt.Sprintf("no help for %q, which is no command", name)
-		if near := nearest(name, commandNames(app)); near != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", near)
-		}
+		msg := fmt.Sprintf("no help for %q, which is no command", name) + suggest.Offer(suggest.Quoted(nearest(name, commandNames(app)))...)
 		_, _ = fmt.Fprintf(stderr, "ballot: %s; run 'ballot help'\n", msg)
 		return ExitUsage
 	}

@@ -228,10 +228,7 @@ func decodeConfig(path string, required bool) (cfg Config, inFile func(key strin
 				continue
 			}
 			name := k.String()
-			if near := suggest.Best(name, slices.Values(configKeys()), 1); near != "" {
-				name += fmt.Sprintf(" (did you mean %q?)", near)
-			}
-			names = append(names, name)
+			names = append(names, name+suggest.Offer(suggest.Quoted(suggest.Best(name, slices.Values(configKeys()), 1))...))
 		}
 		return cfg, inFile, fmt.Errorf("config %s: unknown key %s (known keys: %s)", path, strings.Join(names, ", "), strings.Join(configKeys(), ", "))
 	}

@@ -41,11 +41,8 @@ func decodeManifest(b []byte, r *Report) (Manifest, bool) {
 	}
 	known := tomlKeys(reflect.TypeFor[Manifest](), "")
 	for _, key := range md.Undecoded() {
-		msg := fmt.Sprintf("unknown key %q", key.String())
-		if near := suggest.Best(key.String(), slices.Values(known), 1); near != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", near)
-		}
-		r.errorf(ManifestFile, key.String(), "unknown-field", "%s", msg)
+		near := suggest.Best(key.String(), slices.Values(known), 1)
+		r.errorf(ManifestFile, key.String(), "unknown-field", "unknown key %q%s", key.String(), suggest.Offer(suggest.Quoted(near)...))
 	}
 	return m, true
 }
@@ -280,12 +277,11 @@ func (c *fieldCheck) fields(raw json.RawMessage, typ reflect.Type) bool {
 	misspelt := map[string]bool{} // fields whose name an unknown key misspells
 	for _, key := range unknown {
 		ok = false
-		msg := fmt.Sprintf("unknown field %q", key)
-		if near := suggest.Best(key, slices.Values(known), 1); near != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", near)
+		near := suggest.Best(key, slices.Values(known), 1)
+		if near != "" {
 			misspelt[near] = true
 		}
-		c.r.errorf(c.file, c.ptr()+pointer(key), "unknown-field", "%s", msg)
+		c.r.errorf(c.file, c.ptr()+pointer(key), "unknown-field", "unknown field %q%s", key, suggest.Offer(suggest.Quoted(near)...))
 	}
 	for i, name := range known {
 		field := typ.Field(i)

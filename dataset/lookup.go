@@ -50,10 +50,7 @@ func (e *NotFoundError) Error() string {
 	default:
 		msg = "no candidate has the slug or id " + key
 	}
-	if e.Suggestion != "" {
-		msg += "; did you mean " + strconv.Quote(e.Suggestion) + "?"
-	}
-	return msg
+	return msg + suggest.OfferClause(suggest.Quoted(e.Suggestion)...)
 }
 
 // recordAnswers are the indexes that find one record by its key. The
@@ -204,11 +201,8 @@ func (d *Dataset) queryDistricts(p Params) (Result, error) {
 		p := d.localities.sets[set]
 		return Result{list: d.districtsList, n: len(p.At), pick: p}, nil
 	}
-	reason := "names no locality of this dataset; give a locality's name, English name or slug"
 	near := d.nearestLocalities(v, 3)
-	if len(near) > 0 {
-		reason += "; did you mean " + suggest.List(near, "or") + "?"
-	}
+	reason := "names no locality of this dataset; give a locality's name, English name or slug" + suggest.OfferClause(near...)
 	bad = append(bad, InvalidParam{Name: "locality", Reason: reason, Near: near})
 	return Result{}, &ParamError{Params: bad}
 }

@@ -3,7 +3,7 @@
 // (a JSON field, a TOML key, a CSV column, a flag, a slug), the names
 // nearest what a person typed (a locality, a party or district in a
 // sheet, a candidate's name), and the "a, b or c" list a message offers
-// them in.
+// them in, with the words that offer them (Offer).
 //
 // It compares the strings it is given, rune by rune: callers fold them
 // first (dataset.Fold, dataset.Slugify), so that accents and letter case
@@ -14,6 +14,7 @@ package suggest
 import (
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -158,6 +159,34 @@ func List(items []string, conj string) string {
 		return strings.Join(items, "")
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
+}
+
+// Offer is how a message offers the names it suggests, after what was
+// wrong: " (did you mean a, b or c?)", or "" for none.
+func Offer(names ...string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return " (did you mean " + List(names, "or") + "?)"
+}
+
+// OfferClause is how an API's problem detail offers them, as a clause of
+// its own: "; did you mean a, b or c?", or "" for none.
+func OfferClause(names ...string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return "; did you mean " + List(names, "or") + "?"
+}
+
+// Quoted is name as Offer shows an identifier (a key, a column, a flag, a
+// slug), quoted as Go quotes a string, or none for "": what Best returns
+// made ready for Offer.
+func Quoted(name string) []string {
+	if name == "" {
+		return nil
+	}
+	return []string{strconv.Quote(name)}
 }
 
 // holdsWords reports whether s holds w as whole words: equal, or bounded

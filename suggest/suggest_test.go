@@ -148,6 +148,31 @@ func TestList(t *testing.T) {
 	}
 }
 
+// TestOffer holds the words every message offers its suggestions with:
+// in brackets after what was wrong, or as the API's clause after a
+// semicolon, and nothing at all when there is nothing to offer.
+func TestOffer(t *testing.T) {
+	tests := []struct {
+		names         []string
+		offer, clause string
+	}{
+		{nil, "", ""},
+		{suggest.Quoted(""), "", ""},
+		{suggest.Quoted("name"), ` (did you mean "name"?)`, `; did you mean "name"?`},
+		{suggest.Quoted(`say "hi"`), ` (did you mean "say \"hi\""?)`, `; did you mean "say \"hi\""?`},
+		{[]string{"Marsa", "Mosta"}, " (did you mean Marsa or Mosta?)", "; did you mean Marsa or Mosta?"},
+		{[]string{"a", "b", "c"}, " (did you mean a, b or c?)", "; did you mean a, b or c?"},
+	}
+	for _, tt := range tests {
+		if got := suggest.Offer(tt.names...); got != tt.offer {
+			t.Errorf("Offer(%q) = %q, want %q", tt.names, got, tt.offer)
+		}
+		if got := suggest.OfferClause(tt.names...); got != tt.clause {
+			t.Errorf("OfferClause(%q) = %q, want %q", tt.names, got, tt.clause)
+		}
+	}
+}
+
 // FuzzDistance holds Distance, and the cut-short measure Best makes, to
 // the full table of the optimal string alignment distance.
 func FuzzDistance(f *testing.F) {

@@ -535,10 +535,7 @@ func (ci *candidateIndex) nearest(name string, forms []int) string {
 		}
 		near = append(near, fmt.Sprintf("%q, %s, in %s%s", c.Name, ci.partyText(c.PartyID), in, suggest.List(numbers, "and")))
 	}
-	if len(near) == 0 {
-		return ""
-	}
-	return " (did you mean " + suggest.List(near, "or") + "?)"
+	return suggest.Offer(near...)
 }
 
 // sheetRecord is a count sheet as import first writes it: only what the

@@ -67,10 +67,7 @@ func (ds *districts) find(part string) (int, string) {
 	for _, i := range nearest(k, keys) {
 		near = append(near, fmt.Sprintf("%d for %s", ds.names[i].number, ds.names[i].name))
 	}
-	if len(near) > 0 {
-		msg += " (did you mean " + suggest.List(near, "or") + "?)"
-	}
-	return 0, msg
+	return 0, msg + suggest.Offer(near...)
 }
 
 // name records a name of district n, unless it has one that matches it.

@@ -52,10 +52,7 @@ func (ps *parties) find(cell string) (int, string) {
 	for _, i := range nearest(k, keys) {
 		near = append(near, fmt.Sprintf("%q for %s", ps.records[i].Slug, ps.records[i].Name))
 	}
-	if len(near) > 0 {
-		msg += " (did you mean " + suggest.List(near, "or") + "?)"
-	}
-	return -1, msg + "; leave it empty for an independent"
+	return -1, msg + suggest.Offer(near...) + "; leave it empty for an independent"
 }
 
 func (im *importer) parties(src fs.FS) parties {

@@ -2,7 +2,6 @@ package sheet
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"slices"
@@ -199,12 +198,11 @@ func (im *importer) findColumns(rd *reader, name string, header []string, want c
 		case h == "":
 			im.add(name, 1, "", "column %d has no name", i+1)
 		case !want.knows(h):
-			msg := "unknown column"
-			if near := suggest.Best(h, slices.Values(known), 1); near != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", near)
+			near := suggest.Best(h, slices.Values(known), 1)
+			if near != "" {
 				misspelt[near] = true
 			}
-			im.add(name, 1, h, "%s", msg)
+			im.add(name, 1, h, "unknown column%s", suggest.Offer(suggest.Quoted(near)...))
 		case t.has(h):
 			im.add(name, 1, h, "column appears twice")
 		default:
