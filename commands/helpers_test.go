@@ -230,6 +230,25 @@ func inProcessServeEnds() {
 	}
 }
 
+// runServe runs "ballot ARGS…" (a serve) in this process through
+// commands.Run until ctx ends, its output to stderr, and returns a channel
+// closed once Run has returned, with its exit code other than 0 as an error
+// in *exit by then. The two in-process serves of the tests (serveInProcess,
+// watchServe) run through it, so that each keeps the soft memory limit of
+// the tests as the others do (inProcessServeStarts).
+func runServe(ctx context.Context, stderr io.Writer, exit *error, args ...string) chan struct{} {
+	done := make(chan struct{})
+	inProcessServeStarts()
+	go func() {
+		defer close(done)
+		defer inProcessServeEnds()
+		if code := commands.Run(ctx, append([]string{"ballot"}, args...), io.Discard, stderr); code != commands.ExitOK {
+			*exit = fmt.Errorf("exit status %d", code)
+		}
+	}()
+	return done
+}
+
 // serveInProcess runs "ballot serve --listen 127.0.0.1:0 ARGS…" in this
 // process through commands.Run, in the package's directory (which has no
 // config.toml) and with no BALLOT_ variables (TestMain), waits for its
@@ -240,15 +259,8 @@ func inProcessServeEnds() {
 func serveInProcess(t *testing.T, args ...string) *e2eProc {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &e2eProc{t: t, cancel: cancel, stderr: &stderrLog{found: make(chan string, 1)}, done: make(chan struct{})}
-	go func() {
-		inProcessServeStarts()
-		defer close(p.done)
-		defer inProcessServeEnds()
-		if code := commands.Run(ctx, append([]string{"ballot", "serve", "--listen", "127.0.0.1:0"}, args...), io.Discard, p.stderr); code != 0 {
-			p.err = fmt.Errorf("exit status %d", code)
-		}
-	}()
+	p := &e2eProc{t: t, cancel: cancel, stderr: &stderrLog{found: make(chan string, 1)}}
+	p.done = runServe(ctx, p.stderr, &p.err, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	p.started(t)
 	return p
 }

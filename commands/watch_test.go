@@ -3,7 +3,6 @@ package commands_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"ballot/commands"
 )
 
 // watchWait bounds each wait for the watcher: a reload follows a change
@@ -105,25 +102,15 @@ func watchServe(t *testing.T, args ...string) *publishProc {
 	s := &publishProc{log: &publishLog{}, hc: &http.Client{Transport: tr, Timeout: 10 * time.Second}}
 	// done is closed once serve has returned, its exit in exitErr: the
 	// cleanup waits for it, and waitLog stops at it.
-	s.done = make(chan struct{})
-	var code int
-	inProcessServeStarts()
-	go func() {
-		code = commands.Run(ctx, append([]string{"ballot", "serve", "--config", config,
-			"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--rate-limit", "1000000000", "--access-log=false"}, args...), io.Discard, s.log)
-		inProcessServeEnds()
-		if code != commands.ExitOK {
-			s.exitErr = fmt.Errorf("exit %d", code)
-		}
-		close(s.done)
-	}()
+	s.done = runServe(ctx, s.log, &s.exitErr, append([]string{"serve", "--config", config,
+		"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--rate-limit", "1000000000", "--access-log=false"}, args...)...)
 	t.Cleanup(func() {
 		tr.CloseIdleConnections()
 		cancel()
 		select {
 		case <-s.done:
-			if code != commands.ExitOK {
-				t.Errorf("serve exited %d, want %d", code, commands.ExitOK)
+			if s.exitErr != nil {
+				t.Errorf("serve exited with %v, want 0", s.exitErr)
 			}
 		case <-time.After(watchWait):
 			t.Errorf("serve did not stop within %v of its context's end", watchWait)
@@ -135,7 +122,7 @@ func watchServe(t *testing.T, args ...string) *publishProc {
 	prodEventually(t, watchWait, "the serving line", func() (bool, string) {
 		select {
 		case <-s.done:
-			t.Fatalf("serve exited %d before serving", code)
+			t.Fatalf("serve exited with %v before serving", s.exitErr)
 		default:
 		}
 		m := publishServing.FindStringSubmatch(s.log.String())
