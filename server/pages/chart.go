@@ -126,8 +126,11 @@ func (c *chart) axes(lang *Lang) {
 	for c.plotW/float64(max(1, n-1))*float64(every) < 20 {
 		every++
 	}
+	// Every every-th count is numbered, and the last: a number less than
+	// every counts before the last gives way to it, so that the two never
+	// run into each other ("1718").
 	for k := range n {
-		if k%every == 0 || k == n-1 {
+		if k == n-1 || k%every == 0 && n-1-k >= every {
 			c.b.WriteString(`<text x="` + f(c.x(k)) + `" y="` + f(chartTop+c.plotH+18) + `" text-anchor="middle` + tick + strconv.Itoa(k+1) + `</text>`)
 		}
 	}

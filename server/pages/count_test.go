@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,6 +124,37 @@ func TestTickStep(t *testing.T) {
 	for top := 1; top < 100000; top = top*3 + 1 {
 		if n := top/tickStep(top) + 2; n > 7 || !slices.Contains([]int{1, 2, 5}, firstDigit(tickStep(top))) {
 			t.Errorf("tickStep(%d) = %d: %d lines", top, tickStep(top), n)
+		}
+	}
+}
+
+// TestChartCountNumbers: the counts are numbered under the chart from 1,
+// every so many so that no two numbers are nearer than 20 units, and the
+// last count is always numbered, in place of one that would run into it
+// (district 5 of 2022 read "15 1718" at a phone's width).
+func TestChartCountNumbers(t *testing.T) {
+	s := &Site{lang: English}
+	number := regexp.MustCompile(`<text x="([0-9.]+)" y="[0-9.]+" text-anchor="middle" fill="#5b6570" font-size="12">([0-9]+)</text>`)
+	for _, l := range []chartLayout{wideChart, narrowChart} {
+		for n := 1; n <= 60; n++ {
+			sh := &dataset.CountSheet{DistrictNumber: 5, Quota: 3799}
+			for k := range n {
+				sh.Counts = append(sh.Counts, dataset.Count{Number: k + 1})
+			}
+			sh.Candidacies = []dataset.Candidacy{{CandidateID: "a", Totals: make([]int, n)}}
+			var got []int
+			last := -100.0
+			for _, m := range number.FindAllStringSubmatch(string(s.drawChart(sh, []string{"A"}, l)), -1) {
+				x, _ := strconv.ParseFloat(m[1], 64)
+				k, _ := strconv.Atoi(m[2])
+				if x-last < 19.9 { // x is written to a tenth
+					t.Errorf("%s, %d counts: %d at x=%s, %.1f after the number before it", l.class, n, k, m[1], x-last)
+				}
+				got, last = append(got, k), x
+			}
+			if len(got) == 0 || got[0] != 1 || got[len(got)-1] != n {
+				t.Errorf("%s, %d counts: numbered %v, want from 1 to %d", l.class, n, got, n)
+			}
 		}
 	}
 }
