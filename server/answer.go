@@ -85,7 +85,7 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) 
 	}
 	writeHead(w, http.StatusOK, a.contentType, cache, f.text(strconv.AppendInt(f.buffer(), int64(len(body)), 10)))
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
+		writeCorked(w, r, body)
 	}
 	if bp != nil {
 		*bp = body

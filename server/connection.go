@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"syscall"
 )
 
 // connection is what the server knows of one connection, worked out once,
@@ -28,6 +29,9 @@ type connection struct {
 	// request.fieldValues). An HTTP/2 connection's streams are answered
 	// at the same time, and each response makes its own.
 	values fieldValues
+	// raw is the socket of a plain TCP connection (HTTP/1, not TLS), which
+	// a large answer corks (writeCorked); nil for any other.
+	raw syscall.RawConn
 }
 
 type connectionKey struct{}
@@ -42,11 +46,20 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 	}
 	remote := addr.String() // as net/http sets each request's RemoteAddr
 	peer := peerAddr(remote)
-	return context.WithValue(ctx, connectionKey{}, &connection{
+	conn := &connection{
 		remote:   remote,
 		peer:     peer,
 		peerText: appendClient(nil, Client{Addr: peer}),
-	})
+	}
+	if corks {
+		switch tc := c.(type) {
+		case *lingerConn: // Serve's
+			conn.raw, _ = tc.SyscallConn()
+		case *net.TCPConn: // a server of one's own
+			conn.raw, _ = tc.SyscallConn()
+		}
+	}
+	return context.WithValue(ctx, connectionKey{}, conn)
 }
 
 // connectionOf returns the connection r came on, or nil for a request

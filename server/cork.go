@@ -1,0 +1,54 @@
+package server
+
+import (
+	"net/http"
+	"syscall"
+)
+
+// corkAt is the least body an answer is corked for: net/http writes a
+// response through a buffer of 4 KiB on the connection, so a header and
+// a body of this size go out in two writes or more, each of which would
+// send a packet of its own.
+const corkAt = 4 << 10
+
+// writeCorked writes body as the answer to r on w. On a plain TCP
+// connection (HTTP/1, not TLS) it corks the socket for a body of corkAt
+// bytes or more, writes and flushes it, and uncorks it, so that the header
+// and the body leave in full packets rather than one packet a write: for
+// `?district=5` (5.6 KB) on loopback, one transmit instead of two, 2 µs of
+// the kernel's time a request at the cost of two setsockopt calls
+// (docs/PERFORMANCE.md). Nothing is held back: the uncork sends what is
+// left, before the handler returns.
+func writeCorked(w http.ResponseWriter, r *http.Request, body []byte) {
+	var raw syscall.RawConn
+	if len(body) >= corkAt {
+		if c := connectionOf(r); c != nil {
+			raw = c.raw
+		}
+	}
+	if raw == nil {
+		_, _ = w.Write(body)
+		return
+	}
+	setCork(raw, true)
+	_, _ = w.Write(body)
+	flush(w)
+	setCork(raw, false)
+}
+
+// flush sends what net/http holds of w's response to the connection,
+// looking through the writers that wrap it (those with an Unwrap method,
+// as http.ResponseController does).
+func flush(w http.ResponseWriter) {
+	for {
+		switch x := w.(type) {
+		case http.Flusher:
+			x.Flush()
+			return
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			return
+		}
+	}
+}

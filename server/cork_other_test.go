@@ -1,0 +1,5 @@
+//go:build !linux
+
+package server
+
+func getCork(uintptr) (int, error) { return 0, nil }
