@@ -20,7 +20,8 @@
 //     (OPTIONS). What they know of a request lives in one place, the
 //     exchange (stateOf).
 //   - Where an answer is written: answer.go (writeAnswer: the ETag, 304,
-//     gzip, the length and the body of every success) and problem.go
+//     gzip, the length and the body of every success, a body of 4 KiB or
+//     more corked on plain TCP by cork.go) and problem.go
 //     (writeError, every error: its kind decides the status, in one table;
 //     a request marked as a page's gets the HTML page, any other
 //     problem+json).
