@@ -15,13 +15,13 @@ const corkAt = 4 << 10
 // connection (HTTP/1, not TLS) it corks the socket for a body of corkAt
 // bytes or more, writes and flushes it, and uncorks it, so that the header
 // and the body leave in full packets rather than one packet a write: for
-// `?district=5` (5.6 KB) on loopback, one transmit instead of two, 2 µs of
-// the kernel's time a request at the cost of two setsockopt calls
+// `?district=5` (5.6 KB) on loopback, one transmit instead of two, 2 to 3
+// µs of the kernel's time a request at the cost of two setsockopt calls
 // (docs/PERFORMANCE.md). Nothing is held back: the uncork sends what is
 // left, before the handler returns.
 func writeCorked(w http.ResponseWriter, r *http.Request, body []byte) {
 	var raw syscall.RawConn
-	if len(body) >= corkAt {
+	if len(body) >= corkAt && r.ProtoMajor == 1 {
 		if c := connectionOf(r); c != nil {
 			raw = c.raw
 		}
@@ -31,9 +31,9 @@ func writeCorked(w http.ResponseWriter, r *http.Request, body []byte) {
 		return
 	}
 	setCork(raw, true)
+	defer setCork(raw, false)
 	_, _ = w.Write(body)
 	flush(w)
-	setCork(raw, false)
 }
 
 // flush sends what net/http holds of w's response to the connection,

@@ -9,11 +9,17 @@ const corks = true
 // corked, the kernel sends only full packets; uncorking sends the rest. A
 // failure leaves the socket as it was, which costs packets, not bytes.
 var setCork = func(raw syscall.RawConn, on bool) {
-	v := 0
+	// Two functions of their own, which capture nothing: a closure over
+	// on would be allocated at each call.
 	if on {
-		v = 1
+		_ = raw.Control(corkFD)
+	} else {
+		_ = raw.Control(uncorkFD)
 	}
-	_ = raw.Control(func(fd uintptr) {
-		_ = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_CORK, v)
-	})
+}
+
+func corkFD(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_CORK, 1) }
+
+func uncorkFD(fd uintptr) {
+	_ = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_CORK, 0)
 }

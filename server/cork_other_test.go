@@ -2,4 +2,4 @@
 
 package server
 
-func getCork(uintptr) (int, error) { return 0, nil }
+func corkState(uintptr) (corked, queued int) { return 0, 0 }
