@@ -2,4 +2,4 @@
 
 package server
 
-func corkState(uintptr) (corked, queued int) { return 0, 0 }
+func corkState(uintptr) (corked, written int) { return 0, 0 }
