@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -41,27 +40,13 @@ func TestAdminReloadOutlastsWriteTimeout(t *testing.T) {
 }
 
 // serveLoopback runs server.Serve with h and timeouts on a loopback port
-// until the test ends, and returns the address. The test's end stops it
-// and checks that it stopped cleanly.
+// until the test ends (server.ServeOn), and returns the address.
 func serveLoopback(t *testing.T, h http.Handler, timeouts server.Timeouts) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- server.Serve(ctx, ln, h, timeouts, nil) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Serve: %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Error("Serve did not return within 20 s of its context ending")
-		}
-	})
+	server.ServeOn(t, ln, h, timeouts)
 	return ln.Addr().String()
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -185,22 +184,9 @@ func serveForTest(t *testing.T, h http.Handler) (*http.Client, string, *accepted
 		t.Fatal(err)
 	}
 	ln := &acceptedConns{Listener: inner}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, ln, h, DefaultTimeouts(), nil) }()
+	ServeOn(t, ln, h, DefaultTimeouts())
 	tr := &http.Transport{Proxy: nil}
-	t.Cleanup(func() {
-		tr.CloseIdleConnections()
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Serve: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Errorf("Serve did not return within 30 s of its context's end")
-		}
-	})
+	t.Cleanup(tr.CloseIdleConnections) // before Serve stops: cleanups run last first
 	return &http.Client{Transport: tr, Timeout: 30 * time.Second}, "http://" + inner.Addr().String(), ln
 }
 
