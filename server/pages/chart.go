@@ -236,10 +236,13 @@ func (c *chart) labels() {
 			}
 		}
 	}
+	// A leader is thin and starts a little after its line's end: drawn
+	// as thick as the line and from its end, a name moved far from its
+	// line read as the line's last count falling to it.
 	lx := chartLeft + c.plotW
 	for _, l := range labels {
-		c.b.WriteString(`<polyline points="` + f(lx) + "," + f(l.end) + " " + f(lx+8) + "," + f(l.y-4) + " " + f(lx+14) + "," + f(l.y-4) +
-			`" fill="none" stroke="` + l.colour + `" stroke-width="2"/>`)
+		c.b.WriteString(`<polyline points="` + f(lx+4) + "," + f(l.end) + " " + f(lx+10) + "," + f(l.y-4) + " " + f(lx+14) + "," + f(l.y-4) +
+			`" fill="none" stroke="` + l.colour + `" stroke-width="1.25"/>`)
 		c.b.WriteString(`<text x="` + f(lx+17) + `" y="` + f(l.y) + `"` + halo + `>` + template.HTMLEscapeString(l.text) + `</text>`)
 	}
 }

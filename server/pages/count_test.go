@@ -1,6 +1,8 @@
 package pages
 
 import (
+	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -207,6 +209,94 @@ func TestCountViewBounded(t *testing.T) {
 	for _, chart := range []string{string(v.Chart), string(v.ChartNarrow)} {
 		if n := strings.Count(chart, "<polyline"); n > chartLines+3 || len(chart) > 1<<20 {
 			t.Errorf("a chart of %d lines, %d bytes", n, len(chart))
+		}
+	}
+}
+
+// TestChartLeaders: on every sheet of the embedded dataset, in both
+// layouts, each elected line's leader to its name starts after the line's
+// last point, level with it, and is thinner than the line, so that a name
+// moved away from its line does not read as the line falling to it; and
+// it ends level with its name.
+func TestChartLeaders(t *testing.T) {
+	ds, err := dataset.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Site{lang: English}
+	polyline := regexp.MustCompile(`<polyline points="([^"]+)" fill="none" (?:stroke-linejoin="round" stroke-linecap="round" )?stroke="(#[0-9a-f]{6})" stroke-width="([0-9.]+)"/>`)
+	label := regexp.MustCompile(`<text x="([0-9.]+)" y="([0-9.]+)" fill="#1d232a" stroke="#fff" stroke-width="4" stroke-linejoin="round" paint-order="stroke">([^<]+)</text>`)
+	points := func(p string) [][2]float64 {
+		var pts [][2]float64
+		for _, xy := range strings.Fields(p) {
+			x, y, _ := strings.Cut(xy, ",")
+			fx, _ := strconv.ParseFloat(x, 64)
+			fy, _ := strconv.ParseFloat(y, 64)
+			pts = append(pts, [2]float64{fx, fy})
+		}
+		return pts
+	}
+	sheets := ds.Sheets()
+	if len(sheets) != 13 {
+		t.Fatalf("%d sheets, want 13", len(sheets))
+	}
+	for i := range sheets {
+		sh := &sheets[i]
+		names := make([]string, len(sh.Candidacies))
+		for j, row := range sh.Candidacies {
+			names[j] = row.Name
+		}
+		for _, l := range []chartLayout{wideChart, narrowChart} {
+			svg := string(s.drawChart(sh, names, l))
+			type line struct {
+				pts   [][2]float64
+				width string
+			}
+			lines := map[string]line{}   // an elected line, by its colour
+			leaders := map[string]line{} // a leader, by its colour
+			for _, m := range polyline.FindAllStringSubmatch(svg, -1) {
+				if strings.Contains(m[0], "stroke-linecap") {
+					lines[m[2]] = line{points(m[1]), m[3]}
+				} else {
+					leaders[m[2]] = line{points(m[1]), m[3]}
+				}
+			}
+			labels := label.FindAllStringSubmatch(svg, -1)
+			name := fmt.Sprintf("district %d, %s", sh.DistrictNumber, l.class)
+			if len(leaders) != len(sh.Elected) || len(labels) != len(sh.Elected) {
+				t.Fatalf("%s: %d leaders and %d names, want %d of each", name, len(leaders), len(labels), len(sh.Elected))
+			}
+			for j := range sh.Elected {
+				colour := chartColour(j)
+				ln, ld := lines[colour], leaders[colour]
+				end, start, stop := ln.pts[len(ln.pts)-1], ld.pts[0], ld.pts[len(ld.pts)-1]
+				if start[0] < end[0]+3 || start[1] != end[1] {
+					t.Errorf("%s: %s's leader starts at %v, want level with the line's end %v and at least 3 after it", name, names[j], start, end)
+				}
+				lw, _ := strconv.ParseFloat(ln.width, 64)
+				dw, _ := strconv.ParseFloat(ld.width, 64)
+				if dw >= lw/2 {
+					t.Errorf("%s: %s's leader is %s wide, the line %s: want under half", name, names[j], ld.width, ln.width)
+				}
+				want := strconv.Itoa(j + 1)
+				if !l.numbered {
+					want = names[j]
+				}
+				found := false
+				for _, m := range labels {
+					x, _ := strconv.ParseFloat(m[1], 64)
+					y, _ := strconv.ParseFloat(m[2], 64)
+					if m[3] == want {
+						found = true
+						if x < stop[0] || math.Abs(y-4-stop[1]) > 0.05 { // written to a tenth
+							t.Errorf("%s: %s's leader ends at %v, its name is at %v,%v", name, names[j], stop, x, y)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("%s: no label %q", name, want)
+				}
+			}
 		}
 	}
 }
