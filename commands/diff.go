@@ -27,8 +27,9 @@ func diffCommand() *cli.Command {
 		ArgsUsage: "OLD NEW",
 		Description: "Compares two dataset directories (either may be the word \"embedded\" for the\n" +
 			"embedded dataset; write ./embedded for a directory of that name): the manifest's\n" +
-			"changed keys, then, for parties, districts and candidates, the records added (+),\n" +
-			"removed (-) and changed (~), matched by id, each change as field: old → new.\n" +
+			"changed keys, then, for parties, districts, candidates and results (the count\n" +
+			"sheets, by district), the records added (+), removed (-) and changed (~), matched\n" +
+			"by id, each change as field: old → new.\n" +
 			"Warnings name identity breaks: a slug or district number under a new id, and an\n" +
 			"elected candidate removed. Both datasets must be valid: an invalid one is\n" +
 			"reported on stderr as validate reports it.\n" +

@@ -2,6 +2,7 @@ package commands_test
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -271,4 +273,129 @@ func diffWriteEdition(t *testing.T, dir string, edition int) int64 {
 		}
 	}
 	return size
+}
+
+// TestDiffResults: the count sheets are compared too, as election night
+// changes them. The embedded sheets with district 5's stopped at its 12th
+// count (counting; imported from the committed sheets so cut) against the
+// embedded dataset show that sheet's status, its six counts added and
+// each row's changes, rows named by candidate whatever their order; and
+// a dataset without counts.json shows its 13 sheets removed, not "no
+// differences". The temporary directories' paths are written as COUNTING
+// and NOSHEETS in the golden files.
+func TestDiffResults(t *testing.T) {
+	const embedded = "../dataset/malta-2022"
+	tmp := t.TempDir()
+	sheets := filepath.Join(tmp, "sheets")
+	if err := os.CopyFS(sheets, os.DirFS(filepath.Join(embedded, "sheets"))); err != nil {
+		t.Fatal(err)
+	}
+	editCSV(t, filepath.Join(sheets, "counts.csv"), func(row []string) []string {
+		if row[0] == "5" {
+			for k := 4 + 12; k < len(row); k++ { // count_13 on
+				row[k] = ""
+			}
+		}
+		return row
+	})
+	editCSV(t, filepath.Join(sheets, "district_totals.csv"), func(row []string) []string {
+		switch row[0] {
+		case "district":
+			return append(row, "status")
+		case "5":
+			row[len(row)-1] = "12" // the counts column is the last
+			return append(row, "counting")
+		default:
+			return append(row, "final")
+		}
+	})
+	counting := filepath.Join(tmp, "counting")
+	if code, _, stderr := run(t, "import", sheets, counting); code != 0 {
+		t.Fatalf("import of the cut sheets: exit %d\n%s", code, stderr)
+	}
+	noSheets := filepath.Join(tmp, "nosheets")
+	if err := os.Mkdir(noSheets, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile} {
+		b, err := os.ReadFile(filepath.Join(embedded, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(noSheets, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	paths := strings.NewReplacer(counting, "COUNTING", noSheets, "NOSHEETS")
+	diff := func(args ...string) string {
+		t.Helper()
+		code, stdout, stderr := run(t, append([]string{"diff"}, args...)...)
+		if code != 1 || stderr != "" {
+			t.Errorf("diff %s: exit %d, stderr %q; want exit 1 and nothing on stderr", paths.Replace(strings.Join(args, " ")), code, stderr)
+		}
+		return paths.Replace(stdout)
+	}
+	golden(t, "testdata/diff/results.txt", []byte(diff(counting, "embedded")))
+	golden(t, "testdata/diff/results.json", []byte(diff("--format", "json", counting, "embedded")))
+	golden(t, "testdata/diff/results-removed.txt", []byte(diff("embedded", noSheets)))
+	// In JSON, each removed sheet is held whole, as /results/{number}
+	// serves it: the 13 sheets, in the district's order.
+	var report struct {
+		Collections []struct {
+			Name    string `json:"name"`
+			Removed []struct {
+				Key    json.RawMessage `json:"key"`
+				Record json.RawMessage `json:"record"`
+			} `json:"removed"`
+		} `json:"collections"`
+	}
+	if err := json.Unmarshal([]byte(diff("--format", "json", "embedded", noSheets)), &report); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(report.Collections); n != 4 || report.Collections[3].Name != "results" {
+		t.Fatalf("%d collections, the last %q; want 4, the last results", n, report.Collections[n-1].Name)
+	}
+	removed := report.Collections[3].Removed
+	if len(removed) != 13 {
+		t.Fatalf("results: %d removed, want 13", len(removed))
+	}
+	for i, rec := range removed {
+		sheet, _ := ds.Sheet(i + 1)
+		var got bytes.Buffer // the report is indented
+		if err := json.Compact(&got, rec.Record); err != nil {
+			t.Fatal(err)
+		}
+		if want := dataset.EncodeRecord(sheet); string(rec.Key) != strconv.Itoa(i+1) || !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("results: removed %d is key %s, record %.80s; want key %d, record %.80s", i, rec.Key, got.Bytes(), i+1, want)
+		}
+	}
+}
+
+// editCSV rewrites the CSV file path with each row replaced by what edit
+// makes of it, the header first.
+func editCSV(t *testing.T, path string, edit func(row []string) []string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	w := csv.NewWriter(&out)
+	for _, row := range rows {
+		if err := w.Write(edit(row)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

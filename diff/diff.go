@@ -1,6 +1,7 @@
 // Package diff holds what changed between two editions of a dataset, for
 // a reviewer to read before publishing: the manifest's changed keys, the
-// records added, removed and changed in each collection, matched by id,
+// records added, removed and changed in each collection (parties,
+// districts, candidates, and the count sheets as results), matched by id,
 // and the changes that break what clients rely on.
 //
 // It imports dataset, for the records and the one JSON encoder the API
@@ -27,8 +28,8 @@ import (
 type Diff struct {
 	// Manifest lists the changed keys of dataset.toml.
 	Manifest []Change `json:"manifest"`
-	// Collections holds parties, districts and candidates, in that order,
-	// changed or not.
+	// Collections holds parties, districts, candidates and results (the
+	// count sheets), in that order, changed or not.
 	Collections []Collection `json:"collections"`
 	// Warnings are changes that break what clients rely on.
 	Warnings []Warning `json:"warnings"`
@@ -38,18 +39,20 @@ type Diff struct {
 // Added and changed records come in the new dataset's published order,
 // removed ones in the old dataset's.
 type Collection struct {
-	// Name is the collection's name in the API: "parties", "districts" or
-	// "candidates".
+	// Name is the collection's name in the API: "parties", "districts",
+	// "candidates" or "results".
 	Name string `json:"name"`
 	// Key is the field that identifies a record to people (its natural
-	// key): "slug", or "number" for districts.
+	// key): "slug", "number" for districts, "district_number" for a
+	// district's count sheet.
 	Key     string         `json:"key"`
 	Added   []RecordRef    `json:"added"`
 	Removed []RecordRef    `json:"removed"`
 	Changed []RecordChange `json:"changed"`
 }
 
-// RecordRef names one record and holds it whole, as the API serves it.
+// RecordRef names one record and holds it whole, as the API serves it. A
+// count sheet's id is its district's id, and its name its district's.
 type RecordRef struct {
 	ID     string          `json:"id"`
 	Key    json.RawMessage `json:"key"`
@@ -111,7 +114,7 @@ type Edition struct {
 	// Version is the dataset's version (dataset.Dataset.Version).
 	Version     string
 	manifest    json.RawMessage
-	collections [3]collection
+	collections [4]collection
 }
 
 // NewEdition encodes the dataset ds for Compare.
@@ -119,10 +122,11 @@ func NewEdition(ds *dataset.Dataset) *Edition {
 	return &Edition{
 		Version:  ds.Version,
 		manifest: manifestJSON(ds.Manifest),
-		collections: [3]collection{
+		collections: [4]collection{
 			{"parties", "slug", encodeRecords(ds.Parties(), "slug")},
 			{"districts", "number", encodeRecords(ds.Districts(), "number")},
 			{"candidates", "slug", encodeRecords(ds.Candidates(), "slug")},
+			{"results", "district_number", encodeSheets(ds)},
 		},
 	}
 }
@@ -198,6 +202,17 @@ type record struct {
 	key  json.RawMessage
 	name string
 	json json.RawMessage
+	// compared is the form a change is looked for in, when it is not
+	// json: a count sheet's, its lists keyed by what names their items.
+	compared json.RawMessage
+}
+
+// comparedJSON is the form of r that a change is looked for in.
+func (r record) comparedJSON() json.RawMessage {
+	if r.compared != nil {
+		return r.compared
+	}
+	return r.json
 }
 
 func encodeRecords[T any](recs []T, key string) []record {
@@ -211,6 +226,92 @@ func encodeRecords[T any](recs []T, key string) []record {
 		out[i] = record{id: id, key: fields[key], name: name, json: b}
 	}
 	return out
+}
+
+// encodeSheets encodes the count sheets as the API serves them
+// (/results/{number}), each named by its district: a sheet has no id nor
+// name of its own.
+func encodeSheets(ds *dataset.Dataset) []record {
+	names := make(map[string]string, len(ds.Districts()))
+	for _, d := range ds.Districts() {
+		names[d.ID] = d.Name
+	}
+	sheets := ds.Sheets()
+	out := make([]record, len(sheets))
+	for i := range sheets {
+		sh := &sheets[i]
+		b := json.RawMessage(dataset.EncodeRecord(sh))
+		out[i] = record{
+			id:       sh.DistrictID,
+			key:      json.RawMessage(strconv.Itoa(sh.DistrictNumber)),
+			name:     names[sh.DistrictID],
+			json:     b,
+			compared: sheetCompared(b, sh),
+		}
+	}
+	return out
+}
+
+// sheetCompared is a count sheet's JSON as a change is looked for in it:
+// its counts keyed by their number, and its candidacies by their
+// candidate's name (with the candidate's id after a name two rows share),
+// rather than listed. A sheet's rows are published in the order the count
+// left them, which changes from count to count, so two editions' rows
+// compared by place would pair different candidates; the changes name a
+// row as "candidacies/Robert Abela/totals", and a count as "counts/13".
+func sheetCompared(b json.RawMessage, sh *dataset.CountSheet) json.RawMessage {
+	keys, fields := objectFields(b)
+	var out bytes.Buffer
+	out.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		out.Write(dataset.EncodeRecord(k))
+		out.WriteByte(':')
+		var items []json.RawMessage
+		switch k {
+		case "counts":
+			_ = json.Unmarshal(fields[k], &items)
+			label := make([]string, len(items))
+			for j := range items {
+				label[j] = strconv.Itoa(sh.Counts[j].Number)
+			}
+			writeKeyed(&out, label, items)
+		case "candidacies":
+			_ = json.Unmarshal(fields[k], &items)
+			named := make(map[string]int, len(sh.Candidacies))
+			for _, row := range sh.Candidacies {
+				named[row.Name]++
+			}
+			label := make([]string, len(items))
+			for j, row := range sh.Candidacies {
+				label[j] = row.Name
+				if named[row.Name] > 1 {
+					label[j] += " (" + row.CandidateID + ")"
+				}
+			}
+			writeKeyed(&out, label, items)
+		default:
+			out.Write(fields[k])
+		}
+	}
+	out.WriteByte('}')
+	return out.Bytes()
+}
+
+// writeKeyed writes items as one JSON object, each under its label.
+func writeKeyed(out *bytes.Buffer, labels []string, items []json.RawMessage) {
+	out.WriteByte('{')
+	for j, item := range items {
+		if j > 0 {
+			out.WriteByte(',')
+		}
+		out.Write(dataset.EncodeRecord(labels[j]))
+		out.WriteByte(':')
+		out.Write(item)
+	}
+	out.WriteByte('}')
 }
 
 // pickFields returns the named top-level fields of a JSON object.
@@ -249,7 +350,7 @@ func compareCollection(before, after collection) (Collection, []Warning) {
 			continue
 		}
 		var changes []Change
-		compareValues("", o.json, r.json, &changes)
+		compareValues("", o.comparedJSON(), r.comparedJSON(), &changes)
 		if len(changes) > 0 {
 			c.Changed = append(c.Changed, RecordChange{ID: r.id, Key: r.key, Name: r.name, Changes: changes})
 		}

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
+
+	"ballot/dataset"
 )
 
 // TestCompareValues: records are compared through their JSON, so a field
@@ -99,5 +102,68 @@ func TestObjectFieldsShareInput(t *testing.T) {
 		if &got[0] != &v[bytes.Index(v, []byte(want))] {
 			t.Errorf("%s is a copy, not a slice of the record", k)
 		}
+	}
+}
+
+// TestSheetRowsByCandidate: a count sheet's rows are compared by their
+// candidate, not their place: rows that only changed places are no
+// change, a row's change is named by its candidate's name, two rows of one
+// name by name and id, and a count by its number.
+func TestSheetRowsByCandidate(t *testing.T) {
+	at := func(n int) *int { return &n }
+	sheet := func(rows ...dataset.Candidacy) *dataset.CountSheet {
+		return &dataset.CountSheet{
+			DistrictID: "d", DistrictNumber: 4, Status: dataset.StatusCounting, Seats: 1, ValidVotes: 10, Quota: 6,
+			Counts:      []dataset.Count{{Number: 1, Event: dataset.EventFirstPreferences, CandidateIDs: []string{}}},
+			Candidacies: rows, Elected: []string{},
+		}
+	}
+	row := func(id, name string, totals ...int) dataset.Candidacy {
+		return dataset.Candidacy{CandidateID: id, Name: name, Totals: totals, FirstPreferences: totals[0]}
+	}
+	compare := func(a, b *dataset.CountSheet) []Change {
+		enc := func(sh *dataset.CountSheet) record {
+			b := json.RawMessage(dataset.EncodeRecord(sh))
+			return record{id: sh.DistrictID, key: json.RawMessage(`4`), json: b, compared: sheetCompared(b, sh)}
+		}
+		c, _ := compareCollection(collection{"results", "district_number", []record{enc(a)}}, collection{"results", "district_number", []record{enc(b)}})
+		if len(c.Changed) == 0 {
+			return nil
+		}
+		return c.Changed[0].Changes
+	}
+	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
+
+	before := sheet(row("a", "Ivan Bartolo", 5), row("b", "Ivan Bartolo", 3), row("c", "Rita Borg", 2))
+	reordered := sheet(row("c", "Rita Borg", 2), row("a", "Ivan Bartolo", 5), row("b", "Ivan Bartolo", 3))
+	if got := compare(before, reordered); got != nil {
+		t.Errorf("rows reordered: %v, want no change", got)
+	}
+
+	next := sheet(row("b", "Ivan Bartolo", 3, 0), row("a", "Ivan Bartolo", 5, 6), row("c", "Rita Borg", 2, 4))
+	next.Candidacies[0].ExcludedAtCount = at(2)
+	next.Candidacies[1].ElectedAtCount = at(2)
+	next.Counts = append(next.Counts, dataset.Count{Number: 2, Event: dataset.EventExclusion, CandidateIDs: []string{"b"}, Votes: 3})
+	next.Status, next.Elected = dataset.StatusFinal, []string{"a"}
+	want := []Change{
+		{Field: "status", Old: raw(`"counting"`), New: raw(`"final"`)},
+		{Field: "candidacies/Ivan Bartolo (a)/totals", Old: raw(`[5]`), New: raw(`[5,6]`)},
+		{Field: "candidacies/Ivan Bartolo (a)/elected_at_count", Old: raw(`null`), New: raw(`2`)},
+		{Field: "candidacies/Ivan Bartolo (b)/totals", Old: raw(`[3]`), New: raw(`[3,0]`)},
+		{Field: "candidacies/Ivan Bartolo (b)/excluded_at_count", Old: raw(`null`), New: raw(`2`)},
+		{Field: "candidacies/Rita Borg/totals", Old: raw(`[2]`), New: raw(`[2,4]`)},
+		{Field: "elected", Old: raw(`[]`), New: raw(`["a"]`)},
+	}
+	got := compare(before, next)
+	// The count added, as a whole value under its number, comes after
+	// the fields before it in the sheet.
+	wantCount := Change{Field: "counts/2", New: raw(`{"number":2,"event":"exclusion","candidate_ids":["b"],"votes":3,"non_transferable":0}`)}
+	if i := slices.IndexFunc(got, func(c Change) bool { return c.Field == "counts/2" }); i < 0 || !reflect.DeepEqual(got[i], wantCount) {
+		t.Errorf("the count added: %v, want %v", got, wantCount)
+	} else {
+		got = slices.Delete(got, i, i+1)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("changes:\n%v\nwant\n%v", got, want)
 	}
 }
