@@ -60,7 +60,7 @@ const (
 // Query answers a request for a collection. Parties take no parameters and
 // ignore any given; districts take locality (see lookup.go); candidates take
 // district, party, the readers' filters stood_in, elected and q (see
-// filter.go), limit and offset, as documented in the README; results take
+// filter.go), limit and offset, as documented in docs/API.md; results take
 // district (see results.go). Parameters with an empty value count
 // as absent and unknown parameters are ignored. A refused parameter gives a
 // *ParamError naming every refused parameter.

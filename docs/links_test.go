@@ -1,7 +1,8 @@
-// Package docs_test holds the manual's links to what exists: every relative
-// link and #anchor in README.md and docs/ names a file of the repository and,
-// where it has an anchor, a heading (or an <a id>) of that file. The manual
-// is Markdown only; this test is its one Go file.
+// Package docs_test holds the manual to what exists: every relative link
+// and #anchor in README.md and docs/ names a file of the repository and,
+// where it has an anchor, a heading (or an <a id>) of that file; and
+// API.md's field tables follow server/openapi.json. The manual is Markdown
+// only; this test is its one Go file.
 package docs_test
 
 import (

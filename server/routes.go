@@ -180,7 +180,7 @@ func (s *Server) pageRoutes(handle handleFunc) {
 		return handle(path, pageRoute, sharedCounter, mark, h)
 	}
 	// Each page in each language: English at its path, Maltese
-	// under /mt; / chooses by Accept-Language (README, "Pages"),
+	// under /mt; / chooses by Accept-Language (docs/PAGES.md, "Languages"),
 	// redirecting a browser that ranks Maltese first.
 	page(pages.HomePath, notADocument, http.HandlerFunc(s.languageRedirect)).MatcherFunc(prefersOtherLanguage)
 	page(pages.HomePath, otherPageMark, http.HandlerFunc(s.englishHome))

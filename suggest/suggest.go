@@ -7,8 +7,8 @@
 //
 // It compares the strings it is given, rune by rune: callers fold them
 // first (dataset.Fold, dataset.Slugify), so that accents and letter case
-// do not count. It imports nothing of the project: dataset, server and
-// commands import it, and it must import none of them.
+// do not count. It imports nothing of the project: dataset, dataset/sheet,
+// server/pages and commands import it, and it must import none of them.
 package suggest
 
 import (

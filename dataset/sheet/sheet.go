@@ -1,6 +1,6 @@
 // Package sheet turns a folder of CSV files, as a spreadsheet exports them,
 // into the files of a dataset directory: what `ballot import` does. The
-// format is described in the README ("Import from a spreadsheet").
+// format is described in docs/PUBLISHING.md ("Import from a spreadsheet").
 //
 // Import reports every problem it finds in one run, each as
 // FILE:LINE: column: message, and returns files only when the dataset they

@@ -1,7 +1,7 @@
 // Package datasettest is for tests only: the embedded dataset's files as a
 // map a test may break, a dataset with the 2022 count sheets (Counts), and
 // a query's answer as the API writes it. The
-// tests of dataset and of answers share it. It imports dataset and
+// tests of dataset, answers, server, server/pages and bench share it. It imports dataset and
 // answers; no package but a test imports it.
 package datasettest
 

@@ -13,10 +13,12 @@
 //     documents.
 //   - A page that depends on the request, a filtered candidates list, the
 //     districts holding a locality, is rendered per request from the
-//     dataset's records (Site.CandidatesFor, Site.DistrictsFor), and so is
-//     a candidate's page (Site.Candidate): a dataset may hold tens of
-//     thousands of candidates, whose pages rendered at load would take
-//     several times the dataset's memory. Each comes as a Rendered, with a
+//     dataset's records (Site.CandidatesFor, Site.DistrictsFor, and the
+//     search, Site.Search), and so are a party's, a district's and a
+//     candidate's page (Site.Party, Site.District, Site.Candidate), which
+//     the server keeps once rendered: a dataset may hold tens of thousands
+//     of candidates, whose pages rendered at load would take several times
+//     the dataset's memory. Each comes as a Rendered, with a
 //     tag made of what decides its bytes, so that a client holding it gets
 //     304 before anything renders.
 //   - The count sheets (dataset.CountSheet), when the dataset holds them,
