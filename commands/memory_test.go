@@ -2,11 +2,13 @@ package commands_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -266,10 +268,17 @@ func TestLoadMemoryPerByte(t *testing.T) {
 			if sh.name == "parties" { // a warning for each party: the longest report
 				runs = append(runs, run{"ballot validate --format json", exec.Command(ballot, "validate", "--format", "json", dir), dataset.PeakMemoryPerByte})
 			}
+			if sh.name == "count sheet" { // diff holds both editions' sheets, and compares the changed one row by row
+				runs = append(runs, run{"ballot diff", exec.Command(ballot, "diff", dir, nextSheetEdition(t, dir)), dataset.PeakMemoryPerByte})
+			}
 			for _, run := range runs {
 				var stderr bytes.Buffer
 				run.cmd.Stdout, run.cmd.Stderr = io.Discard, &stderr
 				peak, err := runPeak(run.cmd)
+				var exit *exec.ExitError
+				if run.what == "ballot diff" && errors.As(err, &exit) && exit.ExitCode() == 1 {
+					err = nil // the editions differ
+				}
 				if err != nil {
 					t.Fatalf("%s: %v\n%s", run.cmd, err, stderr.String())
 				}
@@ -287,4 +296,31 @@ func TestLoadMemoryPerByte(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nextSheetEdition copies the dataset dir, whose counts.json is
+// bench/shapes' one sheet, into a new directory with the sheet's
+// registered voters given (one more than its valid votes), and returns
+// it: an edition that differs from dir in that sheet alone.
+func nextSheetEdition(t *testing.T, dir string) string {
+	t.Helper()
+	next := filepath.Join(t.TempDir(), "next")
+	if err := os.CopyFS(next, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(next, dataset.CountsFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`"valid_votes":([0-9]+),`).FindSubmatchIndex(b)
+	if m == nil || bytes.Contains(b, []byte(`"registered"`)) {
+		t.Fatalf("%s: no valid_votes, or registered already given", path)
+	}
+	valid, _ := strconv.Atoi(string(b[m[2]:m[3]]))
+	b = slices.Concat(b[:m[0]], []byte(`"registered":`+strconv.Itoa(valid+1)+`,`), b[m[0]:])
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return next
 }

@@ -123,10 +123,10 @@ func NewEdition(ds *dataset.Dataset) *Edition {
 		Version:  ds.Version,
 		manifest: manifestJSON(ds.Manifest),
 		collections: [4]collection{
-			{"parties", "slug", encodeRecords(ds.Parties(), "slug")},
-			{"districts", "number", encodeRecords(ds.Districts(), "number")},
-			{"candidates", "slug", encodeRecords(ds.Candidates(), "slug")},
-			{"results", "district_number", encodeSheets(ds)},
+			{"parties", "slug", encodeRecords(ds.Parties(), "slug"), compareRecords},
+			{"districts", "number", encodeRecords(ds.Districts(), "number"), compareRecords},
+			{"candidates", "slug", encodeRecords(ds.Candidates(), "slug"), compareRecords},
+			{"results", "district_number", encodeSheets(ds), compareSheet},
 		},
 	}
 }
@@ -194,6 +194,10 @@ func manifestDate(t time.Time) string {
 type collection struct {
 	name, key string
 	records   []record
+	// compare appends the changes from one record to the other: the
+	// records' JSON compared field by field (compareValues), or a count
+	// sheet's (compareSheet).
+	compare func(a, b json.RawMessage, out *[]Change)
 }
 
 // record is one encoded record with the fields a diff names it by.
@@ -202,18 +206,21 @@ type record struct {
 	key  json.RawMessage
 	name string
 	json json.RawMessage
-	// compared is the form a change is looked for in, when it is not
-	// json: a count sheet's, its lists keyed by what names their items.
-	compared json.RawMessage
+	// match is what pairs the record with its counterpart in the other
+	// edition, when it is not the id: a count sheet's district number.
+	match string
 }
 
-// comparedJSON is the form of r that a change is looked for in.
-func (r record) comparedJSON() json.RawMessage {
-	if r.compared != nil {
-		return r.compared
+// matchKey is what pairs r with its counterpart in the other edition.
+func (r record) matchKey() string {
+	if r.match != "" {
+		return r.match
 	}
-	return r.json
+	return r.id
 }
+
+// compareRecords compares two records' JSON field by field.
+func compareRecords(a, b json.RawMessage, out *[]Change) { compareValues("", a, b, out) }
 
 func encodeRecords[T any](recs []T, key string) []record {
 	out := make([]record, len(recs))
@@ -229,8 +236,10 @@ func encodeRecords[T any](recs []T, key string) []record {
 }
 
 // encodeSheets encodes the count sheets as the API serves them
-// (/results/{number}), each named by its district: a sheet has no id nor
-// name of its own.
+// (/results/{number}). A sheet has no id nor name of its own: it is
+// named by its district's, and matched by its district's number, as
+// clients ask for it, so that a district's new id shows as the sheet's
+// district_id changed (and as the districts' identity break).
 func encodeSheets(ds *dataset.Dataset) []record {
 	names := make(map[string]string, len(ds.Districts()))
 	for _, d := range ds.Districts() {
@@ -238,80 +247,194 @@ func encodeSheets(ds *dataset.Dataset) []record {
 	}
 	sheets := ds.Sheets()
 	out := make([]record, len(sheets))
+	var e dataset.Encoder
 	for i := range sheets {
 		sh := &sheets[i]
-		b := json.RawMessage(dataset.EncodeRecord(sh))
+		number := strconv.Itoa(sh.DistrictNumber)
 		out[i] = record{
-			id:       sh.DistrictID,
-			key:      json.RawMessage(strconv.Itoa(sh.DistrictNumber)),
-			name:     names[sh.DistrictID],
-			json:     b,
-			compared: sheetCompared(b, sh),
+			id:    sh.DistrictID,
+			key:   json.RawMessage(number),
+			name:  names[sh.DistrictID],
+			json:  encodeSheet(&e, sh),
+			match: number,
 		}
 	}
 	return out
 }
 
-// sheetCompared is a count sheet's JSON as a change is looked for in it:
-// its counts keyed by their number, and its candidacies by their
-// candidate's name (with the candidate's id after a name two rows share),
-// rather than listed. A sheet's rows are published in the order the count
-// left them, which changes from count to count, so two editions' rows
-// compared by place would pair different candidates; the changes name a
-// row as "candidacies/Robert Abela/totals", and a count as "counts/13".
-func sheetCompared(b json.RawMessage, sh *dataset.CountSheet) json.RawMessage {
-	keys, fields := objectFields(b)
-	var out bytes.Buffer
-	out.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			out.WriteByte(',')
+// sheetLists is where a sheet without its counts and rows holds them,
+// as dataset.EncodeRecord writes it.
+var sheetLists = []byte(`"counts":null,"candidacies":null`)
+
+// encodeSheet returns the bytes dataset.EncodeRecord(sh) returns, made a
+// count and a row at a time into one buffer of their length: a sheet of
+// many rows over many counts is megabytes, which one encoding of the whole
+// would build in buffers doubled as they grow, several times its size at
+// once beside the edition held before it.
+func encodeSheet(e *dataset.Encoder, sh *dataset.CountSheet) json.RawMessage {
+	head := *sh
+	head.Counts, head.Candidacies = nil, nil
+	h := bytes.Clone(e.Record(&head)) // e's buffer is written again below
+	at := bytes.Index(h, sheetLists)
+	if at < 0 || sh.Counts == nil || sh.Candidacies == nil { // a nil list is null: written whole
+		return bytes.Clone(e.Record(sh))
+	}
+	each := func(write func(b []byte)) {
+		for i := range sh.Counts {
+			write(e.Record(&sh.Counts[i]))
 		}
-		out.Write(dataset.EncodeRecord(k))
-		out.WriteByte(':')
-		var items []json.RawMessage
-		switch k {
-		case "counts":
-			_ = json.Unmarshal(fields[k], &items)
-			label := make([]string, len(items))
-			for j := range items {
-				label[j] = strconv.Itoa(sh.Counts[j].Number)
-			}
-			writeKeyed(&out, label, items)
-		case "candidacies":
-			_ = json.Unmarshal(fields[k], &items)
-			named := make(map[string]int, len(sh.Candidacies))
-			for _, row := range sh.Candidacies {
-				named[row.Name]++
-			}
-			label := make([]string, len(items))
-			for j, row := range sh.Candidacies {
-				label[j] = row.Name
-				if named[row.Name] > 1 {
-					label[j] += " (" + row.CandidateID + ")"
-				}
-			}
-			writeKeyed(&out, label, items)
-		default:
-			out.Write(fields[k])
+		for i := range sh.Candidacies {
+			write(e.Record(&sh.Candidacies[i]))
 		}
 	}
-	out.WriteByte('}')
-	return out.Bytes()
+	size := len(h) - len(sheetLists) + len(`"counts":[],"candidacies":[]`) + max(0, len(sh.Counts)-1) + max(0, len(sh.Candidacies)-1)
+	each(func(b []byte) { size += len(b) })
+	out := make([]byte, 0, size)
+	out = append(out, h[:at]...)
+	out = append(out, `"counts":[`...)
+	n := 0
+	each(func(b []byte) {
+		switch {
+		case n == len(sh.Counts):
+			out = append(out, `],"candidacies":[`...)
+		case n > 0:
+			out = append(out, ',')
+		}
+		out = append(out, b...)
+		n++
+	})
+	if n == len(sh.Counts) { // no rows: the counts' list is still open
+		out = append(out, `],"candidacies":[`...)
+	}
+	out = append(out, ']')
+	return append(out, h[at+len(sheetLists):]...)
 }
 
-// writeKeyed writes items as one JSON object, each under its label.
-func writeKeyed(out *bytes.Buffer, labels []string, items []json.RawMessage) {
-	out.WriteByte('{')
-	for j, item := range items {
-		if j > 0 {
-			out.WriteByte(',')
-		}
-		out.Write(dataset.EncodeRecord(labels[j]))
-		out.WriteByte(':')
-		out.Write(item)
+// compareSheet compares two count sheets as compareValues compares two
+// records, but for their lists: a count is compared with the count of the
+// same number, and a row with the row of the same candidate. A sheet's
+// rows are published in the order the count left them, which changes from
+// count to count, so rows compared by place would pair different
+// candidates. A change names a count by its number ("counts/13") and a row
+// by its candidate's name ("candidacies/Robert Abela/totals"), with the
+// candidate's id after a name two rows share in either edition; a "/" or
+// "~" in a name is written "~1" or "~0", as in a JSON pointer.
+func compareSheet(a, b json.RawMessage, out *[]Change) {
+	if bytes.Equal(a, b) {
+		return
 	}
-	out.WriteByte('}')
+	aKeys, aFields := objectFields(a)
+	bKeys, bFields := objectFields(b)
+	for _, k := range aKeys {
+		bv, ok := bFields[k]
+		switch {
+		case !ok:
+			*out = append(*out, Change{Field: k, Old: aFields[k]})
+		case k == "counts":
+			compareByKey(k, aFields[k], bv, "number", out)
+		case k == "candidacies":
+			compareByKey(k, aFields[k], bv, "candidate_id", out)
+		default:
+			compareValues(k, aFields[k], bv, out)
+		}
+	}
+	for _, k := range bKeys {
+		if _, ok := aFields[k]; !ok {
+			*out = append(*out, Change{Field: k, New: bFields[k]})
+		}
+	}
+}
+
+// compareByKey compares two arrays of objects item by item, each item
+// paired with the item of the other whose field key is the same: those
+// of a first, in a's order, then those only b holds. An item is named by
+// that field, or, for a row (key "candidate_id"), by its candidate's name.
+func compareByKey(path string, a, b json.RawMessage, key string, out *[]Change) {
+	aItems, bItems := arrayItems(a), arrayItems(b)
+	if aItems == nil || bItems == nil {
+		compareValues(path, a, b, out)
+		return
+	}
+	type item struct {
+		key, name string
+		v         json.RawMessage
+	}
+	read := func(items []json.RawMessage) ([]item, map[string]int) {
+		out := make([]item, len(items))
+		at := make(map[string]int, len(items))
+		for i, v := range items {
+			f := pickFields(v, key, "name")
+			out[i] = item{key: string(f[key]), v: v}
+			_ = json.Unmarshal(f["name"], &out[i].name)
+			at[out[i].key] = i
+		}
+		return out, at
+	}
+	olds, oldAt := read(aItems)
+	news, newAt := read(bItems)
+	// A row's label is its name, in the new edition when it is there,
+	// with its id after a name two rows share in either.
+	shared := map[string]int{}
+	for _, side := range [][]item{olds, news} {
+		seen := map[string]int{}
+		for _, it := range side {
+			seen[it.name]++
+		}
+		for n, c := range seen {
+			shared[n] = max(shared[n], c)
+		}
+	}
+	label := func(it item) string {
+		if key != "candidate_id" {
+			return it.key
+		}
+		if i, ok := newAt[it.key]; ok {
+			it.name = news[i].name
+		}
+		l := it.name
+		if shared[l] > 1 || l == "" {
+			var id string
+			_ = json.Unmarshal(json.RawMessage(it.key), &id)
+			l += " (" + id + ")"
+		}
+		return pointerEscape.Replace(l)
+	}
+	for _, o := range olds {
+		if i, ok := newAt[o.key]; ok {
+			compareValues(join(path, label(o)), o.v, news[i].v, out)
+		} else {
+			*out = append(*out, Change{Field: join(path, label(o)), Old: o.v})
+		}
+	}
+	for _, n := range news {
+		if _, ok := oldAt[n.key]; !ok {
+			*out = append(*out, Change{Field: join(path, label(n)), New: n.v})
+		}
+	}
+}
+
+// pointerEscape writes a name as a segment of a change's path, as a JSON
+// pointer writes a key (RFC 6901): "~" as "~0", "/" as "~1".
+var pointerEscape = strings.NewReplacer("~", "~0", "/", "~1")
+
+// arrayItems returns the items of a JSON array, as slices of v rather than
+// copies; nil when v is not an array.
+func arrayItems(v json.RawMessage) []json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(v))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil
+	}
+	items := []json.RawMessage{}
+	var skip json.RawMessage // reused: only its extent is wanted
+	for dec.More() {
+		start := dec.InputOffset()
+		if err := dec.Decode(&skip); err != nil {
+			return nil
+		}
+		end := dec.InputOffset()
+		items = append(items, bytes.TrimLeft(v[start:end:end], " \t\r\n,"))
+	}
+	return items
 }
 
 // pickFields returns the named top-level fields of a JSON object.
@@ -332,13 +455,13 @@ func compareCollection(before, after collection) (Collection, []Warning) {
 	oldByID := make(map[string]record, len(before.records))
 	oldByKey := make(map[string]record, len(before.records))
 	for _, r := range before.records {
-		oldByID[r.id] = r
+		oldByID[r.matchKey()] = r
 		oldByKey[string(r.key)] = r
 	}
 	newIDs := make(map[string]bool, len(after.records))
 	for _, r := range after.records {
-		newIDs[r.id] = true
-		o, ok := oldByID[r.id]
+		newIDs[r.matchKey()] = true
+		o, ok := oldByID[r.matchKey()]
 		if !ok {
 			c.Added = append(c.Added, r.ref())
 			if prev, ok := oldByKey[string(r.key)]; ok {
@@ -350,13 +473,13 @@ func compareCollection(before, after collection) (Collection, []Warning) {
 			continue
 		}
 		var changes []Change
-		compareValues("", o.comparedJSON(), r.comparedJSON(), &changes)
+		after.compare(o.json, r.json, &changes)
 		if len(changes) > 0 {
 			c.Changed = append(c.Changed, RecordChange{ID: r.id, Key: r.key, Name: r.name, Changes: changes})
 		}
 	}
 	for _, r := range before.records {
-		if newIDs[r.id] {
+		if newIDs[r.matchKey()] {
 			continue
 		}
 		c.Removed = append(c.Removed, r.ref())

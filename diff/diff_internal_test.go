@@ -55,12 +55,12 @@ func TestCompareKeysSwapped(t *testing.T) {
 		_, fields := objectFields(b)
 		return record{id: id, key: fields["slug"], name: "N", json: b}
 	}
-	before := collection{"parties", "slug", []record{rec("1", "a"), rec("2", "b")}}
-	swapped := collection{"parties", "slug", []record{rec("1", "b"), rec("2", "a")}}
+	before := collection{"parties", "slug", []record{rec("1", "a"), rec("2", "b")}, compareRecords}
+	swapped := collection{"parties", "slug", []record{rec("1", "b"), rec("2", "a")}, compareRecords}
 	if c, w := compareCollection(before, swapped); len(w) != 0 || len(c.Changed) != 2 || len(c.Added)+len(c.Removed) != 0 {
 		t.Errorf("swapped slugs: %+v, warnings %+v; want two changes and no warning", c, w)
 	}
-	renewed := collection{"parties", "slug", []record{rec("1", "a"), rec("3", "b")}}
+	renewed := collection{"parties", "slug", []record{rec("1", "a"), rec("3", "b")}, compareRecords}
 	c, w := compareCollection(before, renewed)
 	if len(w) != 1 || w[0].Rule != "identity-break" || w[0].ID != "2" || w[0].NewID != "3" || len(c.Added) != 1 || len(c.Removed) != 1 {
 		t.Errorf("slug b under a new id: %+v, warnings %+v; want one identity break from 2 to 3", c, w)
@@ -123,10 +123,9 @@ func TestSheetRowsByCandidate(t *testing.T) {
 	}
 	compare := func(a, b *dataset.CountSheet) []Change {
 		enc := func(sh *dataset.CountSheet) record {
-			b := json.RawMessage(dataset.EncodeRecord(sh))
-			return record{id: sh.DistrictID, key: json.RawMessage(`4`), json: b, compared: sheetCompared(b, sh)}
+			return record{id: sh.DistrictID, key: json.RawMessage(`4`), json: dataset.EncodeRecord(sh), match: "4"}
 		}
-		c, _ := compareCollection(collection{"results", "district_number", []record{enc(a)}}, collection{"results", "district_number", []record{enc(b)}})
+		c, _ := compareCollection(collection{"results", "district_number", []record{enc(a)}, compareSheet}, collection{"results", "district_number", []record{enc(b)}, compareSheet})
 		if len(c.Changed) == 0 {
 			return nil
 		}
@@ -165,5 +164,101 @@ func TestSheetRowsByCandidate(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("changes:\n%v\nwant\n%v", got, want)
+	}
+}
+
+// TestSheetRowsRenamed: a row is its candidate's, whatever its name: a
+// renamed row is a change of its name, named by the new one; a name that
+// comes to be shared names each of its rows with their ids, and the row
+// that did not change shows no change; a "/" in a name is written "~1";
+// and a sheet is matched by its district's number, so a district's new
+// id is a change of the sheet's district_id.
+func TestSheetRowsRenamed(t *testing.T) {
+	sheet := func(district string, rows ...dataset.Candidacy) record {
+		sh := &dataset.CountSheet{
+			DistrictID: district, DistrictNumber: 4, Status: dataset.StatusCounting, Seats: 1, ValidVotes: 10, Quota: 6,
+			Counts:      []dataset.Count{{Number: 1, Event: dataset.EventFirstPreferences, CandidateIDs: []string{}}},
+			Candidacies: rows, Elected: []string{},
+		}
+		return record{id: district, key: json.RawMessage(`4`), json: dataset.EncodeRecord(sh), match: "4"}
+	}
+	row := func(id, name string, total int) dataset.Candidacy {
+		return dataset.Candidacy{CandidateID: id, Name: name, Totals: []int{total}, FirstPreferences: total}
+	}
+	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
+	compare := func(a, b record) Collection {
+		c, w := compareCollection(collection{"results", "district_number", []record{a}, compareSheet}, collection{"results", "district_number", []record{b}, compareSheet})
+		if len(w) != 0 {
+			t.Errorf("warnings %v, want none", w)
+		}
+		return c
+	}
+	before := sheet("d", row("a", "Tania Gauci", 5), row("b", "Radu Gheorghe", 3), row("c", "Rita Borg", 2))
+	tests := []struct {
+		name  string
+		after record
+		want  []Change
+	}{
+		{"renamed", sheet("d", row("a", "Tania Gauci Fiorini", 5), row("b", "Radu Gheorghe", 3), row("c", "Rita Borg", 2)), []Change{
+			{Field: "candidacies/Tania Gauci Fiorini/name", Old: raw(`"Tania Gauci"`), New: raw(`"Tania Gauci Fiorini"`)},
+		}},
+		{"a name come to be shared", sheet("d", row("a", "Tania Gauci", 5), row("b", "Tania Gauci", 3), row("c", "Rita Borg", 2)), []Change{
+			{Field: "candidacies/Tania Gauci (b)/name", Old: raw(`"Radu Gheorghe"`), New: raw(`"Tania Gauci"`)},
+		}},
+		{"a slash", sheet("d", row("a", "Tania Gauci", 5), row("b", "Radu Gheorghe", 3), row("c", "Rita/Borg~", 2)), []Change{
+			{Field: "candidacies/Rita~1Borg~0/name", Old: raw(`"Rita Borg"`), New: raw(`"Rita/Borg~"`)},
+		}},
+		{"a row added and one removed", sheet("d", row("a", "Tania Gauci", 5), row("e", "Edward Bonello", 3), row("c", "Rita Borg", 2)), []Change{
+			{Field: "candidacies/Radu Gheorghe", Old: raw(`{"candidate_id":"b","name":"Radu Gheorghe","party_id":null,"totals":[3],"first_preferences":3,"elected_at_count":null,"excluded_at_count":null}`)},
+			{Field: "candidacies/Edward Bonello", New: raw(`{"candidate_id":"e","name":"Edward Bonello","party_id":null,"totals":[3],"first_preferences":3,"elected_at_count":null,"excluded_at_count":null}`)},
+		}},
+		{"the district's new id", sheet("d2", row("a", "Tania Gauci", 5), row("b", "Radu Gheorghe", 3), row("c", "Rita Borg", 2)), []Change{
+			{Field: "district_id", Old: raw(`"d"`), New: raw(`"d2"`)},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := compare(before, tt.after)
+			if len(c.Added)+len(c.Removed) != 0 || len(c.Changed) != 1 {
+				t.Fatalf("%d added, %d removed, %d changed; want the one sheet changed", len(c.Added), len(c.Removed), len(c.Changed))
+			}
+			if got := c.Changed[0].Changes; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("changes:\n%v\nwant\n%v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestEncodeSheet: a sheet made a count and a row at a time is the bytes
+// dataset.EncodeRecord makes of it whole, in a buffer of its length: every
+// sheet of the embedded dataset, and sheets of no count, no row, nil
+// lists (written whole) and a name that JSON escapes.
+func TestEncodeSheet(t *testing.T) {
+	ds, err := dataset.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sheets := slices.Clone(ds.Sheets())
+	one := sheets[0]
+	noCounts, noRows, nilCounts, nilRows, escaped := one, one, one, one, one
+	noCounts.Counts = []dataset.Count{}
+	noRows.Candidacies = []dataset.Candidacy{}
+	nilCounts.Counts = nil
+	nilRows.Candidacies = nil
+	escaped.Candidacies = slices.Clone(one.Candidacies)
+	escaped.Candidacies[0].Name = "A \"quoted\" <name> & \u2028"
+	noBoth := noCounts
+	noBoth.Candidacies = []dataset.Candidacy{}
+	sheets = append(sheets, noCounts, noRows, nilCounts, nilRows, escaped, noBoth)
+	var e dataset.Encoder
+	for i := range sheets {
+		sh := &sheets[i]
+		got, want := encodeSheet(&e, sh), dataset.EncodeRecord(sh)
+		if !bytes.Equal(got, want) {
+			t.Errorf("sheet %d (district %d, %d counts, %d rows):\n got %.300s\nwant %.300s", i, sh.DistrictNumber, len(sh.Counts), len(sh.Candidacies), got, want)
+		}
+		if sh.Counts != nil && sh.Candidacies != nil && cap(got) != len(got) { // a nil list's sheet is written whole
+			t.Errorf("sheet %d: %d bytes in a buffer of %d", i, len(got), cap(got))
+		}
 	}
 }
