@@ -44,9 +44,16 @@ func filesEnv() []string {
 // filesCopyValid copies the valid test dataset into a new directory.
 func filesCopyValid(t *testing.T) string {
 	t.Helper()
+	return filesCopyRecords(t, prodValidDataset)
+}
+
+// filesCopyRecords copies the manifest and the three record files of the
+// dataset directory src, and no count sheets, into a new directory.
+func filesCopyRecords(t *testing.T, src string) string {
+	t.Helper()
 	dir := t.TempDir()
 	for _, name := range []string{"dataset.toml", "parties.json", "districts.json", "candidates.json"} {
-		b, err := os.ReadFile(filepath.Join(prodValidDataset, name))
+		b, err := os.ReadFile(filepath.Join(src, name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -313,19 +313,7 @@ func TestDiffResults(t *testing.T) {
 	if code, _, stderr := run(t, "import", sheets, counting); code != 0 {
 		t.Fatalf("import of the cut sheets: exit %d\n%s", code, stderr)
 	}
-	noSheets := filepath.Join(tmp, "nosheets")
-	if err := os.Mkdir(noSheets, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile} {
-		b, err := os.ReadFile(filepath.Join(embedded, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(noSheets, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	noSheets := filesCopyRecords(t, embedded)
 	paths := strings.NewReplacer(counting, "COUNTING", noSheets, "NOSHEETS")
 	diff := func(args ...string) string {
 		t.Helper()
