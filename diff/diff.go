@@ -262,9 +262,9 @@ func encodeSheets(ds *dataset.Dataset) []record {
 	return out
 }
 
-// sheetLists is where a sheet without its counts and rows holds them,
+// sheetNullLists is where a sheet without its counts and rows holds them,
 // as dataset.EncodeRecord writes it.
-var sheetLists = []byte(`"counts":null,"candidacies":null`)
+var sheetNullLists = []byte(`"counts":null,"candidacies":null`)
 
 // encodeSheet returns the bytes dataset.EncodeRecord(sh) returns, made a
 // count and a row at a time into one buffer of their length: a sheet of
@@ -275,8 +275,8 @@ func encodeSheet(e *dataset.Encoder, sh *dataset.CountSheet) json.RawMessage {
 	head := *sh
 	head.Counts, head.Candidacies = nil, nil
 	h := bytes.Clone(e.Record(&head)) // e's buffer is written again below
-	at := bytes.Index(h, sheetLists)
-	if at < 0 || sh.Counts == nil || sh.Candidacies == nil { // a nil list is null: written whole
+	at := bytes.Index(h, sheetNullLists)
+	if at < 0 || sh.Counts == nil || sh.Candidacies == nil { // a nil list is null: the sheet is written whole
 		return bytes.Clone(e.Record(sh))
 	}
 	each := func(write func(b []byte)) {
@@ -287,7 +287,7 @@ func encodeSheet(e *dataset.Encoder, sh *dataset.CountSheet) json.RawMessage {
 			write(e.Record(&sh.Candidacies[i]))
 		}
 	}
-	size := len(h) - len(sheetLists) + len(`"counts":[],"candidacies":[]`) + max(0, len(sh.Counts)-1) + max(0, len(sh.Candidacies)-1)
+	size := len(h) - len(sheetNullLists) + len(`"counts":[],"candidacies":[]`) + max(0, len(sh.Counts)-1) + max(0, len(sh.Candidacies)-1)
 	each(func(b []byte) { size += len(b) })
 	out := make([]byte, 0, size)
 	out = append(out, h[:at]...)
@@ -307,54 +307,35 @@ func encodeSheet(e *dataset.Encoder, sh *dataset.CountSheet) json.RawMessage {
 		out = append(out, `],"candidacies":[`...)
 	}
 	out = append(out, ']')
-	return append(out, h[at+len(sheetLists):]...)
+	return append(out, h[at+len(sheetNullLists):]...)
+}
+
+// sheetLists are the lists of a count sheet compared item by item. A
+// sheet's rows are published in the order the count left them, which
+// changes from count to count, so rows compared by place would pair
+// different candidates: a count is compared with the count of the same
+// number ("counts/13"), and a row with the same candidate's row, named by
+// the candidate's name ("candidacies/Robert Abela/totals").
+var sheetLists = map[string]keyedList{
+	"counts":      {key: "number"},
+	"candidacies": {key: "candidate_id", name: "name"},
 }
 
 // compareSheet compares two count sheets as compareValues compares two
-// records, but for their lists: a count is compared with the count of the
-// same number, and a row with the row of the same candidate. A sheet's
-// rows are published in the order the count left them, which changes from
-// count to count, so rows compared by place would pair different
-// candidates. A change names a count by its number ("counts/13") and a row
-// by its candidate's name ("candidacies/Robert Abela/totals"), with the
-// candidate's id after a name two rows share in either edition; a "/" or
-// "~" in a name is written "~1" or "~0", as in a JSON pointer.
-func compareSheet(a, b json.RawMessage, out *[]Change) {
-	if bytes.Equal(a, b) {
-		return
-	}
-	aKeys, aFields := objectFields(a)
-	bKeys, bFields := objectFields(b)
-	for _, k := range aKeys {
-		bv, ok := bFields[k]
-		switch {
-		case !ok:
-			*out = append(*out, Change{Field: k, Old: aFields[k]})
-		case k == "counts":
-			compareByKey(k, aFields[k], bv, "number", out)
-		case k == "candidacies":
-			compareByKey(k, aFields[k], bv, "candidate_id", out)
-		default:
-			compareValues(k, aFields[k], bv, out)
-		}
-	}
-	for _, k := range bKeys {
-		if _, ok := aFields[k]; !ok {
-			*out = append(*out, Change{Field: k, New: bFields[k]})
-		}
-	}
-}
+// records, but for their lists (sheetLists).
+func compareSheet(a, b json.RawMessage, out *[]Change) { compareWith(sheetLists, "", a, b, out) }
 
-// compareByKey compares two arrays of objects item by item, each item
-// paired with the item of the other whose field key is the same: those
-// of a first, in a's order, then those only b holds. An item is named by
-// that field, or, for a row (key "candidate_id"), by its candidate's name.
-func compareByKey(path string, a, b json.RawMessage, key string, out *[]Change) {
-	aItems, bItems := arrayItems(a), arrayItems(b)
-	if aItems == nil || bItems == nil {
-		compareValues(path, a, b, out)
-		return
-	}
+// keyedList is how the items of a list are paired: by their field key,
+// and named in a change by their field name, or by their key when name is
+// "". A name is followed by the item's key when two items share it in
+// either edition, and written with "~" as "~0" and "/" as "~1", as a JSON
+// pointer writes a key.
+type keyedList struct{ key, name string }
+
+// compareByKey compares the lists a and b item by item, each paired with
+// the item of the other holding the same l.key: those of a first, in a's
+// order, then those only b holds.
+func compareByKey(lists map[string]keyedList, path string, a, b []json.RawMessage, l keyedList, out *[]Change) {
 	type item struct {
 		key, name string
 		v         json.RawMessage
@@ -363,18 +344,16 @@ func compareByKey(path string, a, b json.RawMessage, key string, out *[]Change) 
 		out := make([]item, len(items))
 		at := make(map[string]int, len(items))
 		for i, v := range items {
-			f := pickFields(v, key, "name")
-			out[i] = item{key: string(f[key]), v: v}
-			_ = json.Unmarshal(f["name"], &out[i].name)
+			f := pickFields(v, l.key, l.name)
+			out[i] = item{key: string(f[l.key]), v: v}
+			_ = json.Unmarshal(f[l.name], &out[i].name)
 			at[out[i].key] = i
 		}
 		return out, at
 	}
-	olds, oldAt := read(aItems)
-	news, newAt := read(bItems)
-	// A row's label is its name, in the new edition when it is there,
-	// with its id after a name two rows share in either.
-	shared := map[string]int{}
+	olds, oldAt := read(a)
+	news, newAt := read(b)
+	shared := map[string]int{} // a name's most items in one edition
 	for _, side := range [][]item{olds, news} {
 		seen := map[string]int{}
 		for _, it := range side {
@@ -385,23 +364,21 @@ func compareByKey(path string, a, b json.RawMessage, key string, out *[]Change) 
 		}
 	}
 	label := func(it item) string {
-		if key != "candidate_id" {
-			return it.key
+		if l.name == "" {
+			return keyText(json.RawMessage(it.key))
 		}
-		if i, ok := newAt[it.key]; ok {
+		if i, ok := newAt[it.key]; ok { // as the new edition names it
 			it.name = news[i].name
 		}
-		l := it.name
-		if shared[l] > 1 || l == "" {
-			var id string
-			_ = json.Unmarshal(json.RawMessage(it.key), &id)
-			l += " (" + id + ")"
+		name := it.name
+		if shared[name] > 1 || name == "" {
+			name += " (" + keyText(json.RawMessage(it.key)) + ")"
 		}
-		return pointerEscape.Replace(l)
+		return pointerEscape.Replace(name)
 	}
 	for _, o := range olds {
 		if i, ok := newAt[o.key]; ok {
-			compareValues(join(path, label(o)), o.v, news[i].v, out)
+			compareWith(lists, join(path, label(o)), o.v, news[i].v, out)
 		} else {
 			*out = append(*out, Change{Field: join(path, label(o)), Old: o.v})
 		}
@@ -517,6 +494,12 @@ func keyText(key json.RawMessage) string {
 // compareValues appends to out the changes from a to b, two JSON values as
 // dataset.EncodeJSON writes them, under path.
 func compareValues(path string, a, b json.RawMessage, out *[]Change) {
+	compareWith(nil, path, a, b, out)
+}
+
+// compareWith is compareValues with the lists at the paths lists names
+// compared item by item, as compareByKey pairs them, rather than by place.
+func compareWith(lists map[string]keyedList, path string, a, b json.RawMessage, out *[]Change) {
 	a, b = bytes.TrimSpace(a), bytes.TrimSpace(b)
 	if bytes.Equal(a, b) {
 		return
@@ -529,7 +512,7 @@ func compareValues(path string, a, b json.RawMessage, out *[]Change) {
 				*out = append(*out, Change{Field: join(path, k), Old: aFields[k]})
 				continue
 			}
-			compareValues(join(path, k), aFields[k], bFields[k], out)
+			compareWith(lists, join(path, k), aFields[k], bFields[k], out)
 		}
 		for _, k := range bKeys {
 			if _, ok := aFields[k]; !ok {
@@ -538,10 +521,17 @@ func compareValues(path string, a, b json.RawMessage, out *[]Change) {
 		}
 		return
 	}
+	if l, ok := lists[path]; ok {
+		// A sheet's lists are megabytes: their items are slices of them.
+		if aItems, bItems := arrayItems(a), arrayItems(b); aItems != nil && bItems != nil {
+			compareByKey(lists, path, aItems, bItems, l, out)
+			return
+		}
+	}
 	var aItems, bItems []json.RawMessage
 	if json.Unmarshal(a, &aItems) == nil && json.Unmarshal(b, &bItems) == nil && aItems != nil && bItems != nil && len(aItems) == len(bItems) {
 		for i := range aItems {
-			compareValues(join(path, strconv.Itoa(i)), aItems[i], bItems[i], out)
+			compareWith(lists, join(path, strconv.Itoa(i)), aItems[i], bItems[i], out)
 		}
 		return
 	}
