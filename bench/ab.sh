@@ -4,13 +4,21 @@
 # to a file) as users run it, and both against go+hdr: net/http sending the
 # bytes and header fields saved from this tree's ballot (bench/gohandler
 # -ballot-headers). wrk runs in alternation over the three servers and the
-# three endpoints the kit compares; the table gives each server's median
-# requests per second, CPU per request and 99th percentile of latency (wrk
-# --latency), and the ratios of one run. A warm-up of WARMUP seconds (2)
-# on each server and endpoint comes first, not recorded.
+# three endpoints the kit compares, in many short rounds, each round's
+# order a rotation of the one before. A warm-up of WARMUP seconds (2) on
+# each server and endpoint comes first, not recorded.
 #
-#   bench/ab.sh 1045fa0                  # 5 rounds x 5 s (~5 min)
-#   ROUNDS=3 DURATION=3 bench/ab.sh HEAD~3
+# Each ratio in the table is the median over the rounds of the ratio within
+# a round (paired: the two servers ran seconds apart), rather than a ratio
+# of the two medians: this machine's speed drifts over seconds, and a
+# pairing within the round cancels what both servers share. The table also
+# gives each server's median requests per second, CPU per request and 99th
+# percentile of latency (wrk --latency), and the quartiles of new/go+hdr
+# over the rounds. docs/PERFORMANCE.md ("How precise one run of ab.sh is")
+# says why 24 rounds of 2 s.
+#
+#   bench/ab.sh 1045fa0                  # 24 rounds x 2 s (~9 min)
+#   ROUNDS=6 DURATION=2 bench/ab.sh HEAD~3
 #
 # Like run.sh it installs wrk and curl when missing, builds into bench/out,
 # sends traffic to 127.0.0.1 alone, bounds every run in time, and stops every
@@ -19,7 +27,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 REV=${1:?usage: bench/ab.sh REV}
-ROUNDS=${ROUNDS:-5} DURATION=${DURATION:-5} CONNS=${CONNS:-32} WARMUP=${WARMUP:-2}
+ROUNDS=${ROUNDS:-24} DURATION=${DURATION:-2} CONNS=${CONNS:-32} WARMUP=${WARMUP:-2}
 PORT_BASE=${PORT_BASE:-18280}
 P_NEW=$((PORT_BASE + 1)) P_OLD=$((PORT_BASE + 2)) P_GOH=$((PORT_BASE + 3))
 ENDPOINTS=(/api/public/v1/candidates "/api/public/v1/candidates?district=5" /api/public/v1/parties)
@@ -74,8 +82,8 @@ RESULTS=$OUT/ab.tsv
 printf 'round\tendpoint\tserver\trps\tcpu_us_per_req\tp99_us\n' >"$RESULTS"
 for ((round = 1; round <= ROUNDS; round++)); do
 	for uri in "${ENDPOINTS[@]}"; do
-		order=(new old gohdr)
-		((round % 2)) || order=(gohdr old new)
+		servers=(new old gohdr) order=()
+		for k in 0 1 2; do order+=("${servers[(k + round) % 3]}"); done
 		for server in "${order[@]}"; do
 			case $server in
 			new) port=$P_NEW pid=$PID_NEW ;;
@@ -98,16 +106,30 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 
 col() { awk -F'\t' -v e="$1" -v s="$2" -v c="$3" '$2 == e && $3 == s { print $c }' "$RESULTS" | median; }
+# paired E A B C: for endpoint E, the ratio of server A's column C to
+# server B's in each round, one a line.
+paired() {
+	awk -F'\t' -v e="$1" -v a="$2" -v b="$3" -v c="$4" '
+		$2 == e && $3 == a { x[$1] = $c }
+		$2 == e && $3 == b { y[$1] = $c }
+		END { for (r in x) if ((r in y) && y[r] > 0) printf "%.4f\n", x[r] / y[r] }' "$RESULTS"
+}
+pratio() { paired "$@" | median | awk '{ if ($1 == "nan") print "-"; else printf "%.2f", $1 }'; }
+# quartiles: the 25th and 75th percentiles of the numbers read, "q1-q3".
+quartiles() {
+	sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) { print "-"; exit } printf "%.2f-%.2f", a[int((NR - 1) * 0.25) + 1], a[int((NR - 1) * 0.75) + 1] }'
+}
 {
-	echo "bench/ab.sh: $(source_state) against $REV; $ROUNDS rounds x ${DURATION}s, wrk -c$CONNS; the access log on (the default) on both"
-	printf '%-40s %9s %9s %9s | %8s %8s %8s | %-26s | %s\n' endpoint new old go+hdr new/old new/goh old/goh "CPU us/req new old go+hdr" "p99 us new old go+hdr, new/goh"
+	echo "bench/ab.sh: $(source_state) against $REV; $ROUNDS rounds x ${DURATION}s, wrk -c$CONNS; the access log on (the default) on both; ratios are medians of the rounds' paired ratios"
+	printf '%-40s %9s %9s %9s | %8s %8s %8s %10s | %-26s | %s\n' endpoint new old go+hdr new/old new/goh old/goh "new/goh q" "CPU us/req new old go+hdr" "p99 us new old go+hdr, new/goh"
 	for uri in "${ENDPOINTS[@]}"; do
 		n=$(col "$uri" new 4) o=$(col "$uri" old 4) g=$(col "$uri" gohdr 4)
 		pn=$(col "$uri" new 6) po=$(col "$uri" old 6) pg=$(col "$uri" gohdr 6)
-		printf '%-40s %9.0f %9.0f %9.0f | %8s %8s %8s | %-26s | %s %s %s, %s\n' "$uri" "$n" "$o" "$g" \
-			"$(ratio "$n" "$o")" "$(ratio "$n" "$g")" "$(ratio "$o" "$g")" \
+		printf '%-40s %9.0f %9.0f %9.0f | %8s %8s %8s %10s | %-26s | %s %s %s, %s\n' "$uri" "$n" "$o" "$g" \
+			"$(pratio "$uri" new old 4)" "$(pratio "$uri" new gohdr 4)" "$(pratio "$uri" old gohdr 4)" \
+			"$(paired "$uri" new gohdr 4 | quartiles)" \
 			"$(col "$uri" new 5) $(col "$uri" old 5) $(col "$uri" gohdr 5)" \
-			"$pn" "$po" "$pg" "$(ratio "$pn" "$pg")"
+			"$pn" "$po" "$pg" "$(pratio "$uri" new gohdr 6)"
 	done
 	((${NOISY_WAITS:-0} == 0)) || echo "note: the machine was not quiet before $NOISY_WAITS runs"
 } | tee "$OUT/ab-summary.txt"
