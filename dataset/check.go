@@ -1,19 +1,12 @@
 package dataset
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 )
 
 // The number of electoral districts: Malta elects its parliament from 13.
 const DistrictCount = 13
-
-var (
-	uuidPattern  = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-	slugPattern  = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	colorPattern = regexp.MustCompile(`^#[0-9a-f]{6}$`)
-)
 
 // records holds the decoded files of a dataset while they are checked.
 type records struct {
@@ -71,7 +64,7 @@ type seenAt struct {
 // claimID checks the id of record i of file and, for a record that
 // decoded whole (compare), that no other record has it.
 func (c *checker) claimID(file string, i int, id string, compare bool) {
-	if !uuidPattern.MatchString(id) {
+	if !isCanonicalUUID(id) {
 		c.r.errorf(file, pointer(i, "id"), "uuid", "%q is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)", id)
 		return
 	}
@@ -98,7 +91,7 @@ func slugAt(i, j int) string {
 // it is not in seen, which maps a slug to the record (or, for a locality,
 // the locality of record i) it was first seen in.
 func (c *checker) checkSlug(file string, i, j int, slug string, seen map[string]int) {
-	if !slugPattern.MatchString(slug) {
+	if !isSlug(slug) {
 		c.r.errorf(file, slugAt(i, j), "slug", "%q is not a slug (lower-case ASCII letters and digits joined by single hyphens)", slug)
 		return
 	}
@@ -170,7 +163,7 @@ func (d *records) checkParties(c *checker) (partyIDs map[string]bool) {
 		if has("short_name") {
 			c.checkText(PartiesFile, i, "short_name", p.ShortName)
 		}
-		if p.Color != nil && has("color") && !colorPattern.MatchString(*p.Color) {
+		if p.Color != nil && has("color") && !IsColor(*p.Color) {
 			c.r.errorf(PartiesFile, pointer(i, "color"), "color", "%q is not a colour of the form #rrggbb (lower-case hex)", *p.Color)
 		}
 		for _, f := range []struct {
@@ -514,7 +507,7 @@ func (d *records) checkManifest(r *Report) {
 			r.errorf(ManifestFile, f.key, "url", "%q is not an absolute http or https URL: %s", f.value, why)
 		}
 	}
-	if ns := m.IDs.Namespace; ns != "" && !uuidPattern.MatchString(ns) {
+	if ns := m.IDs.Namespace; ns != "" && !isCanonicalUUID(ns) {
 		r.errorf(ManifestFile, "ids.namespace", "uuid", "%q is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)", ns)
 	}
 }

@@ -179,7 +179,7 @@ func (d *Dataset) lookupParty(v string) (int, string) {
 	switch {
 	case isUUID(key):
 		i, found = d.partyByID.find(key, d.partyID)
-	case slugPattern.MatchString(key):
+	case isSlug(key):
 		i, found = d.partyBySlug.find(key, d.partySlug)
 	default:
 		return 0, d.partyReason
@@ -188,12 +188,6 @@ func (d *Dataset) lookupParty(v string) (int, string) {
 		return 0, "names no published party; " + d.partyReason
 	}
 	return i, ""
-}
-
-// isUUID reports whether s is a UUID in canonical 8-4-4-4-12 form, in any
-// letter case.
-func isUUID(s string) bool {
-	return len(s) == 36 && uuidPattern.MatchString(strings.ToLower(s))
 }
 
 // partyReason names the first slugs in order, from the index of slugs.

@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 
@@ -50,10 +49,6 @@ type partyRow struct {
 	Candidates                                   int
 }
 
-// colorPattern is a colour the swatch shows: a CSS hex colour. The
-// dataset's checks hold color to it; anything else shows no swatch.
-var colorPattern = regexp.MustCompile(`^#[0-9a-f]{6}$`)
-
 // partyRef is the i-th party as a row names it, or, for the index past
 // the last party (where the seats' and results' tables count the
 // independents), the word for independent.
@@ -66,7 +61,9 @@ func (s *Site) partyRef(i int) partyRef {
 	if s.lang == English && party.NameEN != nil && *party.NameEN != "" {
 		r.Display, r.DisplayLang = clip(*party.NameEN), "en"
 	}
-	if c := dataset.Text(party.Color); colorPattern.MatchString(c) {
+	// The dataset's checks hold color to IsColor; anything else shows no
+	// swatch.
+	if c := dataset.Text(party.Color); dataset.IsColor(c) {
 		r.Color = c
 	}
 	return r
