@@ -318,7 +318,8 @@ func loadRecords(ctx context.Context, dir string) (*dataset.Dataset, error) {
 	if dir == "" {
 		return dataset.Default()
 	}
-	defer gcpace.Load()()
+	size, _ := dataset.FilesSize(dir) // 0 for no dataset directory, which the load reports
+	defer gcpace.LoadOf(size)()
 	ds, err := dataset.LoadDirContext(ctx, dir, dataset.Options{RecordsOnly: true})
 	if err != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("stopped while loading the dataset: %w", context.Cause(ctx))

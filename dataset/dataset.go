@@ -146,13 +146,12 @@ type checked struct {
 func check(ctx context.Context, fsys fs.FS, opts Options) (*records, checked, error) {
 	r := &Report{warn: opts.Warn}
 	d := &records{}
-	files := [...]string{ManifestFile, PartiesFile, DistrictsFile, CandidatesFile, CountsFile}
 	// The version hashes the files as they are read, so that no file's
 	// bytes are held once decoded: they would add the files' size to the
 	// peak memory of the load.
 	h := sha256.New()
 	size := 0
-	for _, name := range files {
+	for _, name := range FileNames {
 		if name == CountsFile {
 			// The count sheets are optional: a dataset without them is
 			// read, and its version made, as before they existed.

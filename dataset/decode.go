@@ -25,6 +25,10 @@ const (
 	CandidatesFile = "candidates.json"
 )
 
+// FileNames are the files of a dataset directory, in the order a load
+// reads them; the last, CountsFile, may be missing.
+var FileNames = [...]string{ManifestFile, PartiesFile, DistrictsFile, CandidatesFile, CountsFile}
+
 // decodeManifest decodes dataset.toml strictly: unknown keys are errors that
 // name the key.
 func decodeManifest(b []byte, r *Report) (Manifest, bool) {

@@ -668,7 +668,7 @@ func TestPreparingIsPaced(t *testing.T) {
 	}
 	started, ended := 0, 0
 	opts := server.DefaultOptions()
-	opts.PaceGC = func() func() {
+	opts.PaceGC = func(int64) func() {
 		started++
 		return func() { ended++ }
 	}

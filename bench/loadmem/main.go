@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -30,16 +29,12 @@ func main() {
 		log.Fatal("usage: loadmem [-max-dataset-bytes N] DIR")
 	}
 	dir := flag.Arg(0)
-	var size int64
-	for _, name := range []string{dataset.ManifestFile, dataset.PartiesFile, dataset.DistrictsFile, dataset.CandidatesFile} {
-		fi, err := os.Stat(filepath.Join(dir, name))
-		if err != nil {
-			log.Fatal(err)
-		}
-		size += fi.Size()
+	size, err := dataset.FilesSize(dir)
+	if err != nil {
+		log.Fatal(err)
 	}
 	before := status("VmRSS")
-	restore := gcpace.Load() // as serve loads
+	restore := gcpace.LoadOf(size) // as serve loads
 	ds, err := dataset.LoadDirContext(context.Background(), dir, dataset.Options{MaxFileBytes: *maxBytes})
 	if err != nil {
 		log.Fatal(err)
