@@ -318,8 +318,7 @@ func loadRecords(ctx context.Context, dir string) (*dataset.Dataset, error) {
 	if dir == "" {
 		return dataset.Default()
 	}
-	size, _ := dataset.FilesSize(dir) // 0 for no dataset directory, which the load reports
-	defer gcpace.LoadOf(size)()
+	defer gcpace.Load()()
 	ds, err := dataset.LoadDirContext(ctx, dir, dataset.Options{RecordsOnly: true})
 	if err != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("stopped while loading the dataset: %w", context.Cause(ctx))

@@ -64,13 +64,12 @@ type service struct {
 	reloading <-chan struct{}
 }
 
-// paceLoad paces the collector while the server prepares a dataset whose
-// files hold size bytes, which allocates as a load does (gcpace.LoadOf).
-// Once serve is serving, its end
+// paceLoad paces the collector while the server prepares a dataset, which
+// allocates as a load does (gcpace.Load). Once serve is serving, its end
 // sets the serving pace again, for the dataset now served: a reload may
 // bring one much larger or smaller than the first.
-func (s *service) paceLoad(size int64) (restore func()) {
-	end := gcpace.LoadOf(size)
+func (s *service) paceLoad() (restore func()) {
+	end := gcpace.Load()
 	return func() {
 		end()
 		if _, set := operatorGOGC(); s.serving.Load() && !set {

@@ -145,7 +145,7 @@ func writeAnswer(c *cli.Context, ds *dataset.Dataset, collection dataset.Collect
 	case "table":
 		return writeTable(w, ds, collection, res, c.Bool("ids"), tableWidth(w))
 	}
-	restore := gcpace.LoadOf(int64(ds.Size())) // preparing allocates as a load does
+	restore := gcpace.Load() // preparing allocates as a load does
 	ans := answers.PrepareJSON(ds).Of(res)
 	restore()
 	if format == "ndjson" {

@@ -104,14 +104,13 @@ func fromSource(c *cli.Context, path string, inFile func(string) bool, err error
 // at most maxBytes (0: the default). It returns ctx's error as soon as ctx
 // ends: a SIGTERM during a long load stops serve at once, and the load left
 // behind stops at its next check. The garbage collector runs at
-// the pace gcpace.LoadOf sets for its size meanwhile.
+// gcpace.LoadPercent meanwhile.
 func loadDataset(ctx context.Context, dir string, maxBytes int) (*dataset.Dataset, error) {
 	if dir == "" {
 		return dataset.Default()
 	}
 	return untilDone(ctx, func() (*dataset.Dataset, error) {
-		size, _ := dataset.FilesSize(dir) // 0 for no dataset directory, which the load reports
-		defer gcpace.LoadOf(size)()
+		defer gcpace.Load()()
 		return dataset.LoadDirContext(ctx, dir, dataset.Options{MaxFileBytes: int64(maxBytes)})
 	}, func() error {
 		return fmt.Errorf("stopped while loading the dataset: %w", context.Cause(ctx))

@@ -261,8 +261,7 @@ func writeJSONReport(w io.Writer, r *dataset.Report, valid bool) error {
 // embedded one when dir is ""), without preparing the answers a server
 // gives, and returns its warnings or a *dataset.Report. With warn set, each
 // warning is given to it instead, in order, and none is returned. The
-// garbage collector runs at the pace gcpace.LoadOf sets for its size
-// meanwhile.
+// garbage collector runs at gcpace.LoadPercent meanwhile.
 func checkDataset(ctx context.Context, dir string, maxBytes int, warn func(dataset.Problem)) ([]dataset.Problem, error) {
 	if dir == "" {
 		ds, err := dataset.Default()
@@ -277,7 +276,6 @@ func checkDataset(ctx context.Context, dir string, maxBytes int, warn func(datas
 		}
 		return nil, nil
 	}
-	size, _ := dataset.FilesSize(dir) // 0 for no dataset directory, which the load reports
-	defer gcpace.LoadOf(size)()
+	defer gcpace.Load()()
 	return dataset.CheckDirContext(ctx, dir, dataset.Options{MaxFileBytes: int64(maxBytes), Warn: warn})
 }

@@ -151,7 +151,7 @@ func check(ctx context.Context, fsys fs.FS, opts Options) (*records, checked, er
 	// peak memory of the load.
 	h := sha256.New()
 	size := 0
-	for _, name := range FileNames {
+	for _, name := range FileNames() {
 		if name == CountsFile {
 			// The count sheets are optional: a dataset without them is
 			// read, and its version made, as before they existed.

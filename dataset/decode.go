@@ -25,9 +25,11 @@ const (
 	CandidatesFile = "candidates.json"
 )
 
-// FileNames are the files of a dataset directory, in the order a load
+// FileNames returns the files of a dataset directory, in the order a load
 // reads them; the last, CountsFile, may be missing.
-var FileNames = [...]string{ManifestFile, PartiesFile, DistrictsFile, CandidatesFile, CountsFile}
+func FileNames() [5]string {
+	return [...]string{ManifestFile, PartiesFile, DistrictsFile, CandidatesFile, CountsFile}
+}
 
 // decodeManifest decodes dataset.toml strictly: unknown keys are errors that
 // name the key.

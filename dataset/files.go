@@ -338,7 +338,7 @@ func FilesSize(dir string) (int64, error) {
 		return 0, err
 	}
 	var total int64
-	for _, name := range FileNames {
+	for _, name := range FileNames() {
 		if fi, err := os.Stat(filepath.Join(resolved, name)); err == nil && fi.Mode().IsRegular() {
 			total += fi.Size()
 		}

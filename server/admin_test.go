@@ -288,7 +288,7 @@ func TestReloadCountedBeforeServed(t *testing.T) {
 	var s *server.Server
 	var admin http.Handler
 	checked := false
-	opts := server.Options{PaceGC: func(int64) func() {
+	opts := server.Options{PaceGC: func() func() {
 		return func() {
 			if s == nil || checked {
 				return // the start, or the check done

@@ -123,12 +123,12 @@ type Options struct {
 	DataDir string
 	// Build is the build served, for the ballot_build_info metric.
 	Build Build
-	// PaceGC, when set, is called with the size of a dataset's files as
-	// its documents and pages are prepared, which allocates as a load
-	// does, and the function it returns once they are: the process's
-	// owner paces its garbage collector there as it does for a load of
-	// that size (ballot's commands lower GOGC).
-	PaceGC func(size int64) (restore func())
+	// PaceGC, when set, is called as a dataset's documents and pages are
+	// prepared, which allocates as a load does, and the function it
+	// returns once they are: the process's owner paces its garbage
+	// collector there as it does for a load (ballot's commands lower
+	// GOGC).
+	PaceGC func() (restore func())
 }
 
 // Build names the build of ballot that serves: its module version and VCS
@@ -197,7 +197,7 @@ func New(ds *dataset.Dataset, opts Options) *Server {
 		opts.Now = time.Now
 	}
 	if opts.PaceGC == nil {
-		opts.PaceGC = func(int64) func() { return func() {} }
+		opts.PaceGC = func() func() { return func() {} }
 	}
 	s := &Server{
 		opts:          opts,
@@ -301,8 +301,8 @@ var routeMatches = sync.Pool{New: func() any { return &mux.RouteMatch{Vars: map[
 // request on. The metrics say so first, a reload counted (reloaded), so
 // that whoever sees the new dataset served also sees it in the metrics.
 func (s *Server) setDataset(ds *dataset.Dataset, reloaded bool) {
-	defer s.opts.PaceGC(int64(ds.Size()))() // the answers, documents and pages allocate as a load does
-	idx := newIndex(ds, s.endpointList)     // the index document and the home page show it
+	defer s.opts.PaceGC()()             // the answers, documents and pages allocate as a load does
+	idx := newIndex(ds, s.endpointList) // the index document and the home page show it
 	ans := answers.Prepare(ds)
 	snap := &snapshot{ds: ds, answers: ans, queries: s.prepareQueries(ds, ans), docs: buildDocuments(ds, idx, s.publicURL), loadedAt: s.opts.Now()}
 	if s.opts.Pages {

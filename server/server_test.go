@@ -668,7 +668,7 @@ func TestPreparingIsPaced(t *testing.T) {
 	}
 	started, ended := 0, 0
 	opts := server.DefaultOptions()
-	opts.PaceGC = func(int64) func() {
+	opts.PaceGC = func() func() {
 		started++
 		return func() { ended++ }
 	}

@@ -34,7 +34,7 @@ func main() {
 		log.Fatal(err)
 	}
 	before := status("VmRSS")
-	restore := gcpace.LoadOf(size) // as serve loads
+	restore := gcpace.Load() // as serve loads
 	ds, err := dataset.LoadDirContext(context.Background(), dir, dataset.Options{MaxFileBytes: *maxBytes})
 	if err != nil {
 		log.Fatal(err)

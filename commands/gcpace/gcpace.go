@@ -23,26 +23,6 @@ import (
 // is measured against. docs/PERFORMANCE.md has what it costs in time.
 const LoadPercent = 25
 
-// LoadGarbage is the least garbage a load may gather between two
-// collections, as far as Go's default pace (GOGC 100) allows. At
-// LoadPercent a small dataset's heap, a few megabytes, was collected for
-// every megabyte or so it allocated: for a validate of 2.5 MB of files,
-// ten collections and a sixth of its CPU. A dataset whose heap (taken as
-// twice its files) is under four times LoadGarbage is loaded at the GOGC
-// that lets LoadGarbage gather (LoadPercentFor), at most 100: its peak
-// grows by that much at most, while the large datasets that
-// dataset.PeakMemoryPerByte bounds are paced at LoadPercent, as before.
-const LoadGarbage = 8 << 20
-
-// LoadPercentFor is the GOGC of a load of a dataset whose files hold size
-// bytes: LoadPercent, or more for a small dataset, up to Go's default of
-// 100, so that LoadGarbage may gather between two collections of a heap
-// taken as twice the files.
-func LoadPercentFor(size int64) int {
-	live := max(2*size, 1)
-	return int(min(100, max(LoadPercent, (100*LoadGarbage+live-1)/live)))
-}
-
 // ServeGarbage is the least garbage a server's heap may gather between two
 // collections. A server's live heap is its dataset and what it made of it,
 // and each request leaves a few kilobytes of garbage, most of it net/http's:
@@ -107,9 +87,8 @@ func Lower(percent int) (restore func()) {
 	})
 }
 
-// LoadOf lowers GOGC for a load or a check of a dataset whose files hold
-// size bytes, to LoadPercentFor(size) (see Lower).
-func LoadOf(size int64) (restore func()) { return Lower(LoadPercentFor(size)) }
+// Load lowers GOGC to LoadPercent for a load or a check (see Lower).
+func Load() (restore func()) { return Lower(LoadPercent) }
 
 // apply sets GOGC to the lowest of the pacings running and GOGC as it was
 // before them (-1, off, the lowest of all).

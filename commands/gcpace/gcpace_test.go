@@ -7,11 +7,7 @@ import (
 	"ballot/commands/gcpace"
 )
 
-// large is the size of a dataset's files that LoadOf paces at LoadPercent.
-const large = 1 << 30
-
-// TestLoadPacesGC: a load and a check of a large dataset run the collector
-// at LoadPercent,
+// TestLoadPacesGC: a load and a check run the collector at LoadPercent,
 // the lower of it and GOGC as it was; the last to end restores GOGC.
 func TestLoadPacesGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
@@ -23,11 +19,11 @@ func TestLoadPacesGC(t *testing.T) {
 	}
 	for _, tt := range tests {
 		debug.SetGCPercent(tt.before)
-		first := gcpace.LoadOf(large)
+		first := gcpace.Load()
 		if got := gcpace.Percent(); got != tt.during {
 			t.Errorf("GOGC %d: %d during a load, want %d", tt.before, got, tt.during)
 		}
-		second := gcpace.LoadOf(large)
+		second := gcpace.Load()
 		first()
 		if got := gcpace.Percent(); got != tt.during {
 			t.Errorf("GOGC %d: %d while a second load runs, want %d", tt.before, got, tt.during)
@@ -36,42 +32,6 @@ func TestLoadPacesGC(t *testing.T) {
 		if got := gcpace.Percent(); got != tt.before {
 			t.Errorf("GOGC %d: %d after the loads, want it restored", tt.before, got)
 		}
-	}
-}
-
-// TestLoadPercentFor: a dataset whose heap, taken as twice its files, is
-// under four times LoadGarbage is loaded at the GOGC that lets LoadGarbage
-// gather between collections, never above Go's default of 100; a larger one
-// at LoadPercent.
-func TestLoadPercentFor(t *testing.T) {
-	const mib = 1 << 20
-	tests := []struct {
-		size int64
-		want int
-	}{
-		{0, 100},           // no files seen: the load reports it, at Go's pace
-		{238 << 10, 100},   // the embedded dataset
-		{2500 * 1000, 100}, // 10,000 candidates: 168 would let 8 MiB gather
-		{4 * mib, 100},     // a heap of 8 MiB: 100 lets 8 MiB gather
-		{6 * mib, 67},      // 12 MiB: 67
-		{8 * mib, 50},      // 16 MiB: 50
-		{16 * mib, 25},     // 32 MiB: 25, LoadPercent
-		{64 * mib, 25},     // 128 MiB: 6.25, and LoadPercent is the least
-		{large, gcpace.LoadPercent},
-	}
-	for _, tt := range tests {
-		if got := gcpace.LoadPercentFor(tt.size); got != tt.want {
-			t.Errorf("LoadPercentFor(%d) = %d, want %d", tt.size, got, tt.want)
-		}
-	}
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	end := gcpace.LoadOf(6 * mib)
-	if got := gcpace.Percent(); got != 67 {
-		t.Errorf("GOGC %d during a load of 6 MiB, want 67", got)
-	}
-	end()
-	if got := gcpace.Percent(); got != 100 {
-		t.Errorf("GOGC %d after the load, want 100 restored", got)
 	}
 }
 
@@ -84,7 +44,7 @@ func TestLowerNests(t *testing.T) {
 	if got := gcpace.Percent(); got != 50 {
 		t.Errorf("GOGC %d during an import, want 50", got)
 	}
-	endLoad := gcpace.LoadOf(large)
+	endLoad := gcpace.Load()
 	if got := gcpace.Percent(); got != gcpace.LoadPercent {
 		t.Errorf("GOGC %d during a load inside an import, want %d", got, gcpace.LoadPercent)
 	}
@@ -133,7 +93,7 @@ func TestSetBase(t *testing.T) {
 	if got := gcpace.Percent(); got != 300 {
 		t.Errorf("GOGC %d after SetBase(300), want 300", got)
 	}
-	end := gcpace.LoadOf(large)
+	end := gcpace.Load()
 	gcpace.SetBase(400)
 	if got := gcpace.Percent(); got != gcpace.LoadPercent {
 		t.Errorf("GOGC %d after SetBase(400) during a load, want the load's %d", got, gcpace.LoadPercent)
@@ -142,7 +102,7 @@ func TestSetBase(t *testing.T) {
 	if got := gcpace.Percent(); got != 400 {
 		t.Errorf("GOGC %d once the load ended, want the base 400", got)
 	}
-	end = gcpace.LoadOf(large)
+	end = gcpace.Load()
 	end()
 	if got := gcpace.Percent(); got != 400 {
 		t.Errorf("GOGC %d after a later load, want the base 400 restored", got)

@@ -21,7 +21,7 @@ import (
 func Files(t testing.TB) fstest.MapFS {
 	t.Helper()
 	m := fstest.MapFS{}
-	for _, name := range dataset.FileNames {
+	for _, name := range dataset.FileNames() {
 		b, err := fs.ReadFile(dataset.DefaultFS(), name)
 		if name == dataset.CountsFile && errors.Is(err, fs.ErrNotExist) {
 			continue
