@@ -4,8 +4,8 @@
 # to a file) as users run it, and both against go+hdr: net/http sending the
 # bytes and header fields saved from this tree's ballot (bench/gohandler
 # -ballot-headers). wrk runs in alternation over the three servers and the
-# three endpoints the kit compares, in many short rounds, each round's
-# order a rotation of the one before. A warm-up of WARMUP seconds (2) on
+# three endpoints the kit compares, in many short rounds, the servers'
+# order in a round one of the six in turn. A warm-up of WARMUP seconds (2) on
 # each server and endpoint comes first, not recorded.
 #
 # Each ratio in the table is the median over the rounds of the ratio within
@@ -17,7 +17,7 @@
 # over the rounds. docs/PERFORMANCE.md ("How precise one run of ab.sh is")
 # says why 24 rounds of 2 s.
 #
-#   bench/ab.sh 1045fa0                  # 24 rounds x 2 s (~9 min)
+#   bench/ab.sh 1045fa0                  # 24 rounds x 2 s (~10 min)
 #   ROUNDS=6 DURATION=2 bench/ab.sh HEAD~3
 #
 # Like run.sh it installs wrk and curl when missing, builds into bench/out,
@@ -77,13 +77,19 @@ for port in "$P_NEW" "$P_OLD" "$P_GOH"; do
 	done
 done
 
+# The six orders of the three servers, one a round in turn: over six rounds
+# each server runs in each place twice, and each runs before each other
+# one as often as after it, so neither a place in the round nor running
+# just after another server favours one of them.
+ORDERS=("new old gohdr" "gohdr new old" "old gohdr new" "new gohdr old" "old new gohdr" "gohdr old new")
+((ROUNDS % 6 == 0)) || say "ab.sh: $ROUNDS rounds are no multiple of 6; the servers' orders are not balanced"
+
 CLK_TCK=$(getconf CLK_TCK)
 RESULTS=$OUT/ab.tsv
 printf 'round\tendpoint\tserver\trps\tcpu_us_per_req\tp99_us\n' >"$RESULTS"
 for ((round = 1; round <= ROUNDS; round++)); do
 	for uri in "${ENDPOINTS[@]}"; do
-		servers=(new old gohdr) order=()
-		for k in 0 1 2; do order+=("${servers[(k + round) % 3]}"); done
+		read -r -a order <<<"${ORDERS[(round - 1) % 6]}"
 		for server in "${order[@]}"; do
 			case $server in
 			new) port=$P_NEW pid=$PID_NEW ;;
