@@ -123,10 +123,10 @@ func NewEdition(ds *dataset.Dataset) *Edition {
 		Version:  ds.Version,
 		manifest: manifestJSON(ds.Manifest),
 		collections: [4]collection{
-			{"parties", "slug", encodeRecords(ds.Parties(), "slug"), compareRecords},
-			{"districts", "number", encodeRecords(ds.Districts(), "number"), compareRecords},
-			{"candidates", "slug", encodeRecords(ds.Candidates(), "slug"), compareRecords},
-			{"results", "district_number", encodeSheets(ds), compareSheet},
+			{"parties", "slug", encodeRecords(ds.Parties(), "slug"), compareRecords, false},
+			{"districts", "number", encodeRecords(ds.Districts(), "number"), compareRecords, false},
+			{"candidates", "slug", encodeRecords(ds.Candidates(), "slug"), compareRecords, false},
+			{"results", "district_number", encodeSheets(ds), compareSheet, true},
 		},
 	}
 }
@@ -198,6 +198,17 @@ type collection struct {
 	// records' JSON compared field by field (compareValues), or a count
 	// sheet's (compareSheet).
 	compare func(a, b json.RawMessage, out *[]Change)
+	// byKey pairs a record with its counterpart in the other edition by
+	// its key rather than its id: a count sheet by its district's number.
+	byKey bool
+}
+
+// match is what pairs r with its counterpart in the other edition.
+func (c collection) match(r record) string {
+	if c.byKey {
+		return string(r.key)
+	}
+	return r.id
 }
 
 // record is one encoded record with the fields a diff names it by.
@@ -206,17 +217,6 @@ type record struct {
 	key  json.RawMessage
 	name string
 	json json.RawMessage
-	// match is what pairs the record with its counterpart in the other
-	// edition, when it is not the id: a count sheet's district number.
-	match string
-}
-
-// matchKey is what pairs r with its counterpart in the other edition.
-func (r record) matchKey() string {
-	if r.match != "" {
-		return r.match
-	}
-	return r.id
 }
 
 // compareRecords compares two records' JSON field by field.
@@ -250,13 +250,11 @@ func encodeSheets(ds *dataset.Dataset) []record {
 	var e dataset.Encoder
 	for i := range sheets {
 		sh := &sheets[i]
-		number := strconv.Itoa(sh.DistrictNumber)
 		out[i] = record{
-			id:    sh.DistrictID,
-			key:   json.RawMessage(number),
-			name:  names[sh.DistrictID],
-			json:  encodeSheet(&e, sh),
-			match: number,
+			id:   sh.DistrictID,
+			key:  json.RawMessage(strconv.Itoa(sh.DistrictNumber)),
+			name: names[sh.DistrictID],
+			json: encodeSheet(&e, sh),
 		}
 	}
 	return out
@@ -432,13 +430,13 @@ func compareCollection(before, after collection) (Collection, []Warning) {
 	oldByID := make(map[string]record, len(before.records))
 	oldByKey := make(map[string]record, len(before.records))
 	for _, r := range before.records {
-		oldByID[r.matchKey()] = r
+		oldByID[before.match(r)] = r
 		oldByKey[string(r.key)] = r
 	}
 	newIDs := make(map[string]bool, len(after.records))
 	for _, r := range after.records {
-		newIDs[r.matchKey()] = true
-		o, ok := oldByID[r.matchKey()]
+		newIDs[after.match(r)] = true
+		o, ok := oldByID[after.match(r)]
 		if !ok {
 			c.Added = append(c.Added, r.ref())
 			if prev, ok := oldByKey[string(r.key)]; ok {
@@ -456,7 +454,7 @@ func compareCollection(before, after collection) (Collection, []Warning) {
 		}
 	}
 	for _, r := range before.records {
-		if newIDs[r.matchKey()] {
+		if newIDs[before.match(r)] {
 			continue
 		}
 		c.Removed = append(c.Removed, r.ref())

@@ -55,12 +55,12 @@ func TestCompareKeysSwapped(t *testing.T) {
 		_, fields := objectFields(b)
 		return record{id: id, key: fields["slug"], name: "N", json: b}
 	}
-	before := collection{"parties", "slug", []record{rec("1", "a"), rec("2", "b")}, compareRecords}
-	swapped := collection{"parties", "slug", []record{rec("1", "b"), rec("2", "a")}, compareRecords}
+	before := collection{"parties", "slug", []record{rec("1", "a"), rec("2", "b")}, compareRecords, false}
+	swapped := collection{"parties", "slug", []record{rec("1", "b"), rec("2", "a")}, compareRecords, false}
 	if c, w := compareCollection(before, swapped); len(w) != 0 || len(c.Changed) != 2 || len(c.Added)+len(c.Removed) != 0 {
 		t.Errorf("swapped slugs: %+v, warnings %+v; want two changes and no warning", c, w)
 	}
-	renewed := collection{"parties", "slug", []record{rec("1", "a"), rec("3", "b")}, compareRecords}
+	renewed := collection{"parties", "slug", []record{rec("1", "a"), rec("3", "b")}, compareRecords, false}
 	c, w := compareCollection(before, renewed)
 	if len(w) != 1 || w[0].Rule != "identity-break" || w[0].ID != "2" || w[0].NewID != "3" || len(c.Added) != 1 || len(c.Removed) != 1 {
 		t.Errorf("slug b under a new id: %+v, warnings %+v; want one identity break from 2 to 3", c, w)
@@ -123,9 +123,9 @@ func TestSheetRowsByCandidate(t *testing.T) {
 	}
 	compare := func(a, b *dataset.CountSheet) []Change {
 		enc := func(sh *dataset.CountSheet) record {
-			return record{id: sh.DistrictID, key: json.RawMessage(`4`), json: dataset.EncodeRecord(sh), match: "4"}
+			return record{id: sh.DistrictID, key: json.RawMessage(`4`), json: dataset.EncodeRecord(sh)}
 		}
-		c, _ := compareCollection(collection{"results", "district_number", []record{enc(a)}, compareSheet}, collection{"results", "district_number", []record{enc(b)}, compareSheet})
+		c, _ := compareCollection(collection{"results", "district_number", []record{enc(a)}, compareSheet, true}, collection{"results", "district_number", []record{enc(b)}, compareSheet, true})
 		if len(c.Changed) == 0 {
 			return nil
 		}
@@ -180,14 +180,14 @@ func TestSheetRowsRenamed(t *testing.T) {
 			Counts:      []dataset.Count{{Number: 1, Event: dataset.EventFirstPreferences, CandidateIDs: []string{}}},
 			Candidacies: rows, Elected: []string{},
 		}
-		return record{id: district, key: json.RawMessage(`4`), json: dataset.EncodeRecord(sh), match: "4"}
+		return record{id: district, key: json.RawMessage(`4`), json: dataset.EncodeRecord(sh)}
 	}
 	row := func(id, name string, total int) dataset.Candidacy {
 		return dataset.Candidacy{CandidateID: id, Name: name, Totals: []int{total}, FirstPreferences: total}
 	}
 	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
 	compare := func(a, b record) Collection {
-		c, w := compareCollection(collection{"results", "district_number", []record{a}, compareSheet}, collection{"results", "district_number", []record{b}, compareSheet})
+		c, w := compareCollection(collection{"results", "district_number", []record{a}, compareSheet, true}, collection{"results", "district_number", []record{b}, compareSheet, true})
 		if len(w) != 0 {
 			t.Errorf("warnings %v, want none", w)
 		}
