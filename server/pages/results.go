@@ -75,7 +75,12 @@ func (s *Site) resultsView() resultsView {
 		}
 		v.Parties = append(v.Parties, r)
 	}
-	v.PartiesCaption = t("results_parties_caption", len(s.ds.Sheets()))
+	// The caption names the seats in parliament only where the table
+	// has their column.
+	v.PartiesCaption = t("results_parties_caption_count", len(s.ds.Sheets()))
+	if v.KnownParliament {
+		v.PartiesCaption = t("results_parties_caption", len(s.ds.Sheets()))
+	}
 	for _, d := range s.ds.Districts() {
 		r := districtResult{Number: d.Number, Label: t("district_n", d.Number), Status: t("status_none"), Valid: "—", Quota: "—", Counts: "—"}
 		if sh, ok := s.ds.Sheet(d.Number); ok {

@@ -194,4 +194,6 @@ var stringsEN = map[string]string{
 	"col_in_parliament":          "Seats in parliament",
 	"col_district":               "District",
 	"col_counts":                 "Counts",
+
+	"results_parties_caption_count": "Each party's first preferences and share of the valid votes in the %d districts counted, and its seats at the count",
 }

@@ -195,4 +195,6 @@ var stringsMT = map[string]string{
 	"col_in_parliament":          "Siġġijiet fil-parlament",
 	"col_district":               "Distrett",
 	"col_counts":                 "Kemm-il għadd",
+
+	"results_parties_caption_count": "L-ewwel preferenzi ta' kull partit u s-sehem tiegħu mill-voti validi fid-distretti magħduda (%d), u s-siġġijiet tiegħu fl-għadd",
 }
