@@ -134,10 +134,10 @@ func districtCSV(d *dataset.District, cols Columns) []string {
 func candidateCSV(ds *dataset.Dataset, c *dataset.Candidate, cols Columns) []string {
 	if c == nil {
 		if cols == DownloadColumns {
-			return []string{"Name", "Given name", "Family name", "Party", "Primary district", "Districts stood in", "Elected", "Incumbent", "Website", "Photo", "Slug", "ID", "Party ID", "Primary district ID", "District IDs"}
+			return []string{"Name", "Given name", "Family name", "Party", "Primary district", "Districts stood in", "Elected", "Incumbent", "Website", "Photo", "Slug", "ID", "Party ID", "Primary district ID", "District IDs", "Person ID"}
 		}
 		return []string{"id", "slug", "name", "given_name", "family_name", "party_id", "party_short_name", "primary_district_id", "primary_district_number",
-			"district_ids", "district_numbers", "elected", "is_incumbent", "website", "photo_url"}
+			"district_ids", "district_numbers", "elected", "is_incumbent", "website", "photo_url", "person_id"}
 	}
 	var party *dataset.Party
 	if c.PartyID != nil {
@@ -157,14 +157,14 @@ func candidateCSV(ds *dataset.Dataset, c *dataset.Candidate, cols Columns) []str
 		}
 		return []string{c.Name, c.GivenName, c.FamilyName, name, strconv.Itoa(primary),
 			strings.Join(stood, "; "), yesNo(c.Elected), yesNo(c.IsIncumbent), dataset.Text(c.Website), dataset.Text(c.PhotoURL),
-			c.Slug, c.ID, partyID, c.PrimaryDistrictID, strings.Join(c.DistrictIDs, "; ")}
+			c.Slug, c.ID, partyID, c.PrimaryDistrictID, strings.Join(c.DistrictIDs, "; "), dataset.Text(c.PersonID)}
 	}
 	shortName := ""
 	if party != nil {
 		shortName = party.ShortName
 	}
 	return []string{c.ID, c.Slug, c.Name, c.GivenName, c.FamilyName, dataset.Text(c.PartyID), shortName, c.PrimaryDistrictID, strconv.Itoa(primary),
-		strings.Join(c.DistrictIDs, ";"), strings.Join(stood, ";"), trueFalse(c.Elected), trueFalse(c.IsIncumbent), dataset.Text(c.Website), dataset.Text(c.PhotoURL)}
+		strings.Join(c.DistrictIDs, ";"), strings.Join(stood, ";"), trueFalse(c.Elected), trueFalse(c.IsIncumbent), dataset.Text(c.Website), dataset.Text(c.PhotoURL), dataset.Text(c.PersonID)}
 }
 
 // resultCSV is a count sheet's row in cols, or the header for a nil sheet:
@@ -223,7 +223,7 @@ func NewDownload(ds *dataset.Dataset, rows dataset.Rows) Download {
 
 // downloadFormat names the columns of the downloads and is part of their
 // ETags with the dataset version: change the columns, change it.
-const downloadFormat = "csv1"
+const downloadFormat = "csv2"
 
 // utf8BOM is the byte order mark a download starts with.
 const utf8BOM = "\uFEFF"

@@ -49,9 +49,9 @@ func TestDownloadNeutralisesFormulas(t *testing.T) {
 	if err != nil || cands.Count() != 1 {
 		t.Fatalf("q=sammy: %d rows, %v", cands.Count(), err)
 	}
-	want = "\uFEFFName,Given name,Family name,Party,Primary district,Districts stood in,Elected,Incumbent,Website,Photo,Slug,ID,Party ID,Primary district ID,District IDs\r\n" +
+	want = "\uFEFFName,Given name,Family name,Party,Primary district,Districts stood in,Elected,Incumbent,Website,Photo,Slug,ID,Party ID,Primary district ID,District IDs,Person ID\r\n" +
 		`'@Sammy -Farrugia,'@Sammy,'-Farrugia,"'=HYPERLINK(""http://evil.example"",""ABBA"")",1,1; 10,no,,,,sammy-farrugia,` +
-		"6274388c-1444-5aaa-b0f9-b70c6f2cf4eb,a2207904-8b5f-5135-9321-5a3721b07366,e15cb27f-fe38-5006-941a-db985fc8e40c,e15cb27f-fe38-5006-941a-db985fc8e40c; c5662614-cc04-520b-8e3d-6173dc3e793a\r\n"
+		"6274388c-1444-5aaa-b0f9-b70c6f2cf4eb,a2207904-8b5f-5135-9321-5a3721b07366,e15cb27f-fe38-5006-941a-db985fc8e40c,e15cb27f-fe38-5006-941a-db985fc8e40c; c5662614-cc04-520b-8e3d-6173dc3e793a,\r\n"
 	if got := string(answers.NewDownload(ds, cands).AppendCSV(nil)); got != want {
 		t.Errorf("candidates.csv?q=sammy\n got %q\nwant %q", got, want)
 	}
@@ -147,7 +147,7 @@ func TestSheetDownload(t *testing.T) {
 			t.Errorf("line %d:\n got %q\nwant %q", i+1, got[i], line)
 		}
 	}
-	if d := answers.NewSheetDownload(ds, sheet); d.Filename() != "district-5-count.csv" || d.ETag() != `"`+ds.Version[:16]+`-csv1s5-19"` {
+	if d := answers.NewSheetDownload(ds, sheet); d.Filename() != "district-5-count.csv" || d.ETag() != `"`+ds.Version[:16]+`-csv2s5-19"` {
 		t.Errorf("filename %q, ETag %s", d.Filename(), d.ETag())
 	}
 }

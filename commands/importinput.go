@@ -73,7 +73,7 @@ var sheetRows = []struct {
 }{
 	{sheet.PartiesFile, dataset.PartiesFile, leastBytes(dataset.Party{ID: uuidShape}), 0},
 	{sheet.DistrictsFile, dataset.DistrictsFile, leastBytes(dataset.Locality{}), 0},
-	{sheet.CandidatesFile, dataset.CandidatesFile, leastBytes(dataset.Candidate{ID: uuidShape, PrimaryDistrictID: uuidShape, DistrictIDs: []string{uuidShape}}), 0},
+	{sheet.CandidatesFile, dataset.CandidatesFile, leastBytes(sheet.FileCandidate{Candidate: dataset.Candidate{ID: uuidShape, PrimaryDistrictID: uuidShape, DistrictIDs: []string{uuidShape}}}), 0},
 	{sheet.CountsFile, dataset.CountsFile, leastBytes(dataset.Candidacy{CandidateID: uuidShape, Totals: []int{0}}), int64(len(",0"))},
 	{sheet.DistrictTotalsFile, dataset.CountsFile, leastBytes(dataset.CountSheet{DistrictID: uuidShape}), 0},
 }

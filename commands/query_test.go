@@ -274,7 +274,7 @@ func TestQueryFormats(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []string{"id", "slug", "name", "given_name", "family_name", "party_id", "party_short_name", "primary_district_id", "primary_district_number",
-			"district_ids", "district_numbers", "elected", "is_incumbent", "website", "photo_url"}
+			"district_ids", "district_numbers", "elected", "is_incumbent", "website", "photo_url", "person_id"}
 		if strings.Join(rows[0], ",") != strings.Join(want, ",") {
 			t.Errorf("header %v, want %v", rows[0], want)
 		}

@@ -27,10 +27,10 @@ const minCutWidth = 4
 
 // tableHidden are the columns a table leaves out: the ids, unless --ids
 // asks for them, and the parts of a candidate's name, which name holds.
-var tableHidden = map[string]bool{"id": true, "party_id": true, "primary_district_id": true, "district_ids": true, "district_id": true, "given_name": true, "family_name": true}
+var tableHidden = map[string]bool{"id": true, "party_id": true, "primary_district_id": true, "district_ids": true, "district_id": true, "person_id": true, "given_name": true, "family_name": true}
 
 // tableIDs are the hidden columns --ids brings back, shown whole.
-var tableIDs = map[string]bool{"id": true, "party_id": true, "primary_district_id": true, "district_ids": true, "district_id": true}
+var tableIDs = map[string]bool{"id": true, "party_id": true, "primary_district_id": true, "district_ids": true, "district_id": true, "person_id": true}
 
 // tableHeads renames, in a table, the columns of names and numbers that
 // stand for ids.

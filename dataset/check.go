@@ -264,6 +264,7 @@ func (d *records) checkLocalities(c *checker, i int, localities []Locality, whol
 // its references to the parties and districts with the given ids.
 func (d *records) checkCandidates(c *checker, partyIDs, districtIDs map[string]bool) {
 	candidateSlugs := map[string]int{}
+	persons := map[string]int{} // person_id -> the first candidate that has it
 	for i, cand := range d.candidates.objects {
 		whole := d.candidates.valid[i]
 		has := func(field string) bool { return d.candidates.has(i, field) }
@@ -293,10 +294,35 @@ func (d *records) checkCandidates(c *checker, partyIDs, districtIDs map[string]b
 				c.r.errorf(CandidatesFile, pointer(i, "district_ids", 0), "primary-first", "must be the primary district %s", cand.PrimaryDistrictID)
 			}
 		}
+		if cand.PersonID != nil && has("person_id") && !isCanonicalUUID(*cand.PersonID) {
+			c.r.errorf(CandidatesFile, pointer(i, "person_id"), "uuid", "%q is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)", *cand.PersonID)
+		} else if cand.PersonID != nil && whole {
+			d.checkPerson(c.r, i, &cand, persons)
+		}
 		if whole { // references and repeats are checked on whole records
 			d.checkReferences(c.r, i, &cand, partyIDs, districtIDs)
 		}
 	}
+}
+
+// checkPerson checks that no earlier candidate has the person_id of
+// candidate i, which persons maps to the first candidate that has it: a
+// person stands once in an election, as one candidate however many
+// districts they contest, so two candidates are two people whatever their
+// names. The message says which of the two slips it most likely is.
+func (d *records) checkPerson(r *Report, i int, c *Candidate, persons map[string]int) {
+	first, dup := persons[*c.PersonID]
+	if !dup {
+		persons[*c.PersonID] = i
+		return
+	}
+	other := d.candidates.recs[first].Name
+	at := CandidatesFile + "#" + pointer(first, "person_id")
+	if Fold(other) != Fold(c.Name) {
+		r.errorf(CandidatesFile, pointer(i, "person_id"), "person-repeated", "%q has the person_id of %q at %s: two candidates with different names are two people; give each a person of their own", c.Name, other, at)
+		return
+	}
+	r.errorf(CandidatesFile, pointer(i, "person_id"), "person-repeated", "%q has the person_id of another %q at %s: a person is one candidate in an election, whatever districts they contest; list them once, or give each of two people of that name a person of their own", c.Name, other, at)
 }
 
 // checkReferences checks that candidate i names parties and districts

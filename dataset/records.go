@@ -55,4 +55,10 @@ type Candidate struct {
 	IsIncumbent       *bool    `json:"is_incumbent" dataset:"optional"`
 	Website           *string  `json:"website" dataset:"optional"`
 	PhotoURL          *string  `json:"photo_url" dataset:"optional"`
+	// PersonID is the person the candidate is, the same in every
+	// election they stood in (see package archive), or null where the
+	// publisher has not said. It comes last, added after the fields
+	// before it, so that a reader of the CSV columns finds them where
+	// they were.
+	PersonID *string `json:"person_id" dataset:"optional"`
 }

@@ -142,7 +142,7 @@ func TestSheetDownload(t *testing.T) {
 		"Content-Type":        "text/csv; charset=utf-8",
 		"Content-Disposition": `attachment; filename="district-5-count.csv"`,
 		"Cache-Control":       "public, max-age=60",
-		"ETag":                `"` + version + `-csv1s5-19"`,
+		"ETag":                `"` + version + `-csv2s5-19"`,
 		"Content-Encoding":    "",
 	}
 	// A download is a page's path: what it cannot find is the 404 page, as

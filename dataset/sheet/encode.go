@@ -16,6 +16,11 @@ import (
 // each record twice, first to measure, so that the output is allocated
 // once at its size rather than grown through copies of itself.
 func encode[T any](records []T) []byte {
+	return encodeAs(records, func(r *T) any { return r })
+}
+
+// encodeAs is encode of what as makes of each record.
+func encodeAs[T any](records []T, as func(*T) any) []byte {
 	if len(records) == 0 {
 		return []byte("[]\n")
 	}
@@ -27,7 +32,7 @@ func encode[T any](records []T) []byte {
 	// newline, in rec's buffer, which the next call reuses.
 	record := func(i int) []byte {
 		rec.Reset()
-		if err := enc.Encode(records[i]); err != nil {
+		if err := enc.Encode(as(&records[i])); err != nil {
 			// Records hold only strings, numbers, booleans and slices of them.
 			panic("sheet: encoding JSON: " + err.Error())
 		}
@@ -50,6 +55,21 @@ func encode[T any](records []T) []byte {
 		out = append(out, '\n')
 	}
 	return append(out, "]\n"...)
+}
+
+// FileCandidate is a candidate as import writes it in candidates.json:
+// person_id is left out when the sheet gives none, so that a sheet made
+// before the column existed imports to the same bytes as it did (absent,
+// in a dataset file, is null).
+type FileCandidate struct {
+	dataset.Candidate
+	PersonID *string `json:"person_id,omitempty"`
+}
+
+// encodeCandidates writes candidates as encode does, each as a
+// FileCandidate.
+func encodeCandidates(candidates []dataset.Candidate) []byte {
+	return encodeAs(candidates, func(c *dataset.Candidate) any { return FileCandidate{Candidate: *c, PersonID: c.PersonID} })
 }
 
 // encodeSheets writes count sheets as encode writes records, except that

@@ -152,7 +152,7 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	out := map[string][]byte{dataset.ManifestFile: manifest}
 	out[dataset.PartiesFile] = encode(parties.records)
 	out[dataset.DistrictsFile] = encode(districts.records())
-	out[dataset.CandidatesFile] = encode(candidates)
+	out[dataset.CandidatesFile] = encodeCandidates(candidates)
 	if counts != nil {
 		out[dataset.CountsFile] = dataset.EncodeJSON(counts.records(districts, candidates))
 		counts.dropTotals() // held no more: counts.json holds them

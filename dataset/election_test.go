@@ -1,0 +1,68 @@
+package dataset_test
+
+import (
+	"strings"
+	"testing"
+
+	"ballot/dataset"
+	"ballot/internal/datasettest"
+)
+
+// TestPersonRules holds each rule of a candidate's person_id to its
+// message: the form of the id, and one person per candidate within one
+// election whatever the names.
+func TestPersonRules(t *testing.T) {
+	const person = "5b0e9a4c-7d1e-5c2a-9f3b-2d6e8a1c4f70"
+	tests := []struct {
+		name string
+		edit func(rs []map[string]any)
+		want string
+	}{
+		{"not a UUID", func(rs []map[string]any) { rs[0]["person_id"] = "robert-abela" },
+			`candidates.json: /0/person_id: "robert-abela" is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)`},
+		{"upper case", func(rs []map[string]any) { rs[0]["person_id"] = strings.ToUpper(person) },
+			`candidates.json: /0/person_id: "5B0E9A4C-7D1E-5C2A-9F3B-2D6E8A1C4F70" is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)`},
+		{"two names", func(rs []map[string]any) { rs[0]["person_id"], rs[2]["person_id"] = person, person },
+			`candidates.json: /2/person_id: "Anthony Buttigieg" has the person_id of "Sammy Farrugia" at candidates.json#/0/person_id: two candidates with different names are two people; give each a person of their own`},
+		{"one name twice", func(rs []map[string]any) {
+			rs[0]["person_id"], rs[2]["person_id"] = person, person
+			rs[2]["name"] = "SAMMY FARRUGIA" // the same name, folded
+		},
+			`candidates.json: /2/person_id: "SAMMY FARRUGIA" has the person_id of another "Sammy Farrugia" at candidates.json#/0/person_id: a person is one candidate in an election, whatever districts they contest; list them once, or give each of two people of that name a person of their own`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := datasettest.Files(t)
+			datasettest.Edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any { tt.edit(rs); return rs })
+			_, err := dataset.Load(m)
+			want := "dataset is invalid: 1 error\n" + tt.want
+			if err == nil || err.Error() != want {
+				t.Errorf("got:\n%v\nwant:\n%s", err, want)
+			}
+		})
+	}
+}
+
+// TestPersonIDServed: a candidate's person_id is optional in the file and
+// always served, null when the file leaves it out.
+func TestPersonIDServed(t *testing.T) {
+	const person = "5b0e9a4c-7d1e-5c2a-9f3b-2d6e8a1c4f70"
+	m := datasettest.Files(t)
+	datasettest.Edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
+		rs[0]["person_id"] = person
+		rs[1]["person_id"] = nil
+		return rs
+	})
+	ds, err := dataset.Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, _ := ds.Lookup(dataset.Candidates, "sammy-farrugia")
+	if c := ds.Candidates()[i]; c.PersonID == nil || *c.PersonID != person {
+		t.Errorf("Sammy Farrugia's person_id = %v, want %s", c.PersonID, person)
+	}
+	i, _ = ds.Lookup(dataset.Candidates, "noel-apap")
+	if got := string(dataset.EncodeRecord(ds.Candidates()[i])); !strings.HasSuffix(got, `,"person_id":null}`) {
+		t.Errorf("a candidate without person_id is served as %s, want person_id null, last", got)
+	}
+}
