@@ -536,4 +536,24 @@ func (d *records) checkManifest(r *Report) {
 	if ns := m.IDs.Namespace; ns != "" && !isCanonicalUUID(ns) {
 		r.errorf(ManifestFile, "ids.namespace", "uuid", "%q is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)", ns)
 	}
+	checkElection(m.Election, r)
+}
+
+// checkElection checks what [election] gives; what an archive requires of
+// it (a slug and a name) is the archive's rule.
+func checkElection(e Election, r *Report) {
+	if e.Slug != "" && !isSlug(e.Slug) {
+		r.errorf(ManifestFile, "election.slug", "slug", "%q is not a slug (lower-case ASCII letters and digits joined by single hyphens)", e.Slug)
+	}
+	if e.Kind != "" && !isSlug(e.Kind) {
+		r.errorf(ManifestFile, "election.kind", "slug", "%q is not a kind: a word of lower-case ASCII letters and digits, joined by single hyphens (%q, %q)", e.Kind, DefaultKind, "by-election")
+	}
+	for _, f := range []struct{ key, value string }{{"election.name", e.Name}, {"election.name_en", e.NameEN}} {
+		if f.value != "" && strings.TrimSpace(f.value) == "" {
+			r.errorf(ManifestFile, f.key, "required", "key %q is blank: give the name, or leave the key out", f.key)
+		}
+	}
+	if e.ID != "" && !isCanonicalUUID(e.ID) {
+		r.errorf(ManifestFile, "election.id", "uuid", "%q is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)", e.ID)
+	}
 }

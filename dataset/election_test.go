@@ -1,8 +1,11 @@
 package dataset_test
 
 import (
+	"errors"
+	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"ballot/dataset"
 	"ballot/internal/datasettest"
@@ -64,5 +67,68 @@ func TestPersonIDServed(t *testing.T) {
 	i, _ = ds.Lookup(dataset.Candidates, "noel-apap")
 	if got := string(dataset.EncodeRecord(ds.Candidates()[i])); !strings.HasSuffix(got, `,"person_id":null}`) {
 		t.Errorf("a candidate without person_id is served as %s, want person_id null, last", got)
+	}
+}
+
+// withElection returns the embedded dataset with table added to its
+// dataset.toml.
+func withElection(t *testing.T, table string) fstest.MapFS {
+	t.Helper()
+	m := datasettest.Files(t)
+	m[dataset.ManifestFile].Data = append(m[dataset.ManifestFile].Data, []byte("\n"+table)...)
+	return m
+}
+
+// TestElectionTable: dataset.toml's [election] is read whole, and each key
+// it gives is checked, with its message.
+func TestElectionTable(t *testing.T) {
+	m := withElection(t, `[election]
+slug = "2022"
+name = "Elezzjoni Ġenerali 2022"
+name_en = "General election 2022"
+kind = "general"
+date = 2022-03-26
+id = "0f8b6f4e-1f2a-5d3c-9b7e-6a5d4c3b2a19"
+`)
+	ds, err := dataset.Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := dataset.Election{Slug: "2022", Name: "Elezzjoni Ġenerali 2022", NameEN: "General election 2022", Kind: "general",
+		Date: dataset.Date{Year: 2022, Month: 3, Day: 26}, ID: "0f8b6f4e-1f2a-5d3c-9b7e-6a5d4c3b2a19"}
+	if got := ds.Manifest.Election; got != want {
+		t.Errorf("[election] = %+v, want %+v", got, want)
+	}
+	if got := ds.Manifest.Election.Date.String(); got != "2022-03-26" {
+		t.Errorf("date = %q, want 2022-03-26", got)
+	}
+
+	// The date's line: after the file's own lines, a blank one and
+	// [election].
+	dateLine := strconv.Itoa(strings.Count(string(datasettest.Files(t)[dataset.ManifestFile].Data), "\n") + 3)
+	tests := []struct{ name, table, want string }{
+		{"slug", "[election]\nslug = \"GE 2022\"\n",
+			`dataset.toml: election.slug: "GE 2022" is not a slug (lower-case ASCII letters and digits joined by single hyphens)`},
+		{"kind", "[election]\nkind = \"General election\"\n",
+			`dataset.toml: election.kind: "General election" is not a kind: a word of lower-case ASCII letters and digits, joined by single hyphens ("general", "by-election")`},
+		{"blank name", "[election]\nname = \"  \"\n",
+			`dataset.toml: election.name: key "election.name" is blank: give the name, or leave the key out`},
+		{"id", "[election]\nid = \"2022\"\n",
+			`dataset.toml: election.id: "2022" is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)`},
+		{"date in quotes", "[election]\ndate = \"2022-03-26\"\n",
+			`dataset.toml:` + dateLine + `:9: must be a date written bare, as date = 2022-03-26 (a TOML local date: no quotes, no time of day)`},
+		{"date and time", "[election]\ndate = 2022-03-26T08:00:00Z\n",
+			`dataset.toml:` + dateLine + `:8: must be a date written bare, as date = 2022-03-26 (a TOML local date: no quotes, no time of day)`},
+		{"unknown key", "[election]\nslgu = \"2022\"\n",
+			`dataset.toml: election.slgu: unknown key "election.slgu" (did you mean "election.slug"?)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := dataset.Load(withElection(t, tt.table))
+			var r *dataset.Report
+			if !errors.As(err, &r) || len(r.Errors) != 1 || r.Errors[0].String() != tt.want {
+				t.Errorf("got:\n%v\nwant the one error:\n%s", err, tt.want)
+			}
+		})
 	}
 }

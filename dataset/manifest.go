@@ -1,6 +1,10 @@
 package dataset
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
 // Manifest is a dataset's dataset.toml: what the data is, under which
 // licence, who publishes it (users are asked to credit them with a link and to
@@ -16,6 +20,80 @@ type Manifest struct {
 	// IDs is how ballot import derives the ids a sheet does not give. It
 	// is not published: the ids themselves are.
 	IDs IDs `toml:"ids" json:"-"`
+	// Election says which election the dataset is, for an archive of
+	// several (package archive), which publishes it as the election's
+	// record; optional in a dataset served alone.
+	Election Election `toml:"election" json:"-"`
+}
+
+// Election is dataset.toml's [election] table: the election a dataset
+// holds, as an archive lists it. Slug and Name are required in an archive;
+// the rest is optional everywhere.
+type Election struct {
+	// Slug names the election in URLs (/elections/2022/…): lower-case
+	// ASCII letters and digits joined by single hyphens; for Malta's
+	// general elections, the year.
+	Slug string `toml:"slug"`
+	// Name is the election's name, in the dataset's language; NameEN in
+	// English, when it differs.
+	Name   string `toml:"name"`
+	NameEN string `toml:"name_en"`
+	// Kind is what election it is: "general" (the default), or another
+	// word the publisher chooses ("by-election").
+	Kind string `toml:"kind"`
+	// Date is the poll's date.
+	Date Date `toml:"date"`
+	// ID is the election's UUID; the default is derived from the slug
+	// in ids.namespace (see package archive).
+	ID string `toml:"id"`
+}
+
+// IsZero reports whether the table is absent, or empty.
+func (e Election) IsZero() bool { return e == Election{} }
+
+// DefaultKind is an election's kind when [election] does not say.
+const DefaultKind = "general"
+
+// Date is a day of the calendar, without a time of day or a zone:
+// dataset.toml writes it as a TOML local date (date = 2022-03-26), the API
+// as "2022-03-26".
+type Date struct {
+	Year  int
+	Month time.Month
+	Day   int
+}
+
+// IsZero reports whether the date is not given.
+func (d Date) IsZero() bool { return d == Date{} }
+
+// String writes the date as YYYY-MM-DD.
+func (d Date) String() string { return fmt.Sprintf("%04d-%02d-%02d", d.Year, d.Month, d.Day) }
+
+// Compare orders dates, earlier first, a date not given before any.
+func (d Date) Compare(o Date) int {
+	switch a, b := d.Year*10000+int(d.Month)*100+d.Day, o.Year*10000+int(o.Month)*100+o.Day; {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// errNotDate is the refusal of a value that is not a TOML local date: a
+// string, a number, a time of day, or a date with a time.
+var errNotDate = errors.New("must be a date written bare, as date = 2022-03-26 (a TOML local date: no quotes, no time of day)")
+
+// UnmarshalTOML takes a TOML local date, and nothing else: a date with a
+// time of day, or in quotes, is refused rather than cut to its day.
+func (d *Date) UnmarshalTOML(v any) error {
+	t, ok := v.(time.Time)
+	// The TOML decoder marks a local date by this zone's name.
+	if !ok || t.Location().String() != "date-local" {
+		return errNotDate
+	}
+	*d = Date{t.Year(), t.Month(), t.Day()}
+	return nil
 }
 
 // IDs fixes the ids that ballot import derives: each is the name-based

@@ -153,6 +153,14 @@ func manifestJSON(m dataset.Manifest) json.RawMessage {
 		URL      string `json:"url,omitempty"`
 		AboutURL string `json:"about_url,omitempty"`
 	}
+	type election struct {
+		Slug   string `json:"slug,omitempty"`
+		Name   string `json:"name,omitempty"`
+		NameEN string `json:"name_en,omitempty"`
+		Kind   string `json:"kind,omitempty"`
+		Date   string `json:"date,omitempty"`
+		ID     string `json:"id,omitempty"`
+	}
 	type coverage struct {
 		Summary string    `json:"summary,omitempty"`
 		Notes   *[]string `json:"notes,omitempty"`
@@ -165,11 +173,18 @@ func manifestJSON(m dataset.Manifest) json.RawMessage {
 		PublishedAt string    `json:"published_at,omitempty"`
 		Publisher   publisher `json:"publisher"`
 		Coverage    coverage  `json:"coverage"`
+		Election    *election `json:"election,omitempty"`
 	}{
 		Title: m.Title, Description: m.Description, License: m.License, LicenseURL: m.LicenseURL,
 		PublishedAt: manifestDate(m.PublishedAt),
 		Publisher:   publisher(m.Publisher),
 		Coverage:    coverage{Summary: m.Coverage.Summary},
+	}
+	if e := m.Election; !e.IsZero() {
+		v.Election = &election{Slug: e.Slug, Name: e.Name, NameEN: e.NameEN, Kind: e.Kind, ID: e.ID}
+		if !e.Date.IsZero() {
+			v.Election.Date = e.Date.String()
+		}
 	}
 	if m.Coverage.Notes != nil {
 		v.Coverage.Notes = &m.Coverage.Notes

@@ -86,6 +86,26 @@ func TestManifestDate(t *testing.T) {
 	}
 }
 
+// TestManifestElection: [election] is compared key by key, its date as
+// dataset.toml writes it, and a manifest without it shows no election.
+func TestManifestElection(t *testing.T) {
+	none := dataset.Manifest{Title: "T"}
+	before := dataset.Manifest{Title: "T", Election: dataset.Election{Slug: "2022", Name: "General election"}}
+	after := dataset.Manifest{Title: "T", Election: dataset.Election{Slug: "2022", Name: "General election 2022", Date: dataset.Date{Year: 2022, Month: 3, Day: 26}}}
+	if got := string(manifestJSON(none)); bytes.Contains([]byte(got), []byte("election")) {
+		t.Errorf("a manifest without [election]: %s, want no election", got)
+	}
+	var got []Change
+	compareValues("", manifestJSON(before), manifestJSON(after), &got)
+	want := []Change{
+		{Field: "election/name", Old: json.RawMessage(`"General election"`), New: json.RawMessage(`"General election 2022"`)},
+		{Field: "election/date", New: json.RawMessage(`"2022-03-26"`)},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("changes %v, want %v", got, want)
+	}
+}
+
 // TestObjectFieldsShareInput: a record's values are slices of its JSON, not
 // copies, so a diff holds each changed value once.
 func TestObjectFieldsShareInput(t *testing.T) {
