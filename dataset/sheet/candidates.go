@@ -28,6 +28,7 @@ func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.C
 	used := map[string]int{}
 	var derived []pendingSlug
 	rowsSeen := map[string]int{} // name, party and districts -> line
+	persons := map[string]personAt{}
 	t, problems := im.readCSV(src, CandidatesFile, candidateColumns, func(t *table, r row) {
 		if s := t.get(r, "slug"); s != "" {
 			if first, dup := used[s]; dup {
@@ -44,10 +45,12 @@ func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.C
 			IsIncumbent: im.boolean(t, r, "is_incumbent"),
 			Website:     im.url(t, r, "website"),
 			PhotoURL:    im.url(t, r, "photo_url"),
+			PersonID:    im.person(t, r),
 		}
 		if c.Name == "" {
 			c.Name = strings.TrimSpace(c.GivenName + " " + c.FamilyName)
 		}
+		im.repeatedPerson(t, r, &c, persons)
 		if slug, isDerived := im.slug(t, r, "slug", c.Name); isDerived {
 			derived = append(derived, pendingSlug{record: len(out), slug: slug, line: r.line, at: len(im.problems), id: t.get(r, "id") != ""})
 			if t.get(r, "id") != "" {
@@ -147,6 +150,36 @@ func (im *importer) repeatedRow(t *table, r row, name, party string, numbers []i
 		in += "s"
 	}
 	im.add(t.file, r.line, "", "repeats line %d: %s, %s, in %s %s; delete one of the two rows, or, for two people of the same name, give each a slug", first, name, what, in, suggest.List(strings.Fields(strings.Trim(fmt.Sprint(set), "[]")), "and"))
+}
+
+// personAt is the first row with a person: its line and its name.
+type personAt struct {
+	line int
+	name string
+}
+
+// repeatedPerson reports a person given to two rows, at the later: as
+// the dataset's rule has it, a person is one candidate in an election,
+// with every district they contest. persons holds the first row of each
+// person id.
+func (im *importer) repeatedPerson(t *table, r row, c *dataset.Candidate, persons map[string]personAt) {
+	if c.PersonID == nil {
+		return
+	}
+	first, dup := persons[*c.PersonID]
+	if !dup {
+		persons[*c.PersonID] = personAt{r.line, c.Name}
+		return
+	}
+	col := "person"
+	if t.get(r, "person") == "" {
+		col = "person_id"
+	}
+	if key(first.name) != key(c.Name) {
+		im.add(t.file, r.line, col, "%s has the person of %s on line %d: two candidates with different names are two people; give each a person of their own", c.Name, first.name, first.line)
+		return
+	}
+	im.add(t.file, r.line, col, "%s has the person of another %s on line %d: a person is one row in an election, with every district they contest; list them once, or give each of two people of that name a person of their own", c.Name, first.name, first.line)
 }
 
 // deriveSlugs gives the candidates in derived their slugs, in the order

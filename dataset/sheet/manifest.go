@@ -10,15 +10,48 @@ import (
 
 // id returns the id a row gives, or the one derived from its natural key.
 func (im *importer) id(t *table, r row, key string) string {
-	if given := t.get(r, "id"); given != "" {
-		u, err := uuid.Parse(given)
-		if err != nil || len(given) != 36 {
-			im.add(t.file, r.line, "id", "%q is not a UUID (8-4-4-4-12 hex digits)", given)
-			return ""
-		}
-		return u.String()
+	if t.get(r, "id") != "" {
+		return im.uuid(t, r, "id")
 	}
 	return im.derived(key)
+}
+
+// uuid reads a cell that must hold a UUID, in any letter case, and
+// returns it in lower case; "" when it is not one.
+func (im *importer) uuid(t *table, r row, col string) string {
+	given := t.get(r, col)
+	u, err := uuid.Parse(given)
+	if err != nil || len(given) != 36 {
+		im.add(t.file, r.line, col, "%q is not a UUID (8-4-4-4-12 hex digits)", given)
+		return ""
+	}
+	return u.String()
+}
+
+// PersonKey is the natural key of the person whose key is key: a person's
+// id is derived from it in ids.namespace without ids.key_prefix, so that
+// every election imported with the namespace gives a person one id.
+func PersonKey(key string) string { return "person/" + key }
+
+// person reads a candidate's person from the row: a key in the person
+// column, from which the id is derived (PersonKey), or the id itself in
+// person_id; nil when the row gives neither.
+func (im *importer) person(t *table, r row) *string {
+	key, given := t.get(r, "person"), t.get(r, "person_id")
+	var id string
+	switch {
+	case key != "" && given != "":
+		im.add(t.file, r.line, "person_id", "the row gives both a person key (%q) and a person_id: give one of the two", key)
+		return nil
+	case given != "":
+		id = im.uuid(t, r, "person_id")
+	case key != "" && im.hasNS:
+		id = uuid.NewSHA1(im.namespace, []byte(PersonKey(key))).String()
+	}
+	if id == "" {
+		return nil
+	}
+	return &id
 }
 
 // derived returns the id derived from a natural key.

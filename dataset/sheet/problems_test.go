@@ -105,6 +105,16 @@ import (
 //	must not be empty: give the district numbers separated
 //	  by ;, the primary first                                 candidate districts empty
 //	district %d is listed twice                               candidate district twice
+//	%q is not a UUID (8-4-4-4-12 hex digits)                  person_id not a UUID
+//	the row gives both a person key (%q) and a person_id:
+//	  give one of the two                                     person key and person_id
+//	%s has the person of %s on line %d: two candidates with
+//	  different names are two people; give each a person of
+//	  their own                                               person of two names
+//	%s has the person of another %s on line %d: a person is
+//	  one row in an election, with every district they
+//	  contest; list them once, or give each of two people of
+//	  that name a person of their own                         person of one name twice
 //	repeats line %d: %s, %s, in %s %s; delete one of the two
 //	  rows, or, for two people of the same name, give each a
 //	  slug                                                    candidate twice
@@ -430,6 +440,20 @@ func TestImportProblems(t *testing.T) {
 		}},
 		{"candidate twice", base.with(sheet.CandidatesFile, candidatesCSV+"Ġorġ,Borġ,pl,6;5\n").fs(), []string{
 			"candidates.csv:4: repeats line 2: Ġorġ Borġ, of pl, in districts 5 and 6; delete one of the two rows, or, for two people of the same name, give each a slug",
+		}},
+		{"person_id not a UUID", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts,person_id\nĠorġ,Borġ,PL,5,gorg-borg\nMarija,Borġ,PN,6,{"+idA+"}\n").fs(), []string{
+			`candidates.csv:2: person_id: "gorg-borg" is not a UUID (8-4-4-4-12 hex digits)`,
+			`candidates.csv:3: person_id: "{` + idA + `}" is not a UUID (8-4-4-4-12 hex digits)`,
+		}},
+		{"person key and person_id", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts,person,person_id\nĠorġ,Borġ,PL,5,gorg-borg,"+idA+"\n").fs(), []string{
+			`candidates.csv:2: person_id: the row gives both a person key ("gorg-borg") and a person_id: give one of the two`,
+		}},
+		{"person of two names", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts,person,person_id\nĠorġ,Borġ,PL,5,borg,\nMarija,Borġ,PN,6,borg,\nĠużè,Borġ,PN,7,,"+idA+"\nPawlu,Borġ,PL,8,,"+strings.ToUpper(idA)+"\n").fs(), []string{
+			"candidates.csv:3: person: Marija Borġ has the person of Ġorġ Borġ on line 2: two candidates with different names are two people; give each a person of their own",
+			"candidates.csv:5: person_id: Pawlu Borġ has the person of Ġużè Borġ on line 4: two candidates with different names are two people; give each a person of their own",
+		}},
+		{"person of one name twice", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts,person,slug\nĠorġ,Borġ,PL,5,borg,\nGorg,BORG,PN,6,borg,gorg-borg-2\n").fs(), []string{
+			"candidates.csv:3: person: Gorg BORG has the person of another Ġorġ Borġ on line 2: a person is one row in an election, with every district they contest; list them once, or give each of two people of that name a person of their own",
 		}},
 		{"candidate district twice", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ,Borġ,PL,5; 6;05\n").fs(), []string{
 			"candidates.csv:2: districts: district 5 is listed twice",

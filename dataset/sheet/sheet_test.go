@@ -230,10 +230,10 @@ func TestImportAllColumns(t *testing.T) {
 			"1,Floriana,4B1D2C3E-5F6A-4B7C-8D9E-0F1A2B3C4D5E,Il-Belt,il-furjana,,,,https://electoral.gov.mt/d1",
 			"1,Ħamrun,,,,,yes,\"only the part\nnorth of the road\",",
 		),
-		sheet.CandidatesFile, "photo_url,website,is_incumbent,elected,slug,name,id,districts,party,family_name,given_name\n"+
-			"https://img.example/gorg.jpg,https://gorg.example,yes,no,,Ġorġ Borġ Jr,,1;2,pl,Borġ,Ġorġ\n"+
-			",,,,marija,,2d3e4f50-6172-4839-8a9b-0c1d2e3f4a5b,2,PN,Borġ,Marija\n"+
-			",,n,,,,,13,,Cassola,Arnold\n",
+		sheet.CandidatesFile, "person_id,Person,photo_url,website,is_incumbent,elected,slug,name,id,districts,party,family_name,given_name\n"+
+			",gorg-borg,https://img.example/gorg.jpg,https://gorg.example,yes,no,,Ġorġ Borġ Jr,,1;2,pl,Borġ,Ġorġ\n"+
+			"5E6F7A8B-9C0D-4E1F-8A2B-3C4D5E6F7A8B,,,,,,marija,,2d3e4f50-6172-4839-8a9b-0c1d2e3f4a5b,2,PN,Borġ,Marija\n"+
+			",,,,n,,,,,13,,Cassola,Arnold\n",
 	)
 	files := importOK(t, src.fs())
 	for _, name := range outputs[1:] {
@@ -282,6 +282,41 @@ func TestImportIDs(t *testing.T) {
 				t.Errorf("candidate gorg-borg has district_ids %v, primary %s; want %v, the first primary", got, cands[0].PrimaryDistrictID, want)
 			}
 		})
+	}
+}
+
+// TestImportPersons: a person key gives the name-based UUID of
+// "person/" and the key in ids.namespace, without ids.key_prefix, so that
+// two elections imported with one namespace give a person one id; a
+// person_id given is kept, in lower case; neither is null, and left out
+// of candidates.json.
+func TestImportPersons(t *testing.T) {
+	const given = "0B6C8F3E-3F4A-4A7E-9D2B-5C1E7A9F0D11"
+	csv := "given_name,family_name,party,districts,person,person_id\n" +
+		"Ġorġ,Borġ,PL,5;6,gorg-borg,\n" +
+		"Marija,Borġ,pn,6,,\n" +
+		"Pawlu,Borġ,pn,7,," + given + "\n"
+	var ids []string
+	for _, prefix := range []string{"malta-2017/", "malta-2022/"} {
+		manifest := strings.Replace(manifestTOML, "[ids]\n", "[ids]\nkey_prefix = "+strconv.Quote(prefix)+"\n", 1)
+		files := importOK(t, minimal().with(dataset.ManifestFile, manifest, sheet.CandidatesFile, csv).fs())
+		cands := decode[[]dataset.Candidate](t, files, dataset.CandidatesFile)
+		if cands[0].PersonID == nil {
+			t.Fatalf("%s: gorg-borg has no person_id", prefix)
+		}
+		ids = append(ids, *cands[0].PersonID)
+		if cands[1].PersonID != nil {
+			t.Errorf("%s: marija-borg has person_id %s, want null", prefix, *cands[1].PersonID)
+		}
+		if got := cands[2].PersonID; got == nil || *got != strings.ToLower(given) {
+			t.Errorf("%s: pawlu-borg has person_id %v, want the given %s in lower case", prefix, got, strings.ToLower(given))
+		}
+		if n := strings.Count(string(files[dataset.CandidatesFile]), `"person_id"`); n != 2 {
+			t.Errorf("%s: candidates.json names person_id %d times, want twice: left out where null", prefix, n)
+		}
+	}
+	if want := uuid.NewSHA1(uuid.MustParse(namespace), []byte("person/gorg-borg")).String(); ids[0] != want || ids[1] != want {
+		t.Errorf("gorg-borg's person_id in two elections: %v, want %s in both", ids, want)
 	}
 }
 
