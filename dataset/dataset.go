@@ -60,7 +60,7 @@ type Dataset struct {
 	results        resultAnswers   // the count sheets' lists and national totals
 	// What the readers' filters read of each candidate (filter.go).
 	facts []candidateFacts
-	names nameIndex
+	names NameIndex
 	// filesSize is the dataset files' size (Size).
 	filesSize int
 }

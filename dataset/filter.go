@@ -46,31 +46,60 @@ type candidateFacts struct {
 	elected Elected // ElectedTrue, ElectedFalse, or ElectedAny for null
 }
 
-// nameIndex holds every candidate's name, given name and family name,
-// folded, in published order: each candidate's three names end with a NUL,
-// and starts[i] is where candidate i's begin, with a last entry for the
-// end. pairs lists, for each pair of adjacent bytes of a name, the
-// candidates whose names hold it, in published order: a search reads the
-// list of the text's rarest pair and checks only those candidates. A
-// scan of the whole text instead costs a call for every byte that starts
-// the text, common letters for a name: about 0.5 ms on 20,000 candidates.
-type nameIndex struct {
+// NameIndex finds records by a text their names hold, as the candidates'
+// q filter does: it holds every record's names folded, in the records'
+// order, each name ended by a NUL, and starts[i] is where record i's
+// begin, with a last entry for the end. pairs lists, for each pair of
+// adjacent bytes of a name, the records whose names hold it, in order: a
+// search reads the list of the text's rarest pair and checks only those
+// records. A scan of the whole text instead costs a call for every byte
+// that starts the text, common letters for a name: about 0.5 ms on 20,000
+// candidates. The candidates' q reads one, and so do the people of an
+// archive (package archive).
+type NameIndex struct {
 	text   string
 	starts []int
 	pairs  map[uint16][]int32
 }
 
-// names returns candidate i's folded names, each ended by a NUL.
-func (n *nameIndex) names(i int) string { return n.text[n.starts[i]:n.starts[i+1]] }
+// names returns record i's folded names, each ended by a NUL.
+func (n *NameIndex) names(i int) string { return n.text[n.starts[i]:n.starts[i+1]] }
 
 const nameSep = "\x00"
+
+// NewNameIndex indexes n records, record i by every name names(i, add)
+// gives add, in order.
+func NewNameIndex(n int, names func(i int, add func(name string))) NameIndex {
+	var b strings.Builder
+	starts := make([]int, 0, n+1)
+	add := func(name string) {
+		b.WriteString(Fold(name))
+		b.WriteString(nameSep)
+	}
+	for i := range n {
+		starts = append(starts, b.Len())
+		names(i, add)
+	}
+	ix := NameIndex{text: b.String(), starts: append(starts, b.Len()), pairs: map[uint16][]int32{}}
+	for i := range n {
+		names := ix.names(i)
+		for j := 0; j+1 < len(names); j++ {
+			if names[j] == nameSep[0] || names[j+1] == nameSep[0] {
+				continue
+			}
+			pair := uint16(names[j])<<8 | uint16(names[j+1])
+			if l := ix.pairs[pair]; len(l) == 0 || l[len(l)-1] != int32(i) {
+				ix.pairs[pair] = append(l, int32(i))
+			}
+		}
+	}
+	return ix
+}
 
 // indexFilters prepares the facts the readers' filters read, once per
 // load, after the candidates are in published order.
 func (d *Dataset) indexFilters() {
 	d.facts = make([]candidateFacts, len(d.candidates))
-	var b strings.Builder
-	starts := make([]int, 0, len(d.candidates)+1)
 	for i, c := range d.candidates {
 		f := candidateFacts{elected: ElectedAny}
 		for _, id := range c.DistrictIDs {
@@ -85,25 +114,13 @@ func (d *Dataset) indexFilters() {
 			}
 		}
 		d.facts[i] = f
-		starts = append(starts, b.Len())
-		for _, name := range [...]string{c.Name, c.GivenName, c.FamilyName} {
-			b.WriteString(Fold(name))
-			b.WriteString(nameSep)
-		}
 	}
-	d.names = nameIndex{text: b.String(), starts: append(starts, b.Len()), pairs: map[uint16][]int32{}}
-	for i := range d.candidates {
-		names := d.names.names(i)
-		for j := 0; j+1 < len(names); j++ {
-			if names[j] == nameSep[0] || names[j+1] == nameSep[0] {
-				continue
-			}
-			pair := uint16(names[j])<<8 | uint16(names[j+1])
-			if l := d.names.pairs[pair]; len(l) == 0 || l[len(l)-1] != int32(i) {
-				d.names.pairs[pair] = append(l, int32(i))
-			}
-		}
-	}
+	d.names = NewNameIndex(len(d.candidates), func(i int, add func(string)) {
+		c := &d.candidates[i]
+		add(c.Name)
+		add(c.GivenName)
+		add(c.FamilyName)
+	})
 }
 
 // readersFilters are the readers' filters of a query, as understood.
@@ -130,17 +147,27 @@ func (d *Dataset) parseReadersFilters(p Params, refuse func(name, reason string)
 		}
 	}
 	if v, ok := single(p, "q", refuse); ok {
-		q := strings.TrimSpace(v)
-		if n := utf8.RuneCountInString(q); !utf8.ValidString(q) || n < MinQ || n > MaxQ {
-			refuse("q", reasonQ)
-		} else if strings.IndexFunc(Fold(q), isLetterOrDigit) < 0 {
-			// Marks alone fold to nothing, which every name holds.
-			refuse("q", reasonQLetter)
+		if q, reason := ParseQ(v); reason != "" {
+			refuse("q", reason)
 		} else {
 			f.q = q
 		}
 	}
 	return f
+}
+
+// ParseQ reads the value of a q parameter, a name search: the text
+// trimmed, or why it is refused ("" when it is not).
+func ParseQ(v string) (q, reason string) {
+	q = strings.TrimSpace(v)
+	if n := utf8.RuneCountInString(q); !utf8.ValidString(q) || n < MinQ || n > MaxQ {
+		return "", reasonQ
+	}
+	if strings.IndexFunc(Fold(q), isLetterOrDigit) < 0 {
+		// Marks alone fold to nothing, which every name holds.
+		return "", reasonQLetter
+	}
+	return q, ""
 }
 
 // districtParam reads the parameter name, if given, as a district filter
@@ -184,8 +211,8 @@ func (d *Dataset) match(l *List, f readersFilters) []int32 {
 		return (f.stoodIn == 0 || facts.stood&(1<<f.stoodIn) != 0) &&
 			(f.elected == ElectedAny || facts.elected == f.elected)
 	}
-	var out []int32
 	if f.q == "" {
+		var out []int32
 		for _, ci := range l.Pos {
 			if keep(int(ci)) {
 				out = append(out, ci)
@@ -193,26 +220,35 @@ func (d *Dataset) match(l *List, f readersFilters) []int32 {
 		}
 		return out
 	}
-	fq := Fold(f.q)
+	return d.names.Search(f.q, l.Pos, keep)
+}
+
+// Search returns, in ascending order, the records among within (their
+// indexes, ascending) whose names hold q, a text ParseQ accepted, with
+// case, accents and Maltese letters folded, and that keep keeps (nil keeps
+// every one).
+func (n *NameIndex) Search(q string, within []int32, keep func(i int) bool) []int32 {
+	fq := Fold(q)
 	if strings.Contains(fq, nameSep) {
 		return nil // no name holds the separator
 	}
-	// The candidates to check: those holding the text's rarest pair of
+	// The records to check: those holding the text's rarest pair of
 	// bytes, or, for a text folded to fewer than two bytes (marks alone),
-	// the whole list.
-	candidates := l.Pos
+	// all those within.
+	records := within
 	for j := 0; j+1 < len(fq); j++ {
-		if c := d.names.pairs[uint16(fq[j])<<8|uint16(fq[j+1])]; j == 0 || len(c) < len(candidates) {
-			candidates = c
+		if c := n.pairs[uint16(fq[j])<<8|uint16(fq[j+1])]; j == 0 || len(c) < len(records) {
+			records = c
 		}
 	}
-	// Both ascend: the list's positions are searched from the last found.
-	pos := l.Pos
-	for _, ci := range candidates {
-		j, inList := slices.BinarySearch(pos, ci)
+	// Both ascend: within is searched from the last found.
+	var out []int32
+	pos := within
+	for _, i := range records {
+		j, inList := slices.BinarySearch(pos, i)
 		pos = pos[j:]
-		if inList && keep(int(ci)) && strings.Contains(d.names.names(int(ci)), fq) {
-			out = append(out, ci)
+		if inList && (keep == nil || keep(int(i))) && strings.Contains(n.names(int(i)), fq) {
+			out = append(out, i)
 		}
 	}
 	return out
