@@ -35,22 +35,34 @@ func FileNames() [5]string {
 // name the key.
 func decodeManifest(b []byte, r *Report) (Manifest, bool) {
 	var m Manifest
-	md, err := toml.Decode(string(b), &m)
+	problems, ok := DecodeTOML(ManifestFile, b, &m)
+	r.Errors = append(r.Errors, problems...)
+	return m, ok
+}
+
+// DecodeTOML decodes b, the TOML file named file, into v, a pointer to a
+// struct, strictly, as dataset.toml is decoded: a syntax error, or a
+// value of the wrong type, is a problem at its line and column; every key
+// v has no field for is a problem at the key, with the nearest v has. It
+// reports whether v decoded (unknown keys aside).
+func DecodeTOML(file string, b []byte, v any) ([]Problem, bool) {
+	r := &Report{}
+	md, err := toml.Decode(string(b), v)
 	if err != nil {
 		var perr toml.ParseError
 		if errors.As(err, &perr) {
-			r.Errors = append(r.Errors, Problem{File: ManifestFile, Line: perr.Position.Line, Char: perr.Position.Col, Rule: "toml-syntax", Message: perr.Message})
+			r.Errors = append(r.Errors, Problem{File: file, Line: perr.Position.Line, Char: perr.Position.Col, Rule: "toml-syntax", Message: perr.Message})
 		} else {
-			r.errorf(ManifestFile, "", "type", "%v", err)
+			r.errorf(file, "", "type", "%v", err)
 		}
-		return m, false
+		return r.Errors, false
 	}
-	known := tomlKeys(reflect.TypeFor[Manifest](), "")
+	known := tomlKeys(reflect.TypeOf(v).Elem(), "")
 	for _, key := range md.Undecoded() {
 		near := suggest.Best(key.String(), slices.Values(known), 1)
-		r.errorf(ManifestFile, key.String(), "unknown-field", "unknown key %q%s", key.String(), suggest.Offer(suggest.Quoted(near)...))
+		r.errorf(file, key.String(), "unknown-field", "unknown key %q%s", key.String(), suggest.Offer(suggest.Quoted(near)...))
 	}
-	return m, true
+	return r.Errors, true
 }
 
 // CheckManifest decodes and checks a dataset.toml on its own, with the

@@ -32,10 +32,7 @@ type NotFoundError struct {
 // printable characters is not repeated: it would only make the message
 // unreadable.
 func (e *NotFoundError) Error() string {
-	key := "this key"
-	if len(e.Key) <= 100 && utf8.ValidString(e.Key) && strings.IndexFunc(e.Key, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
-		key = strconv.Quote(e.Key)
-	}
+	key := QuoteKey(e.Key)
 	var msg string
 	switch e.Collection {
 	case Parties:
@@ -51,6 +48,16 @@ func (e *NotFoundError) Error() string {
 		msg = "no candidate has the slug or id " + key
 	}
 	return msg + suggest.OfferClause(suggest.Quoted(e.Suggestion)...)
+}
+
+// QuoteKey is a key a client asked for, as a message repeats it: quoted,
+// or "this key" for one that is long or holds anything but printable
+// characters, which would only make the message unreadable.
+func QuoteKey(key string) string {
+	if len(key) <= 100 && utf8.ValidString(key) && strings.IndexFunc(key, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
+		return strconv.Quote(key)
+	}
+	return "this key"
 }
 
 // recordAnswers are the indexes that find one record by its key. The

@@ -1,0 +1,227 @@
+package archive
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"ballot/dataset"
+	"ballot/suggest"
+)
+
+// Person is one person who stood in an archive's elections, followed
+// across them by their candidates' person_id, as the API serves it
+// (/api/public/v1/people/{slug|id}). A candidate without a person_id is
+// no person's: nobody has said who they are.
+type Person struct {
+	ID string `json:"id"`
+	// Slug is the candidate slug of the person's latest candidacy; when
+	// another person's latest candidacy has that slug too, the one whose
+	// latest election is the newer keeps it, and the other has "-" and
+	// its latest election's slug added ("ivan-bartolo-2017"), or, if
+	// that is taken too, a number after that ("-2", "-3"). A slug may
+	// so change when an election is added; the id never does.
+	Slug string `json:"slug"`
+	// Name is the name of the latest candidacy.
+	Name string `json:"name"`
+	// Candidacies are the person's candidacies, newest first.
+	Candidacies []Candidacy `json:"candidacies"`
+
+	given, family string // of the latest candidacy, for the published order
+}
+
+// Candidacy is one election's candidate who is the person.
+type Candidacy struct {
+	ElectionID   string `json:"election_id"`
+	ElectionSlug string `json:"election_slug"`
+	CandidateID  string `json:"candidate_id"`
+	// Name is the candidate's name, as that election prints it.
+	Name        string   `json:"name"`
+	PartyID     *string  `json:"party_id"`
+	DistrictIDs []string `json:"district_ids"`
+	Elected     *bool    `json:"elected"`
+	// Results are the candidate's rows of the election's count sheets:
+	// one for each district of the candidacy that has a sheet, in the
+	// order of district_ids.
+	Results []DistrictResult `json:"results"`
+}
+
+// DistrictResult is a candidate's row of one district's count sheet.
+type DistrictResult struct {
+	DistrictNumber   int  `json:"district_number"`
+	FirstPreferences int  `json:"first_preferences"`
+	ElectedAtCount   *int `json:"elected_at_count"`
+	ExcludedAtCount  *int `json:"excluded_at_count"`
+}
+
+// People returns every person in published order: by the family name,
+// then the given name, of their latest candidacy, folded, then by id. The
+// slice is shared: callers must not modify it.
+func (a *Archive) People() []Person { return a.people }
+
+// Person finds a person by their slug or their id, in any letter case.
+func (a *Archive) Person(key string) (*Person, error) {
+	lower := strings.ToLower(key)
+	if i, ok := a.bySlug[lower]; ok {
+		return &a.people[i], nil
+	}
+	if i, ok := a.byID[lower]; ok {
+		return &a.people[i], nil
+	}
+	near := suggest.Best(lower, func(yield func(string) bool) {
+		for i := range a.people {
+			if !yield(a.people[i].Slug) {
+				return
+			}
+		}
+	}, 1)
+	return nil, &NotFoundError{What: "person", Key: key, Near: near}
+}
+
+// SearchPeople returns the positions in People, in published order, of
+// the people a name search finds: q is read as the candidates' q filter
+// reads it (dataset.ParseQ), and a person is found when one of their
+// candidacies' names, given names or family names holds it, with case,
+// accents and Maltese letters folded. A q refused is a
+// *dataset.ParamError naming the parameter q.
+func (a *Archive) SearchPeople(q string) ([]int32, error) {
+	q, reason := dataset.ParseQ(q)
+	if reason != "" {
+		return nil, &dataset.ParamError{Params: []dataset.InvalidParam{{Name: "q", Reason: reason}}}
+	}
+	found := a.names.Search(q, a.all, nil)
+	if found == nil {
+		found = []int32{}
+	}
+	return found, nil
+}
+
+// indexPeople gathers the people of the elections, newest first, with
+// their candidacies, puts them in published order, gives them slugs, and
+// indexes them by slug, id and name.
+func (a *Archive) indexPeople() {
+	byID := map[string]int{}
+	var first []int // the election of each person's latest candidacy
+	for ei, e := range a.elections {
+		ds := e.Dataset
+		for i := range ds.Candidates() {
+			c := &ds.Candidates()[i]
+			if c.PersonID == nil {
+				continue
+			}
+			pi, seen := byID[*c.PersonID]
+			if !seen {
+				pi = len(a.people)
+				byID[*c.PersonID] = pi
+				a.people = append(a.people, Person{ID: *c.PersonID, Slug: c.Slug, Name: c.Name, given: c.GivenName, family: c.FamilyName})
+				first = append(first, ei)
+			}
+			a.people[pi].Candidacies = append(a.people[pi].Candidacies, candidacy(e, c))
+		}
+	}
+	// Published order, the latest election carried along for the slugs.
+	type ranked struct {
+		p      Person
+		latest int
+		family string
+		given  string
+	}
+	rs := make([]ranked, len(a.people))
+	for i, p := range a.people {
+		rs[i] = ranked{p, first[i], dataset.Fold(p.family), dataset.Fold(p.given)}
+	}
+	slices.SortFunc(rs, func(x, y ranked) int {
+		return cmp.Or(strings.Compare(x.family, y.family), strings.Compare(x.given, y.given), strings.Compare(x.p.ID, y.p.ID))
+	})
+	// Slugs: each person whose latest candidacy is the newest with its
+	// candidate slug keeps it; the others, taken in the order of their
+	// latest election, newest first, then in published order, have their
+	// latest election's slug added, numbered if need be.
+	keeper := map[string]int{} // slug -> the person keeping it
+	for i, r := range rs {
+		if k, ok := keeper[r.p.Slug]; !ok || r.latest < rs[k].latest {
+			keeper[r.p.Slug] = i
+		}
+	}
+	used := map[string]bool{}
+	for slug := range keeper {
+		used[slug] = true
+	}
+	var others []int
+	for i, r := range rs {
+		if keeper[r.p.Slug] != i {
+			others = append(others, i)
+		}
+	}
+	slices.SortStableFunc(others, func(x, y int) int { return cmp.Compare(rs[x].latest, rs[y].latest) })
+	for _, i := range others {
+		slug := rs[i].p.Slug + "-" + a.elections[rs[i].latest].Record.Slug
+		if used[slug] {
+			n := 2
+			for used[slug+"-"+strconv.Itoa(n)] {
+				n++
+			}
+			slug += "-" + strconv.Itoa(n)
+		}
+		used[slug] = true
+		rs[i].p.Slug = slug
+	}
+	a.bySlug = make(map[string]int, len(rs))
+	a.byID = make(map[string]int, len(rs))
+	a.all = make([]int32, len(rs))
+	for i := range rs {
+		a.people[i] = rs[i].p
+		a.bySlug[rs[i].p.Slug] = i
+		a.byID[rs[i].p.ID] = i
+		a.all[i] = int32(i)
+	}
+	a.names = dataset.NewNameIndex(len(a.people), func(i int, add func(string)) {
+		for _, c := range a.people[i].Candidacies {
+			add(c.Name)
+		}
+		add(a.people[i].given)
+		add(a.people[i].family)
+	})
+}
+
+// candidacy is the candidacy of c, a candidate of e.
+func candidacy(e *Election, c *dataset.Candidate) Candidacy {
+	ds := e.Dataset
+	cd := Candidacy{
+		ElectionID: e.Record.ID, ElectionSlug: e.Record.Slug, CandidateID: c.ID, Name: c.Name,
+		PartyID: c.PartyID, DistrictIDs: c.DistrictIDs, Elected: c.Elected, Results: []DistrictResult{},
+	}
+	for _, id := range c.DistrictIDs {
+		n, _ := ds.DistrictByID(id)
+		sheet, ok := ds.Sheet(n)
+		if !ok {
+			continue
+		}
+		for _, row := range sheet.Candidacies {
+			if row.CandidateID == c.ID {
+				cd.Results = append(cd.Results, DistrictResult{n, row.FirstPreferences, row.ElectedAtCount, row.ExcludedAtCount})
+				break
+			}
+		}
+	}
+	return cd
+}
+
+// NotFoundError reports a key that names no election, or no person, of an
+// archive.
+type NotFoundError struct {
+	// What is "election" or "person".
+	What string
+	Key  string
+	// Near is the slug the key probably misspells, or "".
+	Near string
+	// Slugs are, for an election, every election's slug, newest first.
+	Slugs []string
+}
+
+// Error names what was looked for and the key, and offers the slug the
+// key misspells, as the API's other 404s do.
+func (e *NotFoundError) Error() string {
+	return "no " + e.What + " has the slug or id " + dataset.QuoteKey(e.Key) + suggest.OfferClause(suggest.Quoted(e.Near)...)
+}
