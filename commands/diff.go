@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"ballot/archive"
 	"ballot/commands/gcpace"
 	"ballot/dataset"
 	"ballot/diff"
@@ -23,7 +24,7 @@ const embeddedArg = "embedded"
 func diffCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "diff",
-		Usage:     "show what a new version of a dataset changes, before publishing it",
+		Usage:     "show what a new version of a dataset, or of an archive, changes, before publishing it",
 		ArgsUsage: "OLD NEW",
 		Description: "Compares two dataset directories (either may be the word \"embedded\" for the\n" +
 			"embedded dataset; write ./embedded for a directory of that name): the manifest's\n" +
@@ -33,6 +34,9 @@ func diffCommand() *cli.Command {
 			"Warnings name identity breaks: a slug or district number under a new id, and an\n" +
 			"elected candidate removed. Both datasets must be valid: an invalid one is\n" +
 			"reported on stderr as validate reports it.\n" +
+			"Of two archives of elections (or an archive and a dataset), the elections added\n" +
+			"(+) and removed (-), matched by slug, a change of the current one, then each\n" +
+			"election in both that changed, compared as two datasets are.\n" +
 			"Exit status: 0 no differences, 1 differences, 2 usage error or invalid dataset.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"},
@@ -44,9 +48,12 @@ func diffCommand() *cli.Command {
 
 // diffReport is the JSON form of a diff, for CI pipelines.
 type diffReport struct {
-	Equal bool     `json:"equal"`
-	Old   diffSide `json:"old"`
-	New   diffSide `json:"new"`
+	// Election is, in a diff of two archives, the slug of the election
+	// compared; "" in a diff of two datasets.
+	Election string   `json:"election,omitempty"`
+	Equal    bool     `json:"equal"`
+	Old      diffSide `json:"old"`
+	New      diffSide `json:"new"`
 	*diff.Diff
 	Summary diffSummary `json:"summary"`
 }
@@ -75,20 +82,32 @@ func diffDatasets(c *cli.Context) error {
 	// diff is one batch of short-lived garbage (each side's load), so
 	// this costs no time measurably and lowers the peak by a sixth.
 	defer gcpace.Lower(50)()
-	sets, err := loadEditions(c, format, args)
+	sides, err := loadEditions(c, format, args)
 	if err != nil {
 		return err
 	}
-	r := newDiffReport(args, sets)
-	if format == "json" {
-		err = writeDiffJSON(c.App.Writer, r)
+	equal := true
+	if sides[0].single && sides[1].single {
+		r := newDiffReport(args, [2]*diff.Edition{sides[0].elections[0].edition, sides[1].elections[0].edition})
+		if format == "json" {
+			err = writeDiffJSON(c.App.Writer, r)
+		} else {
+			err = writeDiff(c.App.Writer, r)
+		}
+		equal = r.Equal
 	} else {
-		err = writeDiff(c.App.Writer, r)
+		r := newArchiveDiff(sides)
+		if format == "json" {
+			err = writeArchiveDiffJSON(c.App.Writer, r)
+		} else {
+			err = writeArchiveDiff(c.App.Writer, r)
+		}
+		equal = r.Equal
 	}
 	if err != nil {
 		return err
 	}
-	if !r.Equal {
+	if !equal {
 		return quietError{ExitFailure}
 	}
 	return nil
@@ -116,41 +135,66 @@ func diffArgs(c *cli.Context) (format string, args []string, err error) {
 	return format, args, nil
 }
 
-// loadEditions loads both datasets and encodes each for the comparison. An
-// invalid one is reported on stderr in format, as validate reports it.
-func loadEditions(c *cli.Context, format string, args []string) ([2]*diff.Edition, error) {
+// diffSideOf is one side of a diff: an archive (a dataset's an archive of
+// one), each election kept encoded for the comparison.
+type diffSideOf struct {
+	path      string
+	version   string
+	single    bool
+	current   string
+	elections []electionEdition // newest first
+}
+
+// electionEdition is an election of a side of a diff, encoded.
+type electionEdition struct {
+	slug, name, dir string
+	edition         *diff.Edition
+}
+
+// loadEditions loads both sides and encodes each election for the
+// comparison. An invalid one is reported on stderr in format, as
+// validate reports it.
+func loadEditions(c *cli.Context, format string, args []string) ([2]diffSideOf, error) {
 	// Both sides are loaded before either is judged, so one run reports
 	// every problem of both.
 	// Each side is kept encoded for the comparison, not loaded: a diff
 	// of two large editions holds one loaded dataset at a time.
-	var sets [2]*diff.Edition
+	var sides [2]diffSideOf
 	invalid := false
 	for i, arg := range args {
 		dir := arg
 		if arg == embeddedArg {
 			dir = ""
 		}
-		ds, err := loadRecords(c.Context, dir)
+		arch, err := loadRecords(c.Context, dir)
 		var report *dataset.Report
 		switch {
 		case errors.As(err, &report):
 			invalid = true
 			if format == "text" {
-				_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: %s is not a valid dataset:\n", arg)
+				what := "dataset"
+				if dir != "" && archive.IsArchiveDir(dir) {
+					what = "archive"
+				}
+				_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: %s is not a valid %s:\n", arg, what)
 			}
 			if err := writeReport(c.App.ErrWriter, c.App.ErrWriter, format, report, false); err != nil {
-				return sets, err
+				return sides, err
 			}
 		case err != nil:
-			return sets, err
+			return sides, err
 		default:
-			sets[i] = diff.NewEdition(ds)
+			side := diffSideOf{path: arg, version: arch.Version, single: arch.Single(), current: arch.Current().Record.Slug}
+			for _, e := range arch.Elections() {
+				side.elections = append(side.elections, electionEdition{e.Record.Slug, e.Record.Name, e.Dir, diff.NewEdition(e.Dataset)})
+			}
+			sides[i] = side
 		}
 	}
 	if invalid {
-		return sets, quietError{ExitUsage}
+		return sides, quietError{ExitUsage}
 	}
-	return sets, nil
+	return sides, nil
 }
 
 // newDiffReport compares the two editions of args and counts the changes.
@@ -177,6 +221,27 @@ func newDiffReport(args []string, sets [2]*diff.Edition) diffReport {
 func writeDiff(w io.Writer, r diffReport) error {
 	// Written as it goes: a diff of two large editions is megabytes.
 	b := bufio.NewWriter(w)
+	writeDiffBody(b, r)
+	s := r.Summary
+	switch {
+	case !r.Equal:
+		manifest := ""
+		if s.ManifestChanged {
+			manifest = ", " + dataset.ManifestFile + " changed"
+		}
+		fmt.Fprintf(b, "ballot: datasets differ: %d added, %d removed, %d changed%s, %s\n", s.Added, s.Removed, s.Changed, manifest, dataset.Quantity(s.Warnings, "warning"))
+	case r.Old.Version != r.New.Version:
+		b.WriteString("ballot: no differences in the data; the files differ in layout only, so the version changes\n")
+	default:
+		b.WriteString("ballot: no differences\n")
+	}
+	return b.Flush()
+}
+
+// writeDiffBody writes the diff r of two datasets, or of one election in
+// two archives, to b: the two sides, the manifest's changes, each
+// collection that changed, and the warnings.
+func writeDiffBody(b *bufio.Writer, r diffReport) {
 	fmt.Fprintf(b, "--- %s (version %.12s)\n+++ %s (version %.12s)\n", r.Old.Path, r.Old.Version, r.New.Path, r.New.Version)
 	if len(r.Manifest) > 0 {
 		fmt.Fprintf(b, "%s: %d changed\n", dataset.ManifestFile, len(r.Manifest))
@@ -205,20 +270,6 @@ func writeDiff(w io.Writer, r diffReport) error {
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(b, "warning: %s: %s\n", wn.Collection, wn.Message)
 	}
-	s := r.Summary
-	switch {
-	case !r.Equal:
-		manifest := ""
-		if s.ManifestChanged {
-			manifest = ", " + dataset.ManifestFile + " changed"
-		}
-		fmt.Fprintf(b, "ballot: datasets differ: %d added, %d removed, %d changed%s, %s\n", s.Added, s.Removed, s.Changed, manifest, dataset.Quantity(s.Warnings, "warning"))
-	case r.Old.Version != r.New.Version:
-		b.WriteString("ballot: no differences in the data; the files differ in layout only, so the version changes\n")
-	default:
-		b.WriteString("ballot: no differences\n")
-	}
-	return b.Flush()
 }
 
 // writeDiffJSON writes r as a json.Encoder indenting by two spaces would,
@@ -226,6 +277,16 @@ func writeDiff(w io.Writer, r diffReport) error {
 // a diff of two large editions is megabytes.
 func writeDiffJSON(w io.Writer, r diffReport) error {
 	b := bufio.NewWriter(w)
+	if err := writeDiffJSONAt(b, r, ""); err != nil {
+		return err
+	}
+	_ = b.WriteByte('\n')
+	return b.Flush()
+}
+
+// writeDiffJSONAt writes r to b as writeDiffJSON does, as a value at the
+// indent given, its first line already placed and no newline after it.
+func writeDiffJSONAt(b *bufio.Writer, r diffReport, indent string) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -264,13 +325,17 @@ func writeDiffJSON(w io.Writer, r diffReport) error {
 		}
 		_ = b.WriteByte('\n')
 	}
+	in := indent + "  "
 	_, _ = b.WriteString("{\n")
-	field("  ", "equal", false, func() { value(r.Equal, "  ") })
-	field("  ", "old", false, func() { value(r.Old, "  ") })
-	field("  ", "new", false, func() { value(r.New, "  ") })
-	field("  ", "manifest", false, func() { value(r.Manifest, "  ") })
-	field("  ", "collections", false, func() {
-		list(len(r.Collections), "  ", func(i int, depth string) {
+	if r.Election != "" {
+		field(in, "election", false, func() { value(r.Election, in) })
+	}
+	field(in, "equal", false, func() { value(r.Equal, in) })
+	field(in, "old", false, func() { value(r.Old, in) })
+	field(in, "new", false, func() { value(r.New, in) })
+	field(in, "manifest", false, func() { value(r.Manifest, in) })
+	field(in, "collections", false, func() {
+		list(len(r.Collections), in, func(i int, depth string) {
 			col := r.Collections[i]
 			in := depth + "  "
 			_, _ = b.WriteString("{\n")
@@ -288,13 +353,10 @@ func writeDiffJSON(w io.Writer, r diffReport) error {
 			_, _ = b.WriteString(depth + "}")
 		})
 	})
-	field("  ", "warnings", false, func() { value(r.Warnings, "  ") })
-	field("  ", "summary", true, func() { value(r.Summary, "  ") })
-	_, _ = b.WriteString("}\n")
-	if err != nil {
-		return err
-	}
-	return b.Flush()
+	field(in, "warnings", false, func() { value(r.Warnings, in) })
+	field(in, "summary", true, func() { value(r.Summary, in) })
+	_, _ = b.WriteString(indent + "}")
+	return err
 }
 
 // recordLabel names a record for a person: its id, its natural key and
@@ -311,17 +373,17 @@ func recordLabel(keyField, id string, key json.RawMessage, name string) string {
 	return label
 }
 
-// loadRecords loads a dataset for diff: checked as validate checks it, its
-// records in published order, none of the API's answers prepared (see
-// dataset.Options.RecordsOnly).
-func loadRecords(ctx context.Context, dir string) (*dataset.Dataset, error) {
+// loadRecords loads a dataset or an archive for diff: checked as validate
+// checks it, its records in published order, none of the API's answers
+// prepared (see dataset.Options.RecordsOnly).
+func loadRecords(ctx context.Context, dir string) (*archive.Archive, error) {
 	if dir == "" {
-		return dataset.Default()
+		return archive.Default()
 	}
 	defer gcpace.Load()()
-	ds, err := dataset.LoadDirContext(ctx, dir, dataset.Options{RecordsOnly: true})
+	arch, err := archive.LoadDirContext(ctx, dir, dataset.Options{RecordsOnly: true})
 	if err != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("stopped while loading the dataset: %w", context.Cause(ctx))
 	}
-	return ds, err
+	return arch, err
 }

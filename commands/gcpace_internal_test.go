@@ -27,7 +27,7 @@ func TestLoadPacesGC(t *testing.T) {
 			t.Fatalf("GOGC %d during validate's check, want %d", p, gcpace.LoadPercent)
 		}
 	}
-	if _, err := loadDataset(context.Background(), dir, 0); err != nil {
+	if _, err := loadArchive(context.Background(), dir, dataset.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := gcpace.Percent(); got != 100 {

@@ -22,7 +22,7 @@ import (
 
 // service is serve's lifecycle, in three steps:
 //
-//  1. open catches SIGHUP, reads the configuration, loads the dataset,
+//  1. open catches SIGHUP, reads the configuration, loads the archive,
 //     opens the rate-limit store, reads the TLS certificate and listens on
 //     both addresses: whatever can stop serve from starting stops it here,
 //     before the "serving" lines, and a busy port fails at once.
@@ -46,7 +46,7 @@ type service struct {
 	// listening, and when it stops.
 	stderr  *logbuffer.Writer
 	logger  *slog.Logger
-	ds      *dataset.Dataset      // the dataset served first
+	ds      *dataset.Dataset      // the dataset served first: the archive's current election's
 	store   *ratelimit.RedisStore // nil: counts in this process alone
 	srv     *server.Server
 	cert    *certificate    // nil: plain HTTP
@@ -92,10 +92,14 @@ func (s *service) open(c *cli.Context) error {
 	s.logger = newLogger(s.stderr, s.cfg.LogFormat)
 	s.starting = takeStartupHangups(s.hup, s.logger)
 
-	if s.ds, err = openDatasetWithin(c, s.cfg.Data, s.cfg.MaxDatasetBytes); err != nil {
+	arch, err := openArchive(c, s.cfg.Data, s.cfg.MaxDatasetBytes)
+	if err != nil {
 		return err
 	}
-	server.LogWarnings(s.logger, s.ds.Warnings)
+	// The server serves the current election; the archive's warnings,
+	// every election's, are logged once here.
+	s.ds = arch.Current().Dataset
+	server.LogWarnings(s.logger, arch.Warnings)
 	opts := s.cfg.serverOptions(s.logger)
 	opts.PaceGC = s.paceLoad
 	if s.cfg.LogFormat == "text" {
@@ -170,7 +174,13 @@ func (s *service) run(ctx context.Context) error {
 		if err := reloadFits(s.cfg.Data, limit, source); err != nil {
 			return nil, err
 		}
-		return loadDataset(loadCtx, s.cfg.Data, s.cfg.MaxDatasetBytes)
+		// Every election loads and passes, or the reload is refused
+		// whole, naming the election; the server serves the current.
+		arch, err := loadArchive(loadCtx, s.cfg.Data, dataset.Options{MaxFileBytes: int64(s.cfg.MaxDatasetBytes)})
+		if err != nil {
+			return nil, err
+		}
+		return arch.Current().Dataset, nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

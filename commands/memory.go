@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"ballot/archive"
 	"ballot/commands/gcpace"
 	"ballot/dataset"
 )
@@ -158,9 +159,10 @@ func memoryInUse() int64 {
 	return int64(total - min(released, total))
 }
 
-// reloadFits refuses a reload of the dataset in dir that would take the
-// process past its memory limit: a load's peak, the pages it makes
-// included, is at most dataset.PeakMemoryPerByte times the files' size,
+// reloadFits refuses a reload of the dataset or archive in dir that would
+// take the process past its memory limit: a load's peak, the pages it
+// makes included, is at most dataset.PeakMemoryPerByte times the files'
+// size (an archive's, every election's, each loaded after the other),
 // on top of what the process holds now, the dataset served included,
 // which stays until the new one replaces it. Refused, the reload reads
 // nothing, and the process is not killed half way through it.
@@ -168,7 +170,7 @@ func reloadFits(dir string, limit int64, source string) error {
 	if dir == "" || source == "" { // the embedded dataset, or no limit
 		return nil
 	}
-	size, err := dataset.FilesSize(dir)
+	size, err := archive.FilesSize(dir)
 	if err != nil {
 		return nil // the load reports the directory itself
 	}

@@ -3,6 +3,7 @@ package commands_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -10,10 +11,12 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"ballot/archive"
 	"ballot/commands/gcpace"
 	"ballot/dataset"
 	"ballot/internal/testprograms"
@@ -229,6 +232,11 @@ func TestLoadMemoryPerByte(t *testing.T) {
 		// One district's count sheet of 10,000 candidacies over 500
 		// counts: 27.6 MB with its candidates.
 		{"count sheet", []string{"shapes", "-shape", "counts", "-candidacies", "10000", "-counts", "500"}},
+		// An archive of 4 elections, each of bench/synth's 8,750
+		// candidates, the same names in each and no person_id, so a
+		// warning for each name in each pair of elections: loaded one
+		// after the other, the whole within the bound.
+		{"archive of 4", []string{"synth", "-n", "8750"}},
 	}
 	// serve with its pages (the default) holds, once ready, its dataset
 	// and what it made of it at load; measured beyond what it holds
@@ -249,7 +257,10 @@ func TestLoadMemoryPerByte(t *testing.T) {
 			if out, err := gen.CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v\n%s", gen, err, out)
 			}
-			files, err := dataset.FilesSize(dir)
+			if sh.name == "archive of 4" {
+				dir = archiveOfCopies(t, dir, 4)
+			}
+			files, err := archive.FilesSize(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -296,6 +307,37 @@ func TestLoadMemoryPerByte(t *testing.T) {
 			}
 		})
 	}
+}
+
+// archiveOfCopies makes an archive of n elections, each a copy of the
+// dataset directory dir with an [election] of its own (slugs e1 to en,
+// the last current), and returns its directory.
+func archiveOfCopies(t *testing.T, dir string, n int) string {
+	t.Helper()
+	root := t.TempDir()
+	var slugs []string
+	for i := 1; i <= n; i++ {
+		slug := "e" + strconv.Itoa(i)
+		slugs = append(slugs, strconv.Quote(slug))
+		if err := os.CopyFS(filepath.Join(root, slug), os.DirFS(dir)); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(filepath.Join(root, slug, dataset.ManifestFile), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fmt.Fprintf(f, "\n[election]\nslug = %q\nname = \"Election %d\"\n", slug, i); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	manifest := fmt.Sprintf("elections = [%s]\ncurrent = %s\n", strings.Join(slugs, ", "), slugs[n-1])
+	if err := os.WriteFile(filepath.Join(root, "archive.toml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
 
 // nextSheetEdition copies the dataset dir, whose counts.json is

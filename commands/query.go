@@ -13,8 +13,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"ballot/answers"
+	"ballot/archive"
 	"ballot/commands/gcpace"
 	"ballot/dataset"
+	"ballot/suggest"
 )
 
 func queryCommand() *cli.Command {
@@ -25,7 +27,8 @@ func queryCommand() *cli.Command {
 		Description: "Prints the body GET /api/public/v1/COLLECTION returns for the same parameters\n" +
 			"(byte for byte, but for meta.generatedAt), or the records as CSV, NDJSON or a\n" +
 			"table. Parameters are checked as the API checks them; a refused one prints\n" +
-			"the API's message on stderr and exits 2.\n\n" +
+			"the API's message on stderr and exits 2. Of an archive of elections, it prints\n" +
+			"what the API answers for the current election, or for the one --election names.\n\n" +
 			"With a KEY, prints the one record GET /api/public/v1/COLLECTION/KEY returns: a\n" +
 			"party or candidate by slug or id, a district, or a district's count sheet\n" +
 			"(results), by number or id. A key that names no record prints the API's\n" +
@@ -46,7 +49,8 @@ func queryCommand() *cli.Command {
 			&cli.GenericFlag{Name: "limit", Value: &everyValue{}, Usage: "at most `N` candidates, 1 to 500 (default 100)"},
 			&cli.GenericFlag{Name: "offset", Value: &everyValue{}, Usage: "skip the first `N` matching candidates (default 0)"},
 			&cli.GenericFlag{Name: "locality", Value: &everyValue{}, Usage: "districts holding the locality with this `NAME`, English name or slug"},
-			&cli.StringFlag{Name: "data", Usage: "dataset `DIR` (default: the embedded dataset)", EnvVars: []string{"BALLOT_DATA"}},
+			&cli.StringFlag{Name: "data", Usage: "dataset or archive `DIR` (default: the embedded dataset)", EnvVars: []string{"BALLOT_DATA"}},
+			&cli.StringFlag{Name: "election", Usage: "the election of the archive with this `SLUG` (or id), in any letter case (default: the current one)"},
 			&cli.StringFlag{Name: "format", Value: "json", Usage: "json (the API's body), ndjson, csv or table"},
 			&cli.BoolFlag{Name: "pretty", Usage: "indent the JSON body"},
 			&cli.BoolFlag{Name: "ids", Usage: "with --format table, add the id columns"},
@@ -106,7 +110,11 @@ func query(c *cli.Context) error {
 		// a mistake.
 		return usagef("a record's key takes no --district, --party, --stood-in, --elected, --q, --limit, --offset or --locality")
 	}
-	ds, err := openDataset(c, c.String("data"))
+	arch, err := openArchive(c, c.String("data"), 0)
+	if err != nil {
+		return err
+	}
+	ds, err := electionOf(c, arch)
 	if err != nil {
 		return err
 	}
@@ -132,6 +140,24 @@ func query(c *cli.Context) error {
 	}
 
 	return writeAnswer(c, ds, collection, res, format)
+}
+
+// electionOf is the dataset of the election --election names, or of the
+// current one; an election the archive does not hold is a usage error
+// that names those it holds.
+func electionOf(c *cli.Context, arch *archive.Archive) (*dataset.Dataset, error) {
+	if !c.IsSet("election") {
+		return arch.Current().Dataset, nil
+	}
+	e, err := arch.Election(c.String("election"))
+	var nf *archive.NotFoundError
+	if errors.As(err, &nf) {
+		return nil, usagef("--election %s names no election%s: the elections are %s", dataset.QuoteKey(nf.Key), suggest.Offer(suggest.Quoted(nf.Near)...), suggest.List(nf.Slugs, "and"))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return e.Dataset, nil
 }
 
 // writeAnswer writes the answer res of collection c in format: the API's

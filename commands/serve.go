@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"ballot/archive"
 	"ballot/commands/gcpace"
 	"ballot/dataset"
 )
@@ -23,11 +24,13 @@ func serveCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
 		Usage: "serve the public API",
-		Description: "Serves the dataset in --data (default: the embedded Malta 2022 dataset) as a\n" +
-			"read-only JSON API under /api/public/v1/, as pages for people under / (unless\n" +
-			"--pages=false), and health, metrics and reload on the admin listener. SIGHUP\n" +
-			"(or POST /reload on the admin listener, or a change on disk with --watch) loads\n" +
-			"the dataset, and the TLS certificate, again and serves it if it is valid.\n" +
+		Description: "Serves the dataset, or the archive of elections, in --data (default: the\n" +
+			"embedded Malta 2022 dataset) as a read-only JSON API under /api/public/v1/, as\n" +
+			"pages for people under / (unless --pages=false), and health, metrics and reload\n" +
+			"on the admin listener; of an archive, its current election. SIGHUP (or POST\n" +
+			"/reload on the admin listener, or a change on disk with --watch) loads the data,\n" +
+			"every election of it, and the TLS certificate, again and serves it if it is\n" +
+			"valid, the whole of it.\n" +
 			"SIGINT or SIGTERM stop it after letting requests in flight finish.",
 		Flags:        flags,
 		OnUsageError: onUsageError,
@@ -100,18 +103,18 @@ func fromSource(c *cli.Context, path string, inFile func(string) bool, err error
 	return err
 }
 
-// loadDataset loads the dataset in dir, or the embedded one, with files of
-// at most maxBytes (0: the default). It returns ctx's error as soon as ctx
-// ends: a SIGTERM during a long load stops serve at once, and the load left
-// behind stops at its next check. The garbage collector runs at
-// gcpace.LoadPercent meanwhile.
-func loadDataset(ctx context.Context, dir string, maxBytes int) (*dataset.Dataset, error) {
+// loadArchive loads the archive (or the dataset) in dir, or the embedded
+// one, with files of at most maxBytes (0: the default). It returns ctx's
+// error as soon as ctx ends: a SIGTERM during a long load stops serve at
+// once, and the load left behind stops at its next check. The garbage
+// collector runs at gcpace.LoadPercent meanwhile.
+func loadArchive(ctx context.Context, dir string, opts dataset.Options) (*archive.Archive, error) {
 	if dir == "" {
-		return dataset.Default()
+		return archive.Default()
 	}
-	return untilDone(ctx, func() (*dataset.Dataset, error) {
+	return untilDone(ctx, func() (*archive.Archive, error) {
 		defer gcpace.Load()()
-		return dataset.LoadDirContext(ctx, dir, dataset.Options{MaxFileBytes: int64(maxBytes)})
+		return archive.LoadDirContext(ctx, dir, opts)
 	}, func() error {
 		return fmt.Errorf("stopped while loading the dataset: %w", context.Cause(ctx))
 	})
@@ -141,15 +144,11 @@ func untilDone[T any](ctx context.Context, f func() (T, error), stopped func() e
 	return zero, stopped()
 }
 
-// openDataset loads the dataset for serve and query. An invalid dataset is
-// reported on stderr exactly as validate reports it, and fails the command.
-func openDataset(c *cli.Context, dir string) (*dataset.Dataset, error) {
-	return openDatasetWithin(c, dir, 0)
-}
-
-// openDatasetWithin is openDataset with files of at most maxBytes.
-func openDatasetWithin(c *cli.Context, dir string, maxBytes int) (*dataset.Dataset, error) {
-	ds, err := loadDataset(c.Context, dir, maxBytes)
+// openArchive loads the archive for serve and query, with files of at
+// most maxBytes. An invalid one is reported on stderr exactly as validate
+// reports it, and fails the command.
+func openArchive(c *cli.Context, dir string, maxBytes int) (*archive.Archive, error) {
+	arch, err := loadArchive(c.Context, dir, dataset.Options{MaxFileBytes: int64(maxBytes)})
 	var report *dataset.Report
 	if errors.As(err, &report) {
 		if werr := writeReport(c.App.ErrWriter, c.App.ErrWriter, "text", report, false); werr != nil {
@@ -157,7 +156,7 @@ func openDatasetWithin(c *cli.Context, dir string, maxBytes int) (*dataset.Datas
 		}
 		return nil, quietError{ExitFailure}
 	}
-	return ds, err
+	return arch, err
 }
 
 func newLogger(w io.Writer, format string) *slog.Logger {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"ballot/archive"
 	"ballot/commands/gcpace"
 	"ballot/dataset"
 )
@@ -19,12 +20,14 @@ import (
 func validateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "validate",
-		Usage:     "check a dataset directory before publishing it",
+		Usage:     "check a dataset directory, or an archive of elections, before publishing it",
 		ArgsUsage: "[DIR]",
 		Description: "Checks the dataset in DIR (default: the embedded dataset) with the same rules\n" +
 			"serve applies, and reports every problem at once, one per line on stdout:\n" +
 			"FILE: POINTER: message (POINTER is a JSON pointer into FILE, or a key of\n" +
-			"dataset.toml), or FILE:LINE:COLUMN: message for a syntax error.\n" +
+			"dataset.toml), or FILE:LINE:COLUMN: message for a syntax error. Of an archive\n" +
+			"(a DIR with archive.toml), every election with these rules, each problem's FILE\n" +
+			"after its election's directory (2017/counts.json), and the archive's own rules.\n" +
 			"It reads max_dataset_bytes from the configuration serve reads (--config, or\n" +
 			"config.toml when present; BALLOT_MAX_DATASET_BYTES; --max-dataset-bytes), so\n" +
 			"a file serve would refuse as too large is refused here too.\n" +
@@ -257,25 +260,25 @@ func writeJSONReport(w io.Writer, r *dataset.Report, valid bool) error {
 	return bw.Flush()
 }
 
-// checkDataset applies the rules of a load to the dataset in dir (the
-// embedded one when dir is ""), without preparing the answers a server
-// gives, and returns its warnings or a *dataset.Report. With warn set, each
-// warning is given to it instead, in order, and none is returned. The
-// garbage collector runs at gcpace.LoadPercent meanwhile.
+// checkDataset applies the rules of a load to the dataset or archive in
+// dir (the embedded one when dir is ""), without preparing the answers a
+// server gives, and returns its warnings or a *dataset.Report. With warn
+// set, each warning is given to it instead, in order, and none is
+// returned. The garbage collector runs at gcpace.LoadPercent meanwhile.
 func checkDataset(ctx context.Context, dir string, maxBytes int, warn func(dataset.Problem)) ([]dataset.Problem, error) {
 	if dir == "" {
-		ds, err := dataset.Default()
+		arch, err := archive.Default()
 		if err != nil {
 			return nil, err
 		}
 		if warn == nil {
-			return ds.Warnings, nil
+			return arch.Warnings, nil
 		}
-		for _, p := range ds.Warnings {
+		for _, p := range arch.Warnings {
 			warn(p)
 		}
 		return nil, nil
 	}
 	defer gcpace.Load()()
-	return dataset.CheckDirContext(ctx, dir, dataset.Options{MaxFileBytes: int64(maxBytes), Warn: warn})
+	return archive.CheckDirContext(ctx, dir, dataset.Options{MaxFileBytes: int64(maxBytes), Warn: warn})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"ballot/archive"
 	"ballot/dataset"
 )
 
@@ -33,7 +34,9 @@ var watchDelay = 250 * time.Millisecond
 //     watched for from the nearest directory above it that exists;
 //   - the directory the path names (following links), for its files, or
 //     for the "..data" link of a Kubernetes ConfigMap volume;
-//   - the directory a load reads from (dataset.ResolveDir), for its files.
+//   - the directory a load reads from (dataset.ResolveDir), for its files;
+//   - of an archive, each election's directory (archive.ElectionDirs), for
+//     its files, as archive.toml lists them at the last change.
 type datasetWatcher struct {
 	path   string // the data path, absolute
 	parent string // the directory holding path, links resolved
@@ -92,6 +95,11 @@ func (w *datasetWatcher) arm() {
 	}
 	if dir, err := dataset.ResolveDir(w.path); err == nil {
 		want[dir] = true
+		// An archive's elections are directories of their own: a
+		// change in one is a change of the archive.
+		for _, e := range archive.ElectionDirs(dir) {
+			want[e] = true
+		}
 	}
 	w.steps = steps
 	for dir := range w.watched {

@@ -1,7 +1,8 @@
-// Command loadmem loads a dataset directory once and prepares its API's
-// answers, as serve does at start, and prints the files' total size, the
-// process's peak resident memory and the ratio of the two: the peak memory
-// of a load as a multiple of the data.
+// Command loadmem loads a dataset directory, or an archive of elections,
+// once and prepares its API's answers (an archive's current election's),
+// as serve does at start, and prints the files' total size, the process's
+// peak resident memory and the ratio of the two: the peak memory of a load
+// as a multiple of the data.
 //
 //	go run ./bench/synth -n 50000 -out bench/out/synth-50000
 //	go run ./bench/loadmem bench/out/synth-50000
@@ -18,6 +19,7 @@ import (
 	"strings"
 
 	"ballot/answers"
+	"ballot/archive"
 	"ballot/commands/gcpace"
 	"ballot/dataset"
 )
@@ -29,21 +31,25 @@ func main() {
 		log.Fatal("usage: loadmem [-max-dataset-bytes N] DIR")
 	}
 	dir := flag.Arg(0)
-	size, err := dataset.FilesSize(dir)
+	size, err := archive.FilesSize(dir)
 	if err != nil {
 		log.Fatal(err)
 	}
 	before := status("VmRSS")
 	restore := gcpace.Load() // as serve loads
-	ds, err := dataset.LoadDirContext(context.Background(), dir, dataset.Options{MaxFileBytes: *maxBytes})
+	arch, err := archive.LoadDirContext(context.Background(), dir, dataset.Options{MaxFileBytes: *maxBytes})
 	if err != nil {
 		log.Fatal(err)
 	}
-	answers.Prepare(ds) // the API's answers, which serve prepares next
+	answers.Prepare(arch.Current().Dataset) // the API's answers, which serve prepares next
 	restore()
 	peak := status("VmHWM")
+	candidates := 0
+	for _, e := range arch.Elections() {
+		candidates += len(e.Dataset.Candidates())
+	}
 	fmt.Printf("candidates=%d files_bytes=%d rss_before=%d peak_rss=%d peak_over_files=%.1f load_over_files=%.1f\n",
-		len(ds.Candidates()), size, before, peak, float64(peak)/float64(size), float64(peak-before)/float64(size))
+		candidates, size, before, peak, float64(peak)/float64(size), float64(peak-before)/float64(size))
 }
 
 // status reads a memory figure of this process from /proc/self/status, in
