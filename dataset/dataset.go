@@ -8,8 +8,9 @@
 //
 // How an answer is written, the JSON envelope and meta, ETags, gzip and
 // CSV, is package answers', which prepares its bytes from a Dataset once
-// when it loads. dataset must not import answers, server or commands, nor
-// anything of HTTP: it knows records and rules, not the wire.
+// when it loads. dataset must not import answers, archive, server or
+// commands, nor anything of HTTP: it knows records and rules, not the
+// wire.
 package dataset
 
 import (
