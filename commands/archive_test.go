@@ -185,6 +185,10 @@ func TestValidateArchive(t *testing.T) {
 				stderr != fmt.Sprintf("ballot: dataset invalid: %s, 0 warnings\n", dataset.Quantity(len(want), "error")) {
 				t.Errorf("exit %d, stdout:\n%s\nstderr %q\nwant exit 1 and:\n%s", code, stdout, stderr, strings.Join(want, "\n"))
 			}
+			// serve refuses to start on it, with validate's report.
+			if code, out, errOut := runWithin(t, 30*time.Second, "serve", "--listen", "127.0.0.1:0", "--data", root); code != commands.ExitFailure || out != "" || errOut != stdout+stderr {
+				t.Errorf("serve: exit %d, stdout %q, stderr:\n%s\nwant 1 and validate's report:\n%s", code, out, errOut, stdout+stderr)
+			}
 			code, stdout, _ = run(t, "validate", "--format", "json", root)
 			var report struct {
 				Errors []struct {
