@@ -26,7 +26,8 @@ func DelimiterName(d rune) string {
 
 // reader is the one reader of a sheet: import and CountCells read a sheet
 // through it, each in one pass. Its stream drops the byte-order mark a
-// spreadsheet may write, checks that the file is UTF-8 as it passes and
+// spreadsheet may write, ends lines at a carriage return alone in a file
+// whose header row ends so, checks that the file is UTF-8 as it passes and
 // follows its quotes; the delimiter is given, or guessed from the header
 // row; the CSV reader splits the rows, of which row skips those whose
 // cells are all blank, as spreadsheets export below the data.
@@ -42,7 +43,9 @@ type reader struct {
 // the delimiter its header row shows when delim is 0.
 func newReader(f io.Reader, delim rune) *reader {
 	in := newStream(f)
-	guess, seen := guessDelimiter(in.head())
+	counts, end := scanHeader(in.head())
+	guess, seen := guessDelimiter(counts)
+	in.crLines = end == '\r'
 	if delim == 0 {
 		delim = guess
 	}
@@ -198,6 +201,10 @@ type stream struct {
 	}
 	utf16 bool  // the file begins with UTF-16's byte-order mark
 	err   error // a read error of the file, or errNotUTF8
+	// crLines: a carriage return that no line feed follows ends a line,
+	// as the header row's does: the line ends of the old spreadsheet
+	// programs of the Mac, which the CSV reader would read as one row.
+	crLines bool
 }
 
 var errNotUTF8 = errors.New("not UTF-8")
@@ -235,7 +242,7 @@ func (in *stream) peeked(err error) {
 func (in *stream) head() []byte {
 	for {
 		b, err := in.br.Peek(in.br.Buffered())
-		if _, ends := scanHeader(b); err != nil || len(b) >= headSize || ends {
+		if _, end := scanHeader(b); err != nil || len(b) >= headSize || end != 0 {
 			return b
 		}
 		if _, err := in.br.Peek(len(b) + 1); err != nil {
@@ -251,6 +258,9 @@ func (in *stream) Read(p []byte) (int, error) {
 		return 0, in.err
 	}
 	n, err := in.br.Read(p)
+	if in.crLines {
+		in.endLines(p[:n])
+	}
 	if !in.check(p[:n], err == io.EOF) {
 		in.err = errNotUTF8
 		return 0, in.err
@@ -259,6 +269,27 @@ func (in *stream) Read(p []byte) (int, error) {
 		in.err = err
 	}
 	return n, err
+}
+
+// endLines makes each carriage return in b that no line feed follows a
+// line feed, looking at the byte after b when b ends with one.
+func (in *stream) endLines(b []byte) {
+	for i, c := range b {
+		if c != '\r' {
+			continue
+		}
+		next := byte(0)
+		if i+1 < len(b) {
+			next = b[i+1]
+		} else if after, err := in.br.Peek(1); len(after) == 1 {
+			next = after[0]
+		} else {
+			in.peeked(err)
+		}
+		if next != '\n' {
+			b[i] = '\n'
+		}
+	}
 }
 
 // check takes the bytes b, the next of the file, and reports whether they
@@ -316,10 +347,10 @@ func (in *stream) next(r rune, size int, c byte) bool {
 
 // guessDelimiter returns the delimiter of a CSV file: the one of
 // Delimiters found most often outside quotes in its header row (its first
-// line that is not empty), the earlier in Delimiters on a tie; a comma,
-// with seen false, when the header row has none of them.
-func guessDelimiter(b []byte) (delim rune, seen bool) {
-	counts, _ := scanHeader(b)
+// line that is not empty), as scanHeader counts them, the earlier in
+// Delimiters on a tie; a comma, with seen false, when the header row has
+// none of them.
+func guessDelimiter(counts map[rune]int) (delim rune, seen bool) {
 	delim = Delimiters[0]
 	for _, d := range Delimiters {
 		if counts[d] > counts[delim] {
@@ -331,25 +362,29 @@ func guessDelimiter(b []byte) (delim rune, seen bool) {
 
 // scanHeader reads the header row at the start of b (its first line that
 // is not empty): how often each of Delimiters is in it outside quotes, and
-// whether b holds its end, a newline outside quotes. Unlike quoteScan, it
-// runs before the delimiter is known, so it cannot tell a quote that opens
-// a cell from one inside it: each quote opens or closes a quoted stretch.
-func scanHeader(b []byte) (counts map[rune]int, ends bool) {
+// how it ends, when b holds its end outside quotes: '\n' at a line feed
+// (after a carriage return or not), '\r' at a carriage return alone; 0
+// when b does not hold it. Unlike quoteScan, it runs before the delimiter
+// is known, so it cannot tell a quote that opens a cell from one inside
+// it: each quote opens or closes a quoted stretch.
+func scanHeader(b []byte) (counts map[rune]int, end byte) {
 	b = bytes.TrimLeft(b, "\r\n")
 	counts = map[rune]int{}
 	quoted := false
-	for _, c := range b {
+	for i, c := range b {
 		switch {
 		case c == '"':
 			quoted = !quoted
 		case quoted:
 		case c == '\n':
-			return counts, true
+			return counts, '\n'
+		case c == '\r' && i+1 < len(b) && b[i+1] != '\n':
+			return counts, '\r'
 		case slices.Contains(Delimiters, rune(c)):
 			counts[rune(c)]++
 		}
 	}
-	return counts, false
+	return counts, 0
 }
 
 // DelimiterValues names the values of --delimiter, for its help and its

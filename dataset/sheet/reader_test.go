@@ -29,6 +29,7 @@ func TestCountCells(t *testing.T) {
 		{"a delimiter given", "a;b\n1;2\n;\n", ',', 2, 2, false},
 		{"a byte-order mark", "\uFEFFa,b\n1,2\n", 0, 1, 2, false},
 		{"a quoted newline", "a,b\n\"1\n\n2\",3\n", 0, 1, 2, false},
+		{"lines ended by CR alone", "a,b\r1,2\r\r3,\"4\r5\"\r", 0, 2, 4, false},
 		// What Import refuses stops the count: how far it went is not
 		// said.
 		{"not UTF-8", "a,b\n1,2\n\xe9,3\n4,5\n", 0, -1, 0, true},

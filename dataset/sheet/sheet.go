@@ -7,11 +7,12 @@
 // make passes every rule `ballot validate` applies.
 //
 // Its files go by job: sheet.go runs an import, reader.go and read.go read
-// a sheet (one pass for its delimiter, quotes, UTF-8 and lost letters),
-// cells.go reads a cell, parties.go, districts.go and candidates.go build
-// the records, counts.go reads the count sheets and matches their rows to
-// candidates, names.go matches and suggests names, manifest.go reads the
-// id namespace, encode.go writes the JSON and problems.go reports.
+// a sheet (one pass for its delimiter, line ends, quotes, UTF-8 and lost
+// letters), cells.go reads a cell, parties.go, districts.go and
+// candidates.go build the records, counts.go reads the count sheets and
+// matches their rows to candidates, names.go matches and suggests names,
+// manifest.go reads the id namespace, encode.go writes the JSON and
+// problems.go reports.
 //
 // It builds on dataset, whose rules it applies; it must not import server
 // or commands.

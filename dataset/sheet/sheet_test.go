@@ -515,6 +515,39 @@ func fmtPtr(s *string) string {
 	return strconv.Quote(*s)
 }
 
+// TestImportLineEnds: a folder saved with lines ended by CRLF, or by a
+// carriage return alone (as the old spreadsheet programs of the Mac wrote
+// them), imports as the one ended by LF; a problem is at the same line,
+// and a line break inside quotes is a line break of the cell.
+func TestImportLineEnds(t *testing.T) {
+	plain := importOK(t, minimal().fs())
+	for _, end := range []string{"\r\n", "\r"} {
+		t.Run(strconv.Quote(end), func(t *testing.T) {
+			ended := sheets{}
+			for name, content := range minimal() {
+				if name != dataset.ManifestFile {
+					content = strings.ReplaceAll(content, "\n", end)
+				}
+				ended[name] = content
+			}
+			got := importOK(t, ended.fs())
+			for _, name := range outputs {
+				if !bytes.Equal(got[name], plain[name]) {
+					t.Errorf("%s is\n%s\nwant as with LF\n%s", name, got[name], plain[name])
+				}
+			}
+			src := ended.with(sheet.DistrictsFile, strings.ReplaceAll(districts("number,locality,split,note", "1,Valletta,yes,\"only the part\nnorth of the road\"", "1,Floriana,perhaps,"), "\n", end))
+			want := `districts.csv:4: split: "perhaps" is not yes or no: write yes/no, true/false, 1/0, y/n or iva/le (in any letter case), or leave it empty for unknown`
+			if got := importProblems(t, src.fs()); got != want {
+				t.Errorf("report\n%s\nwant\n%s", got, want)
+			}
+			if got := importProblems(t, oneByte{src.fs()}); got != want {
+				t.Errorf("read a byte at a time, report\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
 // TestImportBOM: the byte-order mark a spreadsheet writes at the start of
 // a file is dropped, from the manifest too, so the output is that of the
 // same folder without it. Only one is dropped: a second is part of the
