@@ -32,7 +32,7 @@ func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.C
 	t, problems := im.readCSV(src, CandidatesFile, candidateColumns, func(t *table, r row) {
 		if s := t.get(r, "slug"); s != "" {
 			if first, dup := used[s]; dup {
-				im.add(t.file, r.line, "slug", "%q is already used on line %d", s, first)
+				im.add(t.file, r.line, "slug", "%s is already used on line %d", echo(s), first)
 			} else {
 				used[s] = r.line
 			}
@@ -143,13 +143,13 @@ func (im *importer) repeatedRow(t *table, r row, name, party string, numbers []i
 	}
 	what := "an independent"
 	if party != "" {
-		what = "of " + t.get(r, "party")
+		what = "of " + bare(t.get(r, "party"))
 	}
 	in := "district"
 	if len(set) > 1 {
 		in += "s"
 	}
-	im.add(t.file, r.line, "", "repeats line %d: %s, %s, in %s %s; delete one of the two rows, or, for two people of the same name, give each a slug", first, name, what, in, suggest.List(strings.Fields(strings.Trim(fmt.Sprint(set), "[]")), "and"))
+	im.add(t.file, r.line, "", "repeats line %d: %s, %s, in %s %s; delete one of the two rows, or, for two people of the same name, give each a slug", first, bare(name), what, in, suggest.List(strings.Fields(strings.Trim(fmt.Sprint(set), "[]")), "and"))
 }
 
 // personAt is the first row with a person: its line and its name.
@@ -198,7 +198,7 @@ func (im *importer) deriveSlugs(out []dataset.Candidate, derived []pendingSlug, 
 		}
 		if c.Slug == "" {
 			merged = append(merged, problems[next:p.at]...)
-			merged = append(merged, dataset.Problem{File: CandidatesFile, Line: p.line, Column: "name", Message: fmt.Sprintf("%q makes no slug: give one in a slug column", c.Name)})
+			merged = append(merged, dataset.Problem{File: CandidatesFile, Line: p.line, Column: "name", Message: fmt.Sprintf("%s makes no slug: give one in a slug column", echo(c.Name))})
 			next = p.at
 		}
 	}

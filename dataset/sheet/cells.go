@@ -21,7 +21,7 @@ func (im *importer) boolean(t *table, r row, col string) *bool {
 	case "no", "false", "0", "n", "le":
 		v = false
 	default:
-		im.add(t.file, r.line, col, "%q is not yes or no: write yes/no, true/false, 1/0, y/n or iva/le (in any letter case), or leave it empty for unknown", t.get(r, col))
+		im.add(t.file, r.line, col, "%s is not yes or no: write yes/no, true/false, 1/0, y/n or iva/le (in any letter case), or leave it empty for unknown", echo(t.get(r, col)))
 		return nil
 	}
 	return &v
@@ -34,7 +34,7 @@ func (im *importer) url(t *table, r row, col string) *string {
 		return nil
 	}
 	if why := dataset.URLProblem(*s); why != "" {
-		im.add(t.file, r.line, col, "%q is not an absolute http or https URL: %s", *s, why)
+		im.add(t.file, r.line, col, "%s is not an absolute http or https URL: %s", echo(*s), why)
 	}
 	return s
 }
@@ -63,9 +63,9 @@ func (im *importer) slug(t *table, r row, col, name string) (slug string, derive
 // notSlug says that s is not a slug, and which would do when s makes one.
 func notSlug(s string) string {
 	if slug := dataset.Slugify(s); slug != "" {
-		return fmt.Sprintf("%q is not a slug (lower-case ASCII letters and digits joined by single hyphens; %q would do)", s, slug)
+		return fmt.Sprintf("%s is not a slug (lower-case ASCII letters and digits joined by single hyphens; %s would do)", echo(s), echo(slug))
 	}
-	return fmt.Sprintf("%q is not a slug (lower-case ASCII letters and digits joined by single hyphens)", s)
+	return fmt.Sprintf("%s is not a slug (lower-case ASCII letters and digits joined by single hyphens)", echo(s))
 }
 
 // numbered returns slug, or slug-2, slug-3, … : the first not yet in

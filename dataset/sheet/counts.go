@@ -221,7 +221,7 @@ func (im *importer) countRow(t *table, r row, cs *countSheets, ps parties, match
 		var nameCol string
 		row.candidate, nameCol = im.matchRow(t, r, n, cs.partyCol, ps, match)
 		if first, dup := d.byCandidate[row.candidate]; dup && row.candidate >= 0 {
-			im.add(t.file, r.line, nameCol, "is %s again, whose row in district %d is line %d: a candidate has one row in each district they stand in", match.cands[row.candidate].Name, n, first)
+			im.add(t.file, r.line, nameCol, "is %s again, whose row in district %d is line %d: a candidate has one row in each district they stand in", bare(match.cands[row.candidate].Name), n, first)
 		} else if row.candidate >= 0 {
 			d.byCandidate[row.candidate] = r.line
 		}
@@ -257,7 +257,7 @@ func (im *importer) votes(t *table, r row, col string) (int, bool) {
 	s := t.get(r, col)
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 || strings.ContainsAny(s, "+-") {
-		im.add(t.file, r.line, col, "%q is not a whole number of votes: write digits only, such as 1234", s)
+		im.add(t.file, r.line, col, "%s is not a whole number of votes: write digits only, such as 1234", echo(s))
 		return 0, false
 	}
 	return n, true
@@ -299,7 +299,7 @@ func (im *importer) districtTotals(src fs.FS, cs *countSheets) {
 		case dataset.StatusCounting:
 			dt.status = s
 		default:
-			im.add(t.file, r.line, "status", "%q is not a status: write counting while counts are still coming in, or final (or leave it empty) once the count is over", t.get(r, "status"))
+			im.add(t.file, r.line, "status", "%s is not a status: write counting while counts are still coming in, or final (or leave it empty) once the count is over", echo(t.get(r, "status")))
 		}
 		cs.totals[n] = dt
 	}
@@ -460,7 +460,7 @@ func (im *importer) matchRow(t *table, r row, n int, partyCol string, ps parties
 			if t.has("audited_name") {
 				col = "audited_name"
 			}
-			im.warn(t.file, r.line, nameCol, "%q is taken as %s, %s, standing in district %d, whose name in %s is a form of it (the name without a part, or a nickname in brackets); write %q in %s to say so", name, c.Name, ci.partyText(party), n, CandidatesFile, c.Name, col)
+			im.warn(t.file, r.line, nameCol, "%s is taken as %s, %s, standing in district %d, whose name in %s is a form of it (the name without a part, or a nickname in brackets); write %s in %s to say so", echo(name), bare(c.Name), ci.partyText(party), n, CandidatesFile, echo(c.Name), col)
 			return forms[0], nameCol
 		}
 	}
@@ -468,13 +468,13 @@ func (im *importer) matchRow(t *table, r row, n int, partyCol string, ps parties
 	case 1:
 		return found[0], nameCol
 	case 0:
-		im.add(t.file, r.line, nameCol, "no candidate in %s is %q, %s, standing in district %d%s", CandidatesFile, name, ci.partyText(party), n, ci.nearest(name, forms))
+		im.add(t.file, r.line, nameCol, "no candidate in %s is %s, %s, standing in district %d%s", CandidatesFile, echo(name), ci.partyText(party), n, ci.nearest(name, forms))
 	default:
 		var slugs []string
 		for _, i := range found {
-			slugs = append(slugs, strconv.Quote(ci.cands[i].Slug))
+			slugs = append(slugs, echo(ci.cands[i].Slug))
 		}
-		im.add(t.file, r.line, nameCol, "%q, %s, standing in district %d, fits %d candidates in %s, %s: write the slug of the one meant in a candidate column", name, ci.partyText(party), n, len(found), CandidatesFile, suggest.List(slugs, "and"))
+		im.add(t.file, r.line, nameCol, "%s, %s, standing in district %d, fits %d candidates in %s, %s: write the slug of the one meant in a candidate column", echo(name), ci.partyText(party), n, len(found), CandidatesFile, suggest.List(slugs, "and"))
 	}
 	return -1, nameCol
 }
@@ -510,7 +510,7 @@ func (ci *candidateIndex) partyText(id *string) string {
 	if id == nil {
 		return "an independent"
 	}
-	return "of " + ci.parties[*id]
+	return "of " + bare(ci.parties[*id])
 }
 
 // nearest names the candidates nearest name, with their party and
@@ -533,7 +533,7 @@ func (ci *candidateIndex) nearest(name string, forms []int) string {
 		if len(numbers) > 1 {
 			in = "districts "
 		}
-		near = append(near, fmt.Sprintf("%q, %s, in %s%s", c.Name, ci.partyText(c.PartyID), in, suggest.List(numbers, "and")))
+		near = append(near, fmt.Sprintf("%s, %s, in %s%s", echo(c.Name), ci.partyText(c.PartyID), in, suggest.List(numbers, "and")))
 	}
 	return suggest.Offer(near...)
 }

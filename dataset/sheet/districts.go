@@ -36,7 +36,7 @@ func (ds *districts) find(part string) (int, string) {
 		if n >= 1 && n <= dataset.DistrictCount {
 			return n, ""
 		}
-		return 0, fmt.Sprintf("district %q is not a number from 1 to %d", part, dataset.DistrictCount)
+		return 0, fmt.Sprintf("district %s is not a number from 1 to %d", echo(part), dataset.DistrictCount)
 	}
 	if !ds.read {
 		return 0, ""
@@ -60,12 +60,12 @@ func (ds *districts) find(part string) (int, string) {
 		for _, n := range numbers {
 			list = append(list, strconv.Itoa(n))
 		}
-		return 0, fmt.Sprintf("%q is in %d districts in %s, %s: write the number of the one meant", part, len(numbers), DistrictsFile, suggest.List(list, "and"))
+		return 0, fmt.Sprintf("%s is in %d districts in %s, %s: write the number of the one meant", echo(part), len(numbers), DistrictsFile, suggest.List(list, "and"))
 	}
-	msg := fmt.Sprintf("district %q is not a number from 1 to %d, nor the name of a district or locality in %s", part, dataset.DistrictCount, DistrictsFile)
+	msg := fmt.Sprintf("district %s is not a number from 1 to %d, nor the name of a district or locality in %s", echo(part), dataset.DistrictCount, DistrictsFile)
 	var near []string
 	for _, i := range nearest(k, keys) {
-		near = append(near, fmt.Sprintf("%d for %s", ds.names[i].number, ds.names[i].name))
+		near = append(near, fmt.Sprintf("%d for %s", ds.names[i].number, bare(ds.names[i].name)))
 	}
 	return 0, msg + suggest.Offer(near...)
 }
@@ -154,7 +154,7 @@ func (im *importer) writtenSlugs(t *table) (written [dataset.DistrictCount + 1]m
 			written[n] = map[string]int{}
 		}
 		if first, dup := written[n][slug]; dup {
-			im.add(t.file, r.line, "locality_slug", "%q is already used in district %d on line %d", slug, n, first)
+			im.add(t.file, r.line, "locality_slug", "%s is already used in district %d on line %d", echo(slug), n, first)
 			continue
 		}
 		written[n][slug] = r.line
@@ -172,7 +172,7 @@ func (im *importer) districtColumns(t *table, r row, d *dataset.District, s *dis
 		}
 		if g, ok := s.own[col]; ok {
 			if g.value != v {
-				im.add(t.file, r.line, col, "district %d is given %q here but %q on line %d", d.Number, v, g.value, g.line)
+				im.add(t.file, r.line, col, "district %d is given %s here but %s on line %d", d.Number, echo(v), echo(g.value), g.line)
 			}
 			continue
 		}
@@ -200,7 +200,7 @@ func (im *importer) locality(t *table, r row, n int, s *districtSeen) (loc datas
 		loc.Split = *split
 	}
 	if first, dup := s.names[dataset.Fold(name)]; dup {
-		im.add(t.file, r.line, "locality", "%q is already listed in district %d on line %d", name, n, first)
+		im.add(t.file, r.line, "locality", "%s is already listed in district %d on line %d", echo(name), n, first)
 		return loc, false
 	}
 	s.names[dataset.Fold(name)] = r.line
@@ -210,7 +210,7 @@ func (im *importer) locality(t *table, r row, n int, s *districtSeen) (loc datas
 		s.slugs[slug] = r.line
 	}
 	if slug == "" {
-		im.add(t.file, r.line, "locality", "%q makes no slug: give one in locality_slug", name)
+		im.add(t.file, r.line, "locality", "%s makes no slug: give one in locality_slug", echo(name))
 	}
 	loc.Slug = slug
 	return loc, true
@@ -239,7 +239,7 @@ func (im *importer) districtNumber(t *table, r row, col, s string) (int, bool) {
 		if s == "" {
 			im.add(t.file, r.line, col, "must not be empty")
 		} else {
-			im.add(t.file, r.line, col, "district %q is not a number from 1 to %d", s, dataset.DistrictCount)
+			im.add(t.file, r.line, col, "district %s is not a number from 1 to %d", echo(s), dataset.DistrictCount)
 		}
 		return 0, false
 	}

@@ -22,7 +22,7 @@ func (im *importer) uuid(t *table, r row, col string) string {
 	given := t.get(r, col)
 	u, err := uuid.Parse(given)
 	if err != nil || len(given) != 36 {
-		im.add(t.file, r.line, col, "%q is not a UUID (8-4-4-4-12 hex digits)", given)
+		im.add(t.file, r.line, col, "%s is not a UUID (8-4-4-4-12 hex digits)", echo(given))
 		return ""
 	}
 	return u.String()
@@ -41,7 +41,7 @@ func (im *importer) person(t *table, r row) *string {
 	var id string
 	switch {
 	case key != "" && given != "":
-		im.add(t.file, r.line, "person_id", "the row gives both a person key (%q) and a person_id: give one of the two", key)
+		im.add(t.file, r.line, "person_id", "the row gives both a person key (%s) and a person_id: give one of the two", echo(key))
 		return nil
 	case given != "":
 		id = im.uuid(t, r, "person_id")

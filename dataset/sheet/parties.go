@@ -35,9 +35,9 @@ func (ps *parties) find(cell string) (int, string) {
 	default:
 		var names []string
 		for _, i := range found {
-			names = append(names, fmt.Sprintf("%q (line %d)", ps.records[i].Slug, ps.lines[i]))
+			names = append(names, fmt.Sprintf("%s (line %d)", echo(ps.records[i].Slug), ps.lines[i]))
 		}
-		return -1, fmt.Sprintf("%q is the name of %d parties in %s, %s: write the slug of the one meant", cell, len(found), PartiesFile, suggest.List(names, "and"))
+		return -1, fmt.Sprintf("%s is the name of %d parties in %s, %s: write the slug of the one meant", echo(cell), len(found), PartiesFile, suggest.List(names, "and"))
 	}
 	var keys []nameKey
 	for i, p := range ps.records {
@@ -47,10 +47,10 @@ func (ps *parties) find(cell string) (int, string) {
 			}
 		}
 	}
-	msg := fmt.Sprintf("no party in %s has the slug, short name, name or English name %q", PartiesFile, cell)
+	msg := fmt.Sprintf("no party in %s has the slug, short name, name or English name %s", PartiesFile, echo(cell))
 	var near []string
 	for _, i := range nearest(k, keys) {
-		near = append(near, fmt.Sprintf("%q for %s", ps.records[i].Slug, ps.records[i].Name))
+		near = append(near, fmt.Sprintf("%s for %s", echo(ps.records[i].Slug), bare(ps.records[i].Name)))
 	}
 	return -1, msg + suggest.Offer(near...) + "; leave it empty for an independent"
 }
@@ -75,7 +75,7 @@ func (im *importer) parties(src fs.FS) parties {
 			WikipediaURL: im.url(t, r, "wikipedia_url"),
 		}
 		if p.Color != nil && !validColor(*p.Color) {
-			im.add(t.file, r.line, "color", "%q is not a colour of the form #rrggbb", t.get(r, "color"))
+			im.add(t.file, r.line, "color", "%s is not a colour of the form #rrggbb", echo(t.get(r, "color")))
 		}
 		p.Slug = im.required(t, r, "slug")
 		if p.Slug != "" {
@@ -83,7 +83,7 @@ func (im *importer) parties(src fs.FS) parties {
 				im.add(t.file, r.line, "slug", "%s", notSlug(p.Slug))
 			}
 			if first, dup := seen[p.Slug]; dup {
-				im.add(t.file, r.line, "slug", "%q is already used on line %d", p.Slug, first)
+				im.add(t.file, r.line, "slug", "%s is already used on line %d", echo(p.Slug), first)
 			}
 			seen[p.Slug] = r.line
 		}
@@ -97,7 +97,7 @@ func (im *importer) parties(src fs.FS) parties {
 			if other, dup := ps.byCode[key(n)]; dup && other != i {
 				// A row given twice is reported once, at its slug.
 				if ps.records[other].Slug != p.Slug {
-					im.add(t.file, r.line, col, "%q also names the party on line %d, so candidates.csv could not tell them apart", n, ps.lines[other])
+					im.add(t.file, r.line, col, "%s also names the party on line %d, so candidates.csv could not tell them apart", echo(n), ps.lines[other])
 				}
 				continue
 			}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"ballot/dataset"
 )
@@ -59,12 +61,47 @@ func (ps Problems) sort() {
 	})
 }
 
+// add reports a problem at a line and column of a sheet; the column, a
+// header name, is shown as bare shows it.
 func (im *importer) add(file string, line int, column, format string, args ...any) {
-	im.problems = append(im.problems, dataset.Problem{File: file, Line: line, Column: column, Message: fmt.Sprintf(format, args...)})
+	im.problems = append(im.problems, dataset.Problem{File: file, Line: line, Column: bare(column), Message: fmt.Sprintf(format, args...)})
 }
 
 func (im *importer) warn(file string, line int, column, format string, args ...any) {
-	im.problems = append(im.problems, dataset.Problem{File: file, Line: line, Column: column, Message: fmt.Sprintf(format, args...), Warning: true})
+	im.problems = append(im.problems, dataset.Problem{File: file, Line: line, Column: bare(column), Message: fmt.Sprintf(format, args...), Warning: true})
+}
+
+// echoLimit is the most characters of a cell or header a message shows:
+// more than any name or link, and far less than a cell that holds the rest
+// of its file.
+const echoLimit = 100
+
+// echo is a cell or a header as a message shows it: quoted as Go quotes a
+// string, so that a control character of the sheet (ESC, BEL, CR) shows as
+// its escape (\x1b, \a, \r) and never reaches the publisher's terminal,
+// and cut after echoLimit characters, with "…" after the closing quote.
+// Every message that echoes what a sheet holds shows it so.
+func echo(s string) string {
+	if utf8.RuneCountInString(s) <= echoLimit {
+		return strconv.Quote(s)
+	}
+	n := 0
+	for i := range s {
+		if n == echoLimit {
+			return strconv.Quote(s[:i]) + "…"
+		}
+		n++
+	}
+	return strconv.Quote(s)
+}
+
+// bare is a name or a header as a message shows it unquoted: as it is when
+// it is short and every character of it prints, else as echo shows it.
+func bare(s string) string {
+	if utf8.RuneCountInString(s) <= echoLimit && strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) < 0 {
+		return s
+	}
+	return echo(s)
 }
 
 // unreadable reports a file that could not be opened or read.

@@ -30,6 +30,11 @@ import (
 //	is not UTF-8 text: the file is UTF-16 (…); save it again
 //	  as "CSV UTF-8": …                                       UTF-16 export, UTF-16 big-endian
 //
+// A cell or header a message echoes (%q below) is quoted and escaped as
+// Go quotes a string, and cut after 100 characters, with "…" after the
+// closing quote; a header, or a name shown without quotes, is shown so
+// when it holds a character that does not print.
+//
 // readCSV and csvError (the csv package's own messages):
 //
 //	is empty: it needs a header row                           empty file, only a byte-order mark, only blank lines
@@ -258,6 +263,22 @@ func TestImportProblems(t *testing.T) {
 		{"control character in unknown column", base.with(sheet.PartiesFile, "slug,name,short_name,Motto\npl,Partit Laburista,PL,a\x1bb\npn,Partit Nazzjonalista,PN,\n").fs(), []string{
 			"parties.csv:1: motto: unknown column",
 			"parties.csv:2: motto: holds the control character U+001B, not allowed in names, slugs, ids and links",
+		}},
+		// A header or cell a message echoes is escaped, and a long one
+		// cut: nothing of the sheet moves the publisher's terminal.
+		{"control character in a header", base.with(sheet.PartiesFile, "slug,name,short_name,Mo\x1b[2Jtto\a\npl,Partit Laburista,PL,\npn,Partit Nazzjonalista,PN,\n").fs(), []string{
+			`parties.csv:1: "mo\x1b[2jtto\a": unknown column`,
+		}},
+		{"control character in a repeated name", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts\nĠorġ\x1b]0;x\a,Borġ,PL,5\nĠorġ\x1b]0;x\a,Borġ,PL,5\n").fs(), []string{
+			"candidates.csv:2: given_name: holds the control character U+001B, not allowed in names, slugs, ids and links",
+			"candidates.csv:3: given_name: holds the control character U+001B, not allowed in names, slugs, ids and links",
+			`candidates.csv:3: repeats line 2: "Ġorġ\x1b]0;x\a Borġ", of PL, in district 5; delete one of the two rows, or, for two people of the same name, give each a slug`,
+		}},
+		{"a long cell", base.with(sheet.PartiesFile, "slug,name,short_name,website\npl,Partit Laburista,PL,"+strings.Repeat("ħ", 150)+"\npn,Partit Nazzjonalista,PN,\n").fs(), []string{
+			`parties.csv:2: website: "` + strings.Repeat("ħ", 100) + `"… is not an absolute http or https URL: it holds a character that is not ASCII (percent-encode it, and write a host name in its xn-- form)`,
+		}},
+		{"a long header row of one column", base.with(sheet.PartiesFile, strings.Repeat("slug|name|short_name|", 10)+"\n").fs(), []string{
+			`parties.csv:1: the header row "` + strings.Repeat("slug|name|short_name|", 5)[:100] + `"… is a single column: separate the cells by ',', ';' or tabs`,
 		}},
 		{"control character in a note", base.with(sheet.DistrictsFile, districts("number,locality,note", "1,Valletta,\"the\tcapital\a\"")).fs(), []string{
 			"districts.csv:2: note: holds the control character U+0007, not allowed in text, where only a tab and line breaks are allowed",

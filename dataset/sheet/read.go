@@ -187,7 +187,7 @@ func (im *importer) findColumns(rd *reader, name string, header []string, want c
 		return nil, false
 	}
 	if len(header) == 1 && !want.knows(strings.ToLower(strings.TrimSpace(header[0]))) {
-		im.add(name, 1, "", "the header row %q is a single column: separate the cells by ',', ';' or tabs", strings.TrimSpace(header[0]))
+		im.add(name, 1, "", "the header row %s is a single column: separate the cells by ',', ';' or tabs", echo(strings.TrimSpace(header[0])))
 		return nil, false
 	}
 	t = &table{file: name, cols: map[string]int{}}
@@ -235,7 +235,7 @@ func (im *importer) checkCells(rd *reader, t *table, header, fields []string) {
 			im.add(t.file, at, col, "%s", msg)
 		}
 		if slices.Contains(nameColumns, col) && t.has(col) && lostLetter(f) {
-			im.warn(t.file, at, col, "%q has \"?\" where a letter should stand: a sheet saved in an encoding without the Maltese letters (such as Windows-1252) has \"?\" in place of each ċ, ġ, ħ and ż; write the letters back and %s", strings.TrimSpace(f), saveAsUTF8)
+			im.warn(t.file, at, col, "%s has \"?\" where a letter should stand: a sheet saved in an encoding without the Maltese letters (such as Windows-1252) has \"?\" in place of each ċ, ġ, ħ and ż; write the letters back and %s", echo(strings.TrimSpace(f)), saveAsUTF8)
 		}
 	}
 }
