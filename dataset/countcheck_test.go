@@ -1,6 +1,7 @@
 package dataset_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -173,6 +174,18 @@ func TestCountRules(t *testing.T) {
 		edit: func(t *testing.T, m fstest.MapFS, s sheet) { dropCount(s, 5) },
 		want: func(*testing.T, fstest.MapFS) []string {
 			return []string{"counts.json: /4/counts/4: district 5, count 5: Tania Gauci and Gianluca Cutajar are excluded together with 247 votes, and Jean Claude Micallef has 159; several are excluded at once only when their votes together are fewer than the next-lowest's [count-event]"}
+		},
+	}, {
+		name: "count-balance: a sum past the largest integer",
+		// Stefan Zrinzo Azzopardi, elected at the last count, and
+		// non-transferable with 2^62 votes each there: the totals add
+		// up past the largest integer, and are said to be that or more.
+		edit: func(t *testing.T, m fstest.MapFS, s sheet) {
+			totals(candidacy(t, s, "Stefan Zrinzo Azzopardi"))[17] = float64(1 << 62)
+			s["counts"].([]any)[17].(map[string]any)["non_transferable"] = float64(1 << 62)
+		},
+		want: func(*testing.T, fstest.MapFS) []string {
+			return []string{"counts.json: /4/counts/17: district 5, count 18: the totals add up to 9,223,372,036,854,775,807 or more, and the valid votes are 22,789 [count-balance]"}
 		},
 	}, {
 		name: "count-event: two surpluses in one count",
@@ -629,6 +642,19 @@ func TestCountSheetFields(t *testing.T) {
 			return sheets
 		},
 		want: []string{"counts.json: /4/candidacies/1/totals/4: must be an integer, not 1e+25 [type]"},
+	}, {
+		name: "a total of 21 digits",
+		edit: func(s sheet, sheets []map[string]any) []map[string]any {
+			totals(s["candidacies"].([]any)[1].(map[string]any))[4] = 1e20
+			totals(s["candidacies"].([]any)[2].(map[string]any))[4] = -1e20
+			totals(s["candidacies"].([]any)[3].(map[string]any))[4] = json.RawMessage("1" + strings.Repeat("0", 99))
+			return sheets
+		},
+		want: []string{
+			"counts.json: /4/candidacies/1/totals/4: is 100000000000000000000; must be at most 9,223,372,036,854,775,807 [range]",
+			"counts.json: /4/candidacies/2/totals/4: is -100000000000000000000; must be at least -9,223,372,036,854,775,808 [range]",
+			"counts.json: /4/candidacies/3/totals/4: is a number of 100 digits; must be at most 9,223,372,036,854,775,807 [range]",
+		},
 	}, {
 		name: "a total that is text",
 		edit: func(s sheet, sheets []map[string]any) []map[string]any {

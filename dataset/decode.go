@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -393,10 +394,38 @@ func (c *fieldCheck) value(v json.RawMessage, typ reflect.Type) bool {
 		if what == "number" && len(t) <= 40 { // a fraction, or past 64 bits: say which
 			what = string(t)
 		}
+		if describeType(typ) == "an integer" && isInteger(t) {
+			// An integer, but past 64 bits: too large, not of another type.
+			c.r.errorf(c.file, c.ptr(), "range", "%s", tooLarge(t))
+			return false
+		}
 		c.r.errorf(c.file, c.ptr(), "type", "must be %s, not %s", describeType(typ), what)
 		return false
 	}
 	return true
+}
+
+// isInteger reports whether the JSON number v is written as an integer:
+// a minus or not, then digits only.
+func isInteger(v []byte) bool {
+	digits := bytes.TrimPrefix(v, []byte("-"))
+	return len(digits) > 0 && len(bytes.Trim(digits, "0123456789")) == 0
+}
+
+// tooLarge says that the integer v, past 64 bits, is too large (or too
+// small) for an integer, naming it when it is short enough to read.
+func tooLarge(v []byte) string {
+	n := string(v)
+	switch {
+	case len(v) > 40 && v[0] == '-':
+		n = "a negative number of " + Thousands(len(v)-1) + " digits"
+	case len(v) > 40:
+		n = "a number of " + Thousands(len(v)) + " digits"
+	}
+	if v[0] == '-' {
+		return fmt.Sprintf("is %s; must be at least %s", n, Thousands(math.MinInt64))
+	}
+	return fmt.Sprintf("is %s; must be at most %s", n, Thousands(math.MaxInt64))
 }
 
 // scalarFits reports whether a JSON value, already known to be well formed,

@@ -81,7 +81,7 @@ func (t *tally) balance(k int) {
 		sum = saturated(sum, t.total(j, k))
 	}
 	if sum != t.sheet.ValidVotes {
-		t.errorf(pointer(t.i, "counts", k), "count-balance", "count %d: the totals add up to %s, and the valid votes are %s", k+1, Thousands(sum), Thousands(t.sheet.ValidVotes))
+		t.errorf(pointer(t.i, "counts", k), "count-balance", "count %d: the totals add up to %s, and the valid votes are %s", k+1, sumText(sum), Thousands(t.sheet.ValidVotes))
 	}
 }
 
@@ -91,6 +91,16 @@ func saturated(a, b int) int {
 		return math.MaxInt
 	}
 	return a + b
+}
+
+// sumText writes a sum saturated adds up, as Thousands does; the largest
+// int, where it stops, is written as the least the sum is, never as if it
+// were the sum.
+func sumText(sum int) string {
+	if sum == math.MaxInt {
+		return Thousands(sum) + " or more"
+	}
+	return Thousands(sum)
 }
 
 // event works out what count k (k > 0) was from how the totals moved

@@ -252,15 +252,31 @@ func (im *importer) countCells(t *table, r row, names []string) []int {
 	return totals
 }
 
-// votes reads a cell that must be a whole number of votes, 0 or more.
+// votes reads a cell that must be a whole number of votes (or of seats,
+// or of counts), 0 or more, and at most dataset.MaxVotes: no count of a
+// sheet that balances is more than its valid votes, which are at most
+// that.
 func (im *importer) votes(t *table, r row, col string) (int, bool) {
 	s := t.get(r, col)
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || strings.ContainsAny(s, "+-") {
+	switch {
+	case digits(s) && (err != nil || n > dataset.MaxVotes):
+		what := "votes"
+		if col == "seats" || col == "counts" {
+			what = col
+		}
+		im.add(t.file, r.line, col, "%s is more %s than a count can hold: at most %s", echo(s), what, dataset.Thousands(dataset.MaxVotes))
+		return 0, false
+	case err != nil || n < 0 || strings.ContainsAny(s, "+-"):
 		im.add(t.file, r.line, col, "%s is not a whole number of votes: write digits only, such as 1234", echo(s))
 		return 0, false
 	}
 	return n, true
+}
+
+// digits reports whether s is digits only, at least one.
+func digits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // districtTotals reads district_totals.csv into cs.

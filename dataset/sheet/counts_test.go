@@ -253,6 +253,15 @@ func TestImportCountsProblems(t *testing.T) {
 		{"a negative count", base.with(sheet.CountsFile, setCell(counts, lineCamilleri, count(3), "-3")), []string{
 			`counts.csv:9: count_3: "-3" is not a whole number of votes: write digits only, such as 1234`,
 		}},
+		// A number too large is called so: the most a count can hold is
+		// what a sheet's valid votes may be.
+		{"a count too large", base.with(sheet.CountsFile, setCell(counts, lineCamilleri, count(3), "99999999999999999999")), []string{
+			`counts.csv:9: count_3: "99999999999999999999" is more votes than a count can hold: at most 9,007,199,254,740,991`,
+		}},
+		{"figures too large", base.with(sheet.DistrictTotalsFile, setCell(setCell(totals, 2, 3, "9007199254740992"), 3, 5, "9223372036854775808")), []string{
+			`district_totals.csv:2: valid_votes: "9007199254740992" is more votes than a count can hold: at most 9,007,199,254,740,991`,
+			`district_totals.csv:3: seats: "9223372036854775808" is more seats than a count can hold: at most 9,007,199,254,740,991`,
+		}},
 		{"an empty cell before the last count", base.with(sheet.CountsFile, setCell(counts, lineCamilleri, count(3), "")), []string{
 			"counts.csv:9: count_3: is empty, but count_22 is not: a row has a total at every count up to its district's last",
 		}},
