@@ -136,7 +136,7 @@ func (d *records) checkSheetFields(r *Report, i int, s *sheetFile) bool {
 	}
 	for k, n := range s.Counts {
 		if n.NonTransferable < 0 {
-			r.errorf(CountsFile, pointer(i, "counts", k, "non_transferable"), "range", "is %d; must be 0 or more", n.NonTransferable)
+			r.errorf(CountsFile, pointer(i, "counts", k, "non_transferable"), "range", "district %s, count %d: is %d; must be 0 or more", d.districtOf(s), k+1, n.NonTransferable)
 			ok = false
 		}
 	}
@@ -151,7 +151,7 @@ func (d *records) checkSheetFields(r *Report, i int, s *sheetFile) bool {
 		}
 		for k, v := range row.Totals {
 			if v < 0 {
-				r.errorf(CountsFile, pointer(i, "candidacies", j, "totals", k), "range", "is %d; must be 0 or more", v)
+				r.errorf(CountsFile, pointer(i, "candidacies", j, "totals", k), "range", "district %s, count %d: is %d; must be 0 or more", d.districtOf(s), k+1, v)
 				ok = false
 			}
 		}

@@ -607,7 +607,14 @@ func TestCountSheetFields(t *testing.T) {
 			totals(s["candidacies"].([]any)[1].(map[string]any))[4] = -1.0
 			return sheets
 		},
-		want: []string{"counts.json: /4/candidacies/1/totals/4: is -1; must be 0 or more [range]"},
+		want: []string{"counts.json: /4/candidacies/1/totals/4: district 5, count 5: is -1; must be 0 or more [range]"},
+	}, {
+		name: "a negative non-transferable",
+		edit: func(s sheet, sheets []map[string]any) []map[string]any {
+			s["counts"].([]any)[0].(map[string]any)["non_transferable"] = -1.0
+			return sheets
+		},
+		want: []string{"counts.json: /4/counts/0/non_transferable: district 5, count 1: is -1; must be 0 or more [range]"},
 	}, {
 		name: "fewer registered than valid votes",
 		edit: func(s sheet, sheets []map[string]any) []map[string]any {

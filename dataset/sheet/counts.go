@@ -208,7 +208,7 @@ func (im *importer) countRow(t *table, r row, cs *countSheets, ps parties, match
 		d = &districtRows{first: r.line, byCandidate: map[int]int{}}
 		cs.rows[n] = d
 	}
-	row := countRow{line: r.line, name: strings.Clone(im.required(t, r, "name")), candidate: -1, totals: im.countCells(t, r, cs.countNames)}
+	row := countRow{line: r.line, name: strings.Clone(im.required(t, r, "name")), candidate: -1, totals: im.countCells(t, r, n, cs.countNames)}
 	if key(row.name) == nonTransferable && t.get(r, "candidate")+t.get(r, "audited_name") == "" {
 		if d.nt != nil {
 			im.add(t.file, r.line, "name", "district %d has a Non-transferable row already, on line %d", n, d.nt.line)
@@ -229,10 +229,12 @@ func (im *importer) countRow(t *table, r row, cs *countSheets, ps parties, match
 	d.candidacies = append(d.candidacies, row)
 }
 
-// countCells reads the running totals of a row, in the columns names
-// (count_1 to count_n), up to its last cell filled; an empty cell before
-// it is a problem, and so is a cell that is not a whole number of votes.
-func (im *importer) countCells(t *table, r row, names []string) []int {
+// countCells reads the running totals of a row of district n, in the
+// columns names (count_1 to count_n), up to its last cell filled; an empty
+// cell before it is a problem, and so is a cell that is not a whole number
+// of votes. Each problem names the district and the count, as the rules
+// of the count do.
+func (im *importer) countCells(t *table, r row, n int, names []string) []int {
 	last := 0
 	for k := len(names); k >= 1; k-- {
 		if t.get(r, names[k-1]) != "" {
@@ -244,19 +246,23 @@ func (im *importer) countCells(t *table, r row, names []string) []int {
 	for k := 1; k <= last; k++ {
 		col := names[k-1]
 		if t.get(r, col) == "" {
-			im.add(t.file, r.line, col, "is empty, but count_%d is not: a row has a total at every count up to its district's last", last)
+			im.add(t.file, r.line, col, "%sis empty, but count_%d is not: a row has a total at every count up to its district's last", atCount(n, k), last)
 			continue
 		}
-		totals[k-1], _ = im.votes(t, r, col)
+		totals[k-1], _ = im.votes(t, r, col, atCount(n, k))
 	}
 	return totals
 }
 
+// atCount begins a message of count k of district n, as the rules of the
+// count begin theirs: "district 4, count 3: ".
+func atCount(n, k int) string { return fmt.Sprintf("district %d, count %d: ", n, k) }
+
 // votes reads a cell that must be a whole number of votes (or of seats,
 // or of counts), 0 or more, and at most dataset.MaxVotes: no count of a
 // sheet that balances is more than its valid votes, which are at most
-// that.
-func (im *importer) votes(t *table, r row, col string) (int, bool) {
+// that. A problem's message begins with at.
+func (im *importer) votes(t *table, r row, col, at string) (int, bool) {
 	s := t.get(r, col)
 	n, err := strconv.Atoi(s)
 	switch {
@@ -265,10 +271,10 @@ func (im *importer) votes(t *table, r row, col string) (int, bool) {
 		if col == "seats" || col == "counts" {
 			what = col
 		}
-		im.add(t.file, r.line, col, "%s is more %s than a count can hold: at most %s", echo(s), what, dataset.Thousands(dataset.MaxVotes))
+		im.add(t.file, r.line, col, "%s%s is more %s than a count can hold: at most %s", at, echo(s), what, dataset.Thousands(dataset.MaxVotes))
 		return 0, false
 	case err != nil || n < 0 || strings.ContainsAny(s, "+-"):
-		im.add(t.file, r.line, col, "%s is not a whole number of votes: write digits only, such as 1234", echo(s))
+		im.add(t.file, r.line, col, "%s%s is not a whole number of votes: write digits only, such as 1234", at, echo(s))
 		return 0, false
 	}
 	return n, true
@@ -300,12 +306,12 @@ func (im *importer) districtTotals(src fs.FS, cs *countSheets) {
 		dt.quota = im.requiredVotes(t, r, "quota")
 		dt.seats = im.requiredVotes(t, r, "seats")
 		if t.get(r, "registered") != "" {
-			if v, ok := im.votes(t, r, "registered"); ok {
+			if v, ok := im.votes(t, r, "registered", ""); ok {
 				dt.registered = &v
 			}
 		}
 		if t.get(r, "counts") != "" {
-			dt.counts, _ = im.votes(t, r, "counts")
+			dt.counts, _ = im.votes(t, r, "counts", "")
 			if dt.counts == 0 && t.get(r, "counts") == "0" {
 				im.add(t.file, r.line, "counts", "is 0: a sheet holds count 1 at least")
 			}
@@ -326,7 +332,7 @@ func (im *importer) requiredVotes(t *table, r row, col string) int {
 	if im.required(t, r, col) == "" {
 		return 0
 	}
-	v, _ := im.votes(t, r, col)
+	v, _ := im.votes(t, r, col, "")
 	return v
 }
 
@@ -381,11 +387,11 @@ func (im *importer) checkCountsOf(n int, cs *countSheets) bool {
 		case len(r.totals) == last:
 			continue
 		case dt.counts > 0 && len(r.totals) > last:
-			im.add(CountsFile, r.line, countColumn(last+1), "is filled, past district %d's last count: %s line %d gives it %d counts", n, DistrictTotalsFile, dt.line, last)
+			im.add(CountsFile, r.line, countColumn(last+1), "%sis filled, past the district's last count: %s line %d gives it %d counts", atCount(n, last+1), DistrictTotalsFile, dt.line, last)
 		case dt.counts > 0:
-			im.add(CountsFile, r.line, countColumn(len(r.totals)+1), "is empty, and district %d has %d counts (%s line %d): a row has a total at each count", n, last, DistrictTotalsFile, dt.line)
+			im.add(CountsFile, r.line, countColumn(len(r.totals)+1), "%sis empty, and the district has %d counts (%s line %d): a row has a total at each count", atCount(n, len(r.totals)+1), last, DistrictTotalsFile, dt.line)
 		default:
-			im.add(CountsFile, r.line, countColumn(len(r.totals)+1), "is empty, and line %d has a total at count %d: every row of district %d has a total at each of its counts", longest.line, last, n)
+			im.add(CountsFile, r.line, countColumn(len(r.totals)+1), "%sis empty, and line %d has a total at count %d: every row of the district has a total at each of its counts", atCount(n, len(r.totals)+1), longest.line, last)
 		}
 		ok = false
 	}

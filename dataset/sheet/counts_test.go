@@ -248,31 +248,31 @@ func TestImportCountsProblems(t *testing.T) {
 
 		// cells
 		{"a count with letters", base.with(sheet.CountsFile, setCell(counts, lineCamilleri, count(3), "38x4")), []string{
-			`counts.csv:9: count_3: "38x4" is not a whole number of votes: write digits only, such as 1234`,
+			`counts.csv:9: count_3: district 4, count 3: "38x4" is not a whole number of votes: write digits only, such as 1234`,
 		}},
 		{"a negative count", base.with(sheet.CountsFile, setCell(counts, lineCamilleri, count(3), "-3")), []string{
-			`counts.csv:9: count_3: "-3" is not a whole number of votes: write digits only, such as 1234`,
+			`counts.csv:9: count_3: district 4, count 3: "-3" is not a whole number of votes: write digits only, such as 1234`,
 		}},
 		// A number too large is called so: the most a count can hold is
 		// what a sheet's valid votes may be.
 		{"a count too large", base.with(sheet.CountsFile, setCell(counts, lineCamilleri, count(3), "99999999999999999999")), []string{
-			`counts.csv:9: count_3: "99999999999999999999" is more votes than a count can hold: at most 9,007,199,254,740,991`,
+			`counts.csv:9: count_3: district 4, count 3: "99999999999999999999" is more votes than a count can hold: at most 9,007,199,254,740,991`,
 		}},
 		{"figures too large", base.with(sheet.DistrictTotalsFile, setCell(setCell(totals, 2, 3, "9007199254740992"), 3, 5, "9223372036854775808")), []string{
 			`district_totals.csv:2: valid_votes: "9007199254740992" is more votes than a count can hold: at most 9,007,199,254,740,991`,
 			`district_totals.csv:3: seats: "9223372036854775808" is more seats than a count can hold: at most 9,007,199,254,740,991`,
 		}},
 		{"an empty cell before the last count", base.with(sheet.CountsFile, setCell(counts, lineCamilleri, count(3), "")), []string{
-			"counts.csv:9: count_3: is empty, but count_22 is not: a row has a total at every count up to its district's last",
+			"counts.csv:9: count_3: district 4, count 3: is empty, but count_22 is not: a row has a total at every count up to its district's last",
 		}},
 		{"a cell past the last count", base.with(sheet.CountsFile, setCell(counts, lineCamilleri, count(23), "3752")), []string{
-			"counts.csv:9: count_23: is filled, past district 4's last count: district_totals.csv line 2 gives it 22 counts",
+			"counts.csv:9: count_23: district 4, count 23: is filled, past the district's last count: district_totals.csv line 2 gives it 22 counts",
 		}},
 		{"a row short of the last count", base.with(sheet.CountsFile, setCell(counts, lineCamilleri, count(22), "")), []string{
-			"counts.csv:9: count_22: is empty, and district 4 has 22 counts (district_totals.csv line 2): a row has a total at each count",
+			"counts.csv:9: count_22: district 4, count 22: is empty, and the district has 22 counts (district_totals.csv line 2): a row has a total at each count",
 		}},
 		{"a row short, without the counts column", base.with(sheet.CountsFile, setCell(counts, lineCamilleri, count(22), ""), sheet.DistrictTotalsFile, dropLastColumn(totals)), []string{
-			"counts.csv:9: count_22: is empty, and line 26 has a total at count 22: every row of district 4 has a total at each of its counts",
+			"counts.csv:9: count_22: district 4, count 22: is empty, and line 26 has a total at count 22: every row of the district has a total at each of its counts",
 		}},
 		{"more counts than columns", base.with(sheet.DistrictTotalsFile, setCell(totals, 2, 6, "30")), []string{
 			"district_totals.csv:2: counts: is 30, and counts.csv has columns up to count_27",
@@ -317,7 +317,7 @@ func TestImportCountsProblems(t *testing.T) {
 		}},
 		{"candidates.csv has errors", base.with(sheet.CandidatesFile, setCell(cands, 2, 4, "XX"), sheet.CountsFile, setCell(counts, lineCamilleri, count(3), "x")), []string{
 			`candidates.csv:2: party: no party in parties.csv has the slug, short name, name or English name "XX"; leave it empty for an independent`,
-			`counts.csv:9: count_3: "x" is not a whole number of votes: write digits only, such as 1234`,
+			`counts.csv:9: count_3: district 4, count 3: "x" is not a whole number of votes: write digits only, such as 1234`,
 		}},
 
 		// the rules of the count, at the sheets' lines and columns
