@@ -302,7 +302,7 @@ func (t *tally) checkGiven() {
 		case n.Event != nil && *n.Event != got.Event:
 			differs(pointer(t.i, "counts", k, "event"), ", count %d: is %q, and the totals show %q", got.Number, *n.Event, got.Event)
 		case n.CandidateIDs != nil && !slices.Equal(sortedIDs(n.CandidateIDs), sortedIDs(got.CandidateIDs)):
-			differs(pointer(t.i, "counts", k, "candidate_ids"), ", count %d: is [%s], and the totals show [%s]", got.Number, strings.Join(n.CandidateIDs, ", "), strings.Join(got.CandidateIDs, ", "))
+			differs(pointer(t.i, "counts", k, "candidate_ids"), ", count %d: is %s, and the totals show %s", got.Number, t.names(n.CandidateIDs), t.names(got.CandidateIDs))
 		case n.Votes != nil && *n.Votes != got.Votes:
 			differs(pointer(t.i, "counts", k, "votes"), ", count %d: is %s, and the totals show %s", got.Number, Thousands(*n.Votes), Thousands(got.Votes))
 		}
@@ -337,9 +337,34 @@ func (t *tally) checkGiven() {
 			want[n] = s.Candidacies[j].CandidateID
 		}
 		if !slices.Equal(s.Elected, want) {
-			differs(pointer(t.i, "elected"), ": is [%s], and the counts elect [%s], in that order", strings.Join(s.Elected, ", "), strings.Join(want, ", "))
+			differs(pointer(t.i, "elected"), ": is %s, and the counts elect %s, in that order", t.names(s.Elected), t.names(want))
 		}
 	}
+}
+
+// names writes a list of candidate ids for a message, in brackets, each
+// by the name its row of the sheet prints, with the id after it where two
+// rows print that name; an id of no row as it is.
+func (t *tally) names(ids []string) string {
+	rows := make(map[string]int, len(t.sheet.Candidacies)) // id -> row
+	shared := map[string]int{}                             // folded name -> rows
+	for j, row := range t.sheet.Candidacies {
+		rows[row.CandidateID] = j
+		shared[Fold(row.Name)]++
+	}
+	out := make([]string, len(ids))
+	for n, id := range ids {
+		j, ok := rows[id]
+		switch {
+		case !ok:
+			out[n] = id
+		case shared[Fold(t.name(j))] > 1:
+			out[n] = t.name(j) + " (" + id + ")"
+		default:
+			out[n] = t.name(j)
+		}
+	}
+	return "[" + strings.Join(out, ", ") + "]"
 }
 
 func sortedIDs(ids []string) []string { return slices.Sorted(slices.Values(ids)) }
