@@ -474,16 +474,17 @@ func (d *records) warnFormulas(r *Report) {
 		field string
 		s     *string
 	}
-	// check warns of each text of record i (of its locality j, when j
-	// >= 0) that begins so; the pointer is written only for a warning.
-	check := func(file string, i, j int, texts []text) {
+	// check warns of each text of record i (of item j of its list, a
+	// district's locality or a sheet's candidacy, when j >= 0) that
+	// begins so; the pointer is written only for a warning.
+	check := func(file string, i int, list string, j int, texts []text) {
 		for _, t := range texts {
 			if t.s == nil || !FormulaPrefixed(*t.s) {
 				continue
 			}
 			ptr := pointer(i, t.field)
 			if j >= 0 {
-				ptr = pointer(i, "localities", j, t.field)
+				ptr = pointer(i, list, j, t.field)
 			}
 			r.warnf(file, ptr, "formula-prefix", "%q begins with %q, which a spreadsheet may run as a formula", *t.s, (*t.s)[:1])
 		}
@@ -492,19 +493,25 @@ func (d *records) warnFormulas(r *Report) {
 	// a copy would put each on the heap.
 	for i := range d.parties.each {
 		p := &d.parties.recs[i]
-		check(PartiesFile, i, -1, []text{{"name", &p.Name}, {"short_name", &p.ShortName}, {"name_en", p.NameEN}, {"leader_name", p.LeaderName}})
+		check(PartiesFile, i, "", -1, []text{{"name", &p.Name}, {"short_name", &p.ShortName}, {"name_en", p.NameEN}, {"leader_name", p.LeaderName}})
 	}
 	for i := range d.districts.each {
 		dist := &d.districts.recs[i]
-		check(DistrictsFile, i, -1, []text{{"name", &dist.Name}})
+		check(DistrictsFile, i, "", -1, []text{{"name", &dist.Name}})
 		for j := range dist.Localities {
 			loc := &dist.Localities[j]
-			check(DistrictsFile, i, j, []text{{"name", &loc.Name}, {"name_en", loc.NameEN}, {"note", loc.Note}})
+			check(DistrictsFile, i, "localities", j, []text{{"name", &loc.Name}, {"name_en", loc.NameEN}, {"note", loc.Note}})
 		}
 	}
 	for i := range d.candidates.each {
 		c := &d.candidates.recs[i]
-		check(CandidatesFile, i, -1, []text{{"name", &c.Name}, {"given_name", &c.GivenName}, {"family_name", &c.FamilyName}})
+		check(CandidatesFile, i, "", -1, []text{{"name", &c.Name}, {"given_name", &c.GivenName}, {"family_name", &c.FamilyName}})
+	}
+	for i := range d.counts.each {
+		s := &d.counts.recs[i]
+		for j := range s.Candidacies {
+			check(CountsFile, i, "candidacies", j, []text{{"name", &s.Candidacies[j].Name}})
+		}
 	}
 }
 

@@ -776,3 +776,30 @@ func TestCountSheetDerivedFieldsOptional(t *testing.T) {
 		t.Errorf("the sheets without their derived fields load as\n%.2000s\nwant\n%.2000s", got, want)
 	}
 }
+
+// TestCountSheetNamesFormulas: a name a sheet's row prints that begins
+// with a character a spreadsheet runs as a formula is warned of, as a
+// name of candidates.json is, at the row's pointer.
+func TestCountSheetNamesFormulas(t *testing.T) {
+	m := countSheets(t)
+	datasettest.Edit(t, m, dataset.CountsFile, func(sheets []map[string]any) []map[string]any {
+		candidacy(t, sheets[4], "Robert Abela")["name"] = "=HYPERLINK(\"http://evil.example\",\"Robert Abela\")"
+		candidacy(t, sheets[4], "Owen Bonnici")["name"] = "-Owen Bonnici"
+		return sheets
+	})
+	ds, err := dataset.Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range ds.Warnings {
+		got = append(got, p.String()+" ["+p.Rule+"]")
+	}
+	want := []string{
+		`counts.json: /4/candidacies/0/name: "=HYPERLINK(\"http://evil.example\",\"Robert Abela\")" begins with "=", which a spreadsheet may run as a formula [formula-prefix]`,
+		`counts.json: /4/candidacies/3/name: "-Owen Bonnici" begins with "-", which a spreadsheet may run as a formula [formula-prefix]`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
