@@ -298,7 +298,9 @@ func TestImportMalformed(t *testing.T) {
 			replace(sheet.CandidatesFile, "\nĠorġ,Borġ,PL", "\ngorg-borg,Ġorġ,Borġ,PL")(files)
 			replace(sheet.CandidatesFile, "\nMarija,", "\n,Marija,")(files)
 			replace(sheet.CandidatesFile, "\nĠorġ,Borġ,pn", "\ngorg-borg,Ġorġ,Borġ,pn")(files)
-			replace(sheet.CandidatesFile, "\nArnold,", "\n,Arnold,")(files)
+			for _, given := range []string{"Arnold", "Rita", "Pawlu", "Ċensa", "Toni"} {
+				replace(sheet.CandidatesFile, "\n"+given+",", "\n,"+given+",")(files)
+			}
 		}},
 		{"duplicate-row", func(files map[string][]byte) {
 			files[sheet.CandidatesFile] = append(files[sheet.CandidatesFile], []byte("Marija,Borġ,PN,6,no\n")...)

@@ -107,11 +107,11 @@ func TestImportInputFiles(t *testing.T) {
 	}{
 		// Refused before any sheet is read.
 		{"rows over the limit", "2048", ",", 10, 0, "candidates.csv: has 10 rows, which make a candidates.json of at least 2990 bytes, more than the limit of 2048 bytes a file (max_dataset_bytes)\n", failed},
-		{"JSON over the limit", "4000", ",", 10, 0, "candidates.json: would be 4623 bytes, more than the limit of 4000 bytes a file (max_dataset_bytes)\n",
+		{"JSON over the limit", "4000", ",", 13, 0, "candidates.json: would be 6018 bytes, more than the limit of 4000 bytes a file (max_dataset_bytes)\n",
 			"ballot: read parties.csv: separated by ','\nballot: read districts.csv: separated by ','\nballot: read candidates.csv: separated by ','\n" + failed},
 		// The rows are counted as import reads them: with the delimiter
 		// the header shows, and without the blank rows it skips.
-		{"blank rows not counted", "4000", ";", 10, 20, "candidates.json: would be 4623 bytes, more than the limit of 4000 bytes a file (max_dataset_bytes)\n",
+		{"blank rows not counted", "4000", ";", 13, 20, "candidates.json: would be 6018 bytes, more than the limit of 4000 bytes a file (max_dataset_bytes)\n",
 			"ballot: read parties.csv: separated by ','\nballot: read districts.csv: separated by ','\nballot: read candidates.csv: separated by ';'\n" + failed},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,8 +120,10 @@ func TestImportInputFiles(t *testing.T) {
 			files := readExample(t)
 			var b strings.Builder
 			b.WriteString(strings.ReplaceAll("given_name,family_name,party,districts,elected\n", ",", tt.sep))
+			// A candidate of each party in each district, so that the
+			// dataset has nothing to warn of.
 			for i := range tt.rows {
-				fmt.Fprintf(&b, strings.ReplaceAll("Ġorġ,Borġ %d,PL,1,no\n", ",", tt.sep), i)
+				fmt.Fprintf(&b, strings.ReplaceAll("Ġorġ,Borġ %d,%s,%d,no\n", ",", tt.sep), i, []string{"PL", "PN"}[i%2], i%13+1)
 			}
 			b.WriteString(strings.Repeat(strings.Repeat(tt.sep, 4)+"\n", tt.blank))
 			files["candidates.csv"] = []byte(b.String())

@@ -20,8 +20,18 @@ type pendingSlug struct {
 	id     bool // the row gives its id, which is not derived
 }
 
-func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.Candidate {
+// candidateRows is where each candidate of candidates.csv comes from: the
+// line of its row, and whether the row gives a name (else the name is the
+// given and family names); elected says the sheet has an elected column.
+type candidateRows struct {
+	lines   []int
+	named   []bool
+	elected bool
+}
+
+func (im *importer) candidates(src fs.FS, ps parties, ds *districts) ([]dataset.Candidate, candidateRows) {
 	out := []dataset.Candidate{}
+	var rows candidateRows
 	// Records are built as the rows are read. Slugs written in the sheet
 	// are reserved as they come; a slug derived from a name waits for the
 	// end of the file, so that it never takes one a later row gives.
@@ -64,12 +74,15 @@ func (im *importer) candidates(src fs.FS, ps parties, ds *districts) []dataset.C
 		numbers := im.candidateDistricts(t, r, ds, &c)
 		im.repeatedRow(t, r, c.Name, party, numbers, rowsSeen)
 		out = append(out, c)
+		rows.lines = append(rows.lines, r.line)
+		rows.named = append(rows.named, t.get(r, "name") != "")
 	})
 	if t == nil {
-		return []dataset.Candidate{}
+		return []dataset.Candidate{}, candidateRows{}
 	}
+	rows.elected = t.has("elected")
 	im.problems = append(im.problems, im.deriveSlugs(out, derived, used, problems)...)
-	return out
+	return out, rows
 }
 
 // candidateParty sets c's party from the row's party cell and returns the

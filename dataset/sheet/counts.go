@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -696,30 +695,37 @@ var totalsColumn = map[string]string{
 	"valid_votes": "valid_votes", "quota": "quota",
 }
 
-// rowPointer is the pointer of a row of counts.json in a message.
-var rowPointer = regexp.MustCompile(`counts\.json /(\d+)/candidacies/(\d+)`)
+// line returns the sheet and line of what a pointer of counts.json names,
+// as a message points to it: a candidacy's row, a count's
+// Non-transferable row, or else the district's line of
+// district_totals.csv; 0 for none.
+func (cs *countSheets) line(ptr string) (file string, line int) {
+	parts := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	i, err := strconv.Atoi(parts[0])
+	if err != nil || i < 0 || i >= len(cs.order) {
+		return "", 0
+	}
+	dt, d := cs.totals[cs.order[i]], cs.rows[cs.order[i]]
+	if len(parts) >= 3 {
+		j, err := strconv.Atoi(parts[2])
+		switch {
+		case err != nil:
+		case parts[1] == "candidacies" && j >= 0 && j < len(d.candidacies):
+			return CountsFile, d.candidacies[j].line
+		case parts[1] == "counts":
+			return CountsFile, d.nt.line
+		}
+	}
+	return DistrictTotalsFile, dt.line
+}
 
 // place puts a problem the dataset's rules found in counts.json at the
 // line and column of the sheet it came from: a candidacy's total at its
 // row's count column, a count (its balance, its event) at the
 // Non-transferable row's, a district's figure at its line of
-// district_totals.csv; a problem of candidates.json names the row of
-// counts.csv rather than its pointer. A problem of another file, or of a place no sheet
+// district_totals.csv. A problem of another file, or of a place no sheet
 // gives, is returned as it is.
 func (cs *countSheets) place(p dataset.Problem) dataset.Problem {
-	if p.File == dataset.CandidatesFile {
-		// A candidate elected at a count names the row of the count.
-		p.Message = rowPointer.ReplaceAllStringFunc(p.Message, func(ptr string) string {
-			m := rowPointer.FindStringSubmatch(ptr)
-			i, _ := strconv.Atoi(m[1])
-			j, _ := strconv.Atoi(m[2])
-			if i >= len(cs.order) || j >= len(cs.rows[cs.order[i]].candidacies) {
-				return ptr
-			}
-			return fmt.Sprintf("%s line %d", CountsFile, cs.rows[cs.order[i]].candidacies[j].line)
-		})
-		return p
-	}
 	if p.File != dataset.CountsFile {
 		return p
 	}

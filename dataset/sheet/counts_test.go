@@ -340,10 +340,10 @@ func TestImportCountsProblems(t *testing.T) {
 			"district_totals.csv:2: status: district 4, the sheet is final, but its 10 counts elect 2 of its 5 seats; while the count goes on, write counting in its status column",
 		}},
 		{"a candidate without a row", base.with(sheet.CandidatesFile, cands+"Ġorġ Borġ,Ġorġ,Borġ,PL,4,no\n"), []string{
-			"counts.csv:2: district: district 4: Ġorġ Borġ (candidates.json /63) stands in district 4 and has no row; a sheet holds every candidacy of its district",
+			"counts.csv:2: district: district 4: Ġorġ Borġ (candidates.csv line 65) stands in district 4 and has no row; a sheet holds every candidacy of its district",
 		}},
 		{"elected at a count, not elected", base.with(sheet.CandidatesFile, strings.Replace(cands, "Chris Fearne,Chris,Fearne,PL,3;4,yes", "Chris Fearne,Chris,Fearne,PL,3;4,", 1)), []string{
-			"candidates.json: /13/elected: is null, and Chris Fearne is elected at count 1 of district 4 (counts.csv line 13); a candidate elected at a count is elected",
+			"candidates.csv:15: elected: is null, and Chris Fearne is elected at count 1 of district 4 (counts.csv line 13); a candidate elected at a count is elected",
 		}},
 	}
 	for _, tt := range tests {
@@ -356,6 +356,21 @@ func TestImportCountsProblems(t *testing.T) {
 				t.Errorf("read a byte at a time, report\n%s\nwant\n%s", got, want)
 			}
 		})
+	}
+}
+
+// TestImportCountsNameFormula: a name a row of counts.csv prints that a
+// spreadsheet may run as a formula is warned of at its cell, as validate
+// warns of it in counts.json.
+func TestImportCountsNameFormula(t *testing.T) {
+	base := countsFolder(t)
+	res, err := sheet.ImportWith(base.with(sheet.CountsFile, setCell(base[sheet.CountsFile], lineCacopardo, 2, "=Carmel Cacopardo")).fs(), sheet.Options{})
+	if err != nil {
+		t.Fatalf("ImportWith: %v", err)
+	}
+	want := `counts.csv:4: name: warning: "=Carmel Cacopardo" begins with "=", which a spreadsheet may run as a formula`
+	if got := res.Problems.Error(); got != want {
+		t.Errorf("report\n%s\nwant\n%s", got, want)
 	}
 }
 

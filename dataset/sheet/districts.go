@@ -15,8 +15,18 @@ import (
 // candidates.csv may give a district by.
 type districts struct {
 	byNumber [dataset.DistrictCount + 1]*dataset.District
+	lines    [dataset.DistrictCount + 1]districtLines
 	names    []districtName
 	read     bool // districts.csv was read, so a name it lacks is an error
+}
+
+// districtLines is where a district's record comes from: its first row,
+// the row of each of its localities, and the row that gives each of its
+// own columns (district_name, source_url, id), by column.
+type districtLines struct {
+	first      int
+	localities []int
+	own        map[string]int
 }
 
 // districtName is a name of a district, or of one of its localities.
@@ -113,10 +123,17 @@ func (im *importer) districts(src fs.FS) *districts {
 			if seen[n].slugs == nil {
 				seen[n].slugs = map[string]int{}
 			}
+			ds.lines[n] = districtLines{first: r.line, own: map[string]int{}}
 		}
 		im.districtColumns(t, r, d, &seen[n])
 		if loc, ok := im.locality(t, r, n, &seen[n]); ok {
 			d.Localities = append(d.Localities, loc)
+			ds.lines[n].localities = append(ds.lines[n].localities, r.line)
+		}
+	}
+	for n := range seen {
+		for col, g := range seen[n].own {
+			ds.lines[n].own[col] = g.line
 		}
 	}
 	ds.nameAll()

@@ -15,9 +15,10 @@ import (
 
 // Problems is the error Import returns: every problem found, warnings
 // among them (marked so), in file and line order. A problem of a sheet
-// names its column by its header name; one of dataset.toml names its key
-// as the pointer; one of the JSON written, found by the dataset's rules,
-// its pointer.
+// names its column by its header name, as bare shows it; one of
+// dataset.toml names its key as the pointer; one of the JSON written,
+// found by the dataset's rules, is put at the line and column of the sheet
+// it comes from (place.go).
 type Problems []dataset.Problem
 
 // Error lists the problems, one a line.

@@ -9,6 +9,8 @@ import (
 	"testing/fstest"
 	"testing/iotest"
 
+	"github.com/google/uuid"
+
 	"ballot/dataset"
 	"ballot/dataset/sheet"
 )
@@ -124,10 +126,11 @@ import (
 //	  rows, or, for two people of the same name, give each a
 //	  slug                                                    candidate twice
 //
-// Import (dataset.CheckFiles's errors passed on, at their JSON file and
-// pointer):
+// Import (dataset.CheckFiles's errors passed on, at the line and column of
+// the sheet each record comes from, and the records a message points to
+// named by their sheet and line; the manifest's at their key):
 //
-//	(dataset.CheckFiles's messages)                            party id given twice, manifest bidi control
+//	(dataset.CheckFiles's messages)                            party id given twice, candidate id given as a district's, manifest bidi control
 //
 // Not covered, because no input reaches them: csvError's branch for an
 // error that is not a *csv.ParseError (a read error of the file is the
@@ -497,7 +500,10 @@ func TestImportProblems(t *testing.T) {
 
 		// Import, after the sheets: what dataset.CheckFiles refuses
 		{"party id given twice", base.with(sheet.PartiesFile, "slug,name,short_name,id\npl,Partit Laburista,PL,"+idA+"\npn,Partit Nazzjonalista,PN,"+idA+"\n").fs(), []string{
-			"parties.json: /1/id: id " + idA + " is already used at parties.json#/0/id",
+			"parties.csv:3: id: id " + idA + " is already used at parties.csv line 2",
+		}},
+		{"candidate id given as a district's", base.with(sheet.CandidatesFile, "given_name,family_name,party,districts,id\nĠorġ,Borġ,PL,5;6,\nMarija,Borġ,pn,6,"+derivedID("district/6")+"\n").fs(), []string{
+			"candidates.csv:3: id: id " + derivedID("district/6") + " is already used at districts.csv line 7",
 		}},
 		{"manifest bidi control", base.with(dataset.ManifestFile, strings.Replace(manifestTOML, "Sample general", "Sample \u202egeneral", 1)).fs(), []string{
 			"dataset.toml: title: holds the bidirectional control U+202E, which can make text display in another order than it is stored",
@@ -516,6 +522,12 @@ func TestImportProblems(t *testing.T) {
 			}
 		})
 	}
+}
+
+// derivedID is the id import derives from a natural key in the test
+// manifests' namespace.
+func derivedID(key string) string {
+	return uuid.NewSHA1(uuid.MustParse(namespace), []byte(key)).String()
 }
 
 // failing is an fs.FS in which opening name fails with err, as it is.

@@ -11,8 +11,9 @@
 // letters), cells.go reads a cell, parties.go, districts.go and
 // candidates.go build the records, counts.go reads the count sheets and
 // matches their rows to candidates, names.go matches and suggests names,
-// manifest.go reads the id namespace, encode.go writes the JSON and
-// problems.go reports.
+// manifest.go reads the id namespace, encode.go writes the JSON,
+// problems.go reports and place.go puts what the dataset's rules find in
+// the JSON written at the sheets' lines and columns.
 //
 // It builds on dataset, whose rules it applies; it must not import server
 // or commands.
@@ -134,19 +135,14 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	manifest := im.manifest(src)
 	parties := im.parties(src)
 	districts := im.districts(src)
-	candidates := im.candidates(src, parties, districts)
+	candidates, rows := im.candidates(src, parties, districts)
 	counts := im.counts(src, parties, districts, candidates)
+	pl := newPlaces(parties, districts, rows, counts)
 	if im.problems.Errors() > 0 {
 		// The files every rule reads are not made, but a count that does
 		// not add up is reported in this run all the same.
 		if counts != nil && counts.complete(districts) {
-			at := counts.lineDistricts()
-			bad := counts.unread(im.problems, at)
-			for _, p := range dataset.CheckCountSheets(dataset.EncodeJSON(counts.records(districts, candidates))) {
-				if p = counts.place(p); !bad[at[sheetLine{p.File, p.Line}]] {
-					im.problems = append(im.problems, p)
-				}
-			}
+			im.countProblems(dataset.CheckCountSheets(dataset.EncodeJSON(counts.records(districts, candidates))), counts, pl)
 		}
 		return nil, nil
 	}
@@ -157,33 +153,53 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	if counts != nil {
 		out[dataset.CountsFile] = dataset.EncodeJSON(counts.records(districts, candidates))
 		counts.dropTotals() // held no more: counts.json holds them
-		return im.checkWithCounts(out, counts)
+		return im.checkWithCounts(out, counts, pl)
 	}
 	candidates = nil // held no more while the output is checked
 	// What is written must be what serve accepts: check it with the very
 	// rules it applies (as validate does, without the answers a server
 	// prepares). What fails here is the manifest's (a missing title, a URL
 	// that is not http) or an id given in an id column that another record
-	// uses too; those problems name the JSON file and pointer, as validate
-	// would, since they are checked across files.
-	if _, err := dataset.CheckFiles(out); err != nil {
+	// uses too; those problems, and the warnings validate would give, are
+	// put at the lines and columns of the sheets.
+	warnings, err := dataset.CheckFiles(out)
+	if err != nil {
 		var report *dataset.Report
 		if !errors.As(err, &report) {
 			return nil, err
 		}
-		im.problems = append(im.problems, report.Errors...)
+		im.placed(report.Errors, false, pl)
 		return nil, nil
 	}
+	im.placed(warnings, true, pl)
 	return out, nil
+}
+
+// countProblems adds the problems CheckCountSheets found in the count
+// sheets while the other sheets have errors, at the sheets' lines and
+// columns, but those of a district some of whose figures could not be
+// read, and those of a character a cell may not hold, which the cell's
+// check has reported already.
+func (im *importer) countProblems(problems []dataset.Problem, counts *countSheets, pl *places) {
+	at := counts.lineDistricts()
+	bad := counts.unread(im.problems, at)
+	for _, p := range problems {
+		if p.Rule == "control-character" || p.Rule == "bidi-control" {
+			continue
+		}
+		if p, _ = pl.place(p); !bad[at[sheetLine{p.File, p.Line}]] {
+			im.problems = append(im.problems, p)
+		}
+	}
 }
 
 // checkWithCounts checks the files as run does, and loads them to write
 // counts.json in the shape the API serves it, with what follows from the
 // totals: each count's event, each candidacy's first preferences and the
 // counts at which it was elected or excluded, and who was elected. A
-// problem the rules find in counts.json is reported at the line and
+// problem the rules find, and a warning, is reported at the line and
 // column of the sheet it comes from.
-func (im *importer) checkWithCounts(out map[string][]byte, counts *countSheets) (map[string][]byte, error) {
+func (im *importer) checkWithCounts(out map[string][]byte, counts *countSheets, pl *places) (map[string][]byte, error) {
 	var largest int64
 	for _, b := range out {
 		largest = max(largest, int64(len(b)))
@@ -194,11 +210,10 @@ func (im *importer) checkWithCounts(out map[string][]byte, counts *countSheets) 
 		if !errors.As(err, &report) {
 			return nil, err
 		}
-		for _, p := range report.Errors {
-			im.problems = append(im.problems, counts.place(p))
-		}
+		im.placed(report.Errors, false, pl)
 		return nil, nil
 	}
+	im.placed(ds.Warnings, true, pl)
 	out[dataset.CountsFile] = encodeSheets(ds.Sheets())
 	return out, nil
 }

@@ -68,6 +68,19 @@ const candidatesCSV = "given_name,family_name,party,districts\n" +
 	"Ġorġ,Borġ,PL,5;6\n" +
 	"Marija,Borġ,pn,6\n"
 
+// everyDistrict returns rows of candidates.csv (given_name, family_name,
+// party, districts, then empty cells after) that stand a candidate in each
+// district but 5 and 6, those of candidatesCSV: a folder with them has no
+// district to warn of. after ends each row.
+func everyDistrict(after string) string {
+	return "Rita,Camilleri,PL,1;2" + after + "\n" +
+		"Pawlu,Grech,pn,3;4" + after + "\n" +
+		"Ċensa,Vella,PL,7;8" + after + "\n" +
+		"Toni,Zammit,pn,9;13" + after + "\n" +
+		"Anna,Borg,PL,10;11" + after + "\n" +
+		"Leli,Abela,pn,12" + after + "\n"
+}
+
 // sheets is a source folder held in memory: file name -> content.
 type sheets map[string]string
 
@@ -583,7 +596,7 @@ func TestImportLostLetters(t *testing.T) {
 	src := minimal().with(
 		sheet.PartiesFile, "slug,name,short_name,leader_name\npl,Partit Laburista,PL,?or? Bor?\npn,Partit Nazzjonalista,PN,?\n",
 		sheet.DistrictsFile, strings.Replace(districtsCSV, "Żabbar", "?abbar", 1),
-		sheet.CandidatesFile, "given_name,family_name,party,districts,website\n?or?,Bor?,PL,5;6,https://gorg.example/?q=1\nMarija,Borġ,pn,6,\n",
+		sheet.CandidatesFile, "given_name,family_name,party,districts,website\n?or?,Bor?,PL,5;6,https://gorg.example/?q=1\nMarija,Borġ,pn,6,\n"+everyDistrict(","),
 	)
 	res, err := sheet.ImportWith(src.fs(), sheet.Options{})
 	if err != nil {
@@ -761,6 +774,63 @@ func TestImportMaltese(t *testing.T) {
 	}
 }
 
+// TestImportRulesWarnings: the warnings validate gives of what import
+// writes are import's too, at the lines and columns of the sheets, and
+// a record a warning points to is named by its line.
+func TestImportRulesWarnings(t *testing.T) {
+	const formula = ", which a spreadsheet may run as a formula"
+	cands := func(rows string) string {
+		return "given_name,family_name,party,districts\n" + rows + everyDistrict("")
+	}
+	tests := []struct {
+		name string
+		src  sheets
+		want []string
+	}{
+		{"none", minimal().with(sheet.CandidatesFile, candidatesCSV+everyDistrict("")), nil},
+		{"a candidate on four districts", minimal().with(sheet.CandidatesFile, cands("Ġorġ,Borġ,PL,5;6;1;2\n")), []string{
+			"candidates.csv:2: districts: warning: contests 4 districts; Maltese law allows 2",
+		}},
+		{"a locality in two districts, not split", minimal().with(
+			sheet.DistrictsFile, districts("number,locality,split", "1,Valletta,", "1,Ħamrun,", "2,Ħamrun,yes"),
+			sheet.CandidatesFile, candidatesCSV+everyDistrict(""),
+		), []string{
+			`districts.csv:3: split: warning: locality "hamrun" appears in 2 districts but is not marked as split (a different place of the same name needs a different slug)`,
+		}},
+		{"a name twice in a party", minimal().with(sheet.CandidatesFile, cands("Ġorġ,Borġ,PL,5\nMarija,Borġ,PN,6\nĠorġ,Borġ,PL,6\n")), []string{
+			`candidates.csv:4: warning: "Ġorġ Borġ" of the same party is also at candidates.csv line 2: the same person twice?`,
+		}},
+		{"a party and a district without candidates", minimal().with(
+			sheet.PartiesFile, partiesCSV+"ad,Alternattiva Demokratika,AD\n",
+			sheet.CandidatesFile, "given_name,family_name,party,districts\n"+strings.Replace(everyDistrict(""), "Leli,Abela,pn,12\n", "", 1)+"Ġorġ,Borġ,PL,5;6\n",
+		), []string{
+			`parties.csv:4: warning: party "ad" has no candidates`,
+			"districts.csv:13: warning: district 12 has no candidates",
+		}},
+		{"names a spreadsheet may run", minimal().with(
+			sheet.PartiesFile, "slug,name,short_name\npl,Partit Laburista,+PL\npn,Partit Nazzjonalista,PN\n",
+			sheet.DistrictsFile, districts("number,locality,note", "1,Valletta,-the capital"),
+			sheet.CandidatesFile, cands("@Ġorġ,Borġ,PL,5;6\nMarija,Borġ,pn,6\n")+"\"=HYPERLINK(\"\"http://evil.example\"\")\",Borġ,pn,10\n",
+		), []string{
+			`parties.csv:2: short_name: warning: "+PL" begins with "+"` + formula,
+			`districts.csv:2: note: warning: "-the capital" begins with "-"` + formula,
+			`candidates.csv:2: given_name: warning: "@Ġorġ" begins with "@"` + formula,
+			`candidates.csv:10: given_name: warning: "=HYPERLINK(\"http://evil.example\")" begins with "="` + formula,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := sheet.ImportWith(tt.src.fs(), sheet.Options{})
+			if err != nil {
+				t.Fatalf("ImportWith: %v", err)
+			}
+			if got, want := res.Problems.Error(), strings.Join(tt.want, "\n"); got != want {
+				t.Errorf("report\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
 // TestImportDuplicateRows: what a row given twice does in each file. A
 // party or a locality given twice is an error, and so is a candidate: the
 // same name, party and districts (matched as written in any case, order
@@ -796,7 +866,7 @@ func TestImportDuplicateRows(t *testing.T) {
 		{name: "candidate with the slug given", src: minimal().with(sheet.CandidatesFile, "slug,given_name,family_name,party,districts\ngorg-borg,Ġorġ,Borġ,PL,5\ngorg-borg,Ġorġ,Borġ,PL,5\n"),
 			want: `candidates.csv:3: slug: "gorg-borg" is already used on line 2`},
 		{name: "candidate with the id given", src: minimal().with(sheet.CandidatesFile, "id,given_name,family_name,party,districts\n"+gorgID+",Ġorġ,Borġ,PL,5\n"+gorgID+",Ġorġ,Borġ,PL,5\n"),
-			want: "candidates.json: /1/id: id " + gorgID + " is already used at candidates.json#/0/id"},
+			want: "candidates.csv:3: id: id " + gorgID + " is already used at candidates.csv line 2"},
 		{name: "rows of empty cells", src: minimal().with(sheet.CandidatesFile, candidatesCSV+",,,\n , ,  ,\n\n,,,\n"),
 			slugs: []string{"gorg-borg", "marija-borg"}},
 	}
