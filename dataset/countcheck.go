@@ -168,23 +168,42 @@ const MaxVotes = 1<<53 - 1
 // and event, who is elected), not the rules that need the other files
 // (the candidates, the districts). It lets the importer report a count
 // that does not add up in the same run as a problem of another sheet,
-// which stops it building the files every rule reads. A sheet's district
-// is named by its district_number, which the file must give for that.
-func CheckCountSheets(b []byte) []Problem {
+// which stops it building the files every rule reads, and know who the
+// count elects before it writes the candidates' elected. A sheet's
+// district is named by its district_number, which the file must give for
+// that.
+//
+// It returns every problem found, and who each sheet that passes the
+// rules elects, sheet by sheet, in the order elected.
+func CheckCountSheets(b []byte) ([]Problem, []Election) {
 	r := &Report{}
 	if !scanJSON(context.Background(), CountsFile, b, r) {
-		return r.Errors
+		return r.Errors, nil
 	}
 	d := &records{hasCounts: true}
 	d.counts = decodeArray[sheetFile](CountsFile, b, r)
+	var elections []Election
 	for i, s := range d.counts.objects {
 		if !d.checkSheetFields(r, i, &s) || !d.counts.valid[i] || s.DistrictNumber == nil {
 			continue
 		}
-		newTally(r, &d.counts.recs[i], i, *s.DistrictNumber).run()
+		before := len(r.Errors)
+		t := newTally(r, &d.counts.recs[i], i, *s.DistrictNumber)
+		t.run()
+		if len(r.Errors) > before {
+			continue
+		}
+		for _, j := range t.elected {
+			elections = append(elections, Election{Sheet: i, Row: j, Count: t.electedAt[j]})
+		}
 	}
-	return r.Errors
+	return r.Errors, elections
 }
+
+// Election is a candidacy a count sheet elects, as CheckCountSheets finds
+// it: the sheet's index in counts.json, the row's in the sheet, and the
+// count at which it is elected.
+type Election struct{ Sheet, Row, Count int }
 
 // districtOf names sheet s's district for a message: its number where
 // districts.json gives it, else its id.

@@ -342,8 +342,19 @@ func TestImportCountsProblems(t *testing.T) {
 		{"a candidate without a row", base.with(sheet.CandidatesFile, cands+"Ġorġ Borġ,Ġorġ,Borġ,PL,4,no\n"), []string{
 			"counts.csv:2: district: district 4: Ġorġ Borġ (candidates.csv line 65) stands in district 4 and has no row; a sheet holds every candidacy of its district",
 		}},
-		{"elected at a count, not elected", base.with(sheet.CandidatesFile, strings.Replace(cands, "Chris Fearne,Chris,Fearne,PL,3;4,yes", "Chris Fearne,Chris,Fearne,PL,3;4,", 1)), []string{
-			"candidates.csv:15: elected: is null, and Chris Fearne is elected at count 1 of district 4 (counts.csv line 13); a candidate elected at a count is elected",
+		// A candidate elected at a count is elected: no is refused at
+		// the cell, naming the count (an empty cell is filled: see
+		// TestImportElectedFilled).
+		{"elected at a count, and no", base.with(sheet.CandidatesFile, strings.Replace(cands, "Chris Fearne,Chris,Fearne,PL,3;4,yes", "Chris Fearne,Chris,Fearne,PL,3;4,le", 1)), []string{
+			"candidates.csv:15: elected: says no, but counts.csv elects Chris Fearne at count 1 of district 4 (line 13); a candidate elected at a count is elected: write yes, or leave the cell empty to have it filled",
+		}},
+		{"elected at a count, and no, beside another problem", base.with(
+			sheet.CandidatesFile, strings.Replace(cands, "Chris Fearne,Chris,Fearne,PL,3;4,yes", "Chris Fearne,Chris,Fearne,PL,3;4,no", 1),
+			sheet.CountsFile, setCell(counts, lineCastillo, count(21), "3648"),
+		), []string{
+			"candidates.csv:15: elected: says no, but counts.csv elects Chris Fearne at count 1 of district 4 (line 13); a candidate elected at a count is elected: write yes, or leave the cell empty to have it filled",
+			"counts.csv:66: count_21: district 12, count 21: Ivan Castillo's surplus leaves them 3,648, not the quota of 3,647",
+			"counts.csv:72: count_21: district 12, count 21: the totals add up to 21,882, and the valid votes are 21,881",
 		}},
 	}
 	for _, tt := range tests {
@@ -371,6 +382,72 @@ func TestImportCountsNameFormula(t *testing.T) {
 	want := `counts.csv:4: name: warning: "=Carmel Cacopardo" begins with "=", which a spreadsheet may run as a formula`
 	if got := res.Problems.Error(); got != want {
 		t.Errorf("report\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestImportElectedFilled: an elected cell left empty for a candidate a
+// count sheet elects is filled with yes, with a warning at the cell that
+// names each count that elects them; without an elected column, every
+// such candidate's is.
+func TestImportElectedFilled(t *testing.T) {
+	base := countsFolder(t)
+	for _, name := range []string{sheet.CandidatesFile, sheet.CountsFile, sheet.DistrictTotalsFile} {
+		b, err := os.ReadFile(filepath.Join("testdata", "counts-2022", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		base[name] = string(b)
+	}
+	cands := base[sheet.CandidatesFile]
+	tests := []struct {
+		name       string
+		candidates string
+		report     []string // the first few warnings
+		warnings   int
+	}{
+		{"an empty cell", strings.Replace(cands, "Robert Abela,Robert,Abela,PL,2;5,yes", "Robert Abela,Robert,Abela,PL,2;5,", 1), []string{
+			"candidates.csv:32: elected: warning: left empty; filled with yes, as counts.csv elects Robert Abela at count 1 of district 2 (line 32) and at count 1 of district 5 (line 108)",
+		}, 1},
+		{"no elected column", dropLastColumn(cands), []string{
+			"candidates.csv:2: elected: warning: not given, as candidates.csv has no elected column; filled with yes, as counts.csv elects Ivan Bartolo at count 18 of district 11 (line 264)",
+		}, 65 - 16},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := sheet.ImportWith(base.with(sheet.CandidatesFile, tt.candidates).fs(), sheet.Options{})
+			if err != nil {
+				t.Fatalf("ImportWith: %v", err)
+			}
+			if n := len(res.Problems); n != tt.warnings || res.Problems.Errors() != 0 {
+				t.Errorf("%d problems, %d of them errors; want %d warnings", n, res.Problems.Errors(), tt.warnings)
+			}
+			if got, want := res.Problems[:len(tt.report)].Error(), strings.Join(tt.report, "\n"); got != want {
+				t.Errorf("report\n%s\nwant\n%s", got, want)
+			}
+			// Each candidate a count elects is elected.
+			ds, err := dataset.LoadFiles(res.Files)
+			if err != nil {
+				t.Fatalf("LoadFiles: %v", err)
+			}
+			elected := map[string]bool{}
+			for _, s := range ds.Sheets() {
+				for _, id := range s.Elected {
+					elected[id] = true
+				}
+			}
+			filled := 0
+			for _, c := range ds.Candidates() {
+				if elected[c.ID] {
+					filled++
+					if c.Elected == nil || !*c.Elected {
+						t.Errorf("%s is elected %v, want yes", c.Name, c.Elected)
+					}
+				}
+			}
+			if filled != 49 {
+				t.Errorf("%d candidates elected at a count, want 49", filled)
+			}
+		})
 	}
 }
 

@@ -22,6 +22,7 @@ package sheet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"slices"
 	"strconv"
@@ -30,6 +31,7 @@ import (
 	"github.com/google/uuid"
 
 	"ballot/dataset"
+	"ballot/suggest"
 )
 
 // The CSV files Import reads, beside dataset.ManifestFile and the count
@@ -138,12 +140,22 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	candidates, rows := im.candidates(src, parties, districts)
 	counts := im.counts(src, parties, districts, candidates)
 	pl := newPlaces(parties, districts, rows, counts)
-	if im.problems.Errors() > 0 {
-		// The files every rule reads are not made, but a count that does
-		// not add up is reported in this run all the same.
-		if counts != nil && counts.complete(districts) {
-			im.countProblems(dataset.CheckCountSheets(dataset.EncodeJSON(counts.records(districts, candidates))), counts, pl)
+	var countsJSON []byte
+	if counts != nil && counts.complete(districts) {
+		// The count is tallied on its own first: who it elects fills an
+		// elected cell left empty, and refuses one that says no, before
+		// candidates.json is written; and when the sheets have errors,
+		// which stop the files every rule reads being made, a count that
+		// does not add up is reported in this run all the same.
+		countsJSON = dataset.EncodeJSON(counts.records(districts, candidates))
+		counts.dropTotals() // held no more: counts.json holds them
+		problems, elections := dataset.CheckCountSheets(countsJSON)
+		im.electedByCount(candidates, rows, counts, elections)
+		if im.problems.Errors() > 0 {
+			im.countProblems(problems, counts, pl)
 		}
+	}
+	if im.problems.Errors() > 0 {
 		return nil, nil
 	}
 	out := map[string][]byte{dataset.ManifestFile: manifest}
@@ -151,8 +163,11 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	out[dataset.DistrictsFile] = encode(districts.records())
 	out[dataset.CandidatesFile] = encodeCandidates(candidates)
 	if counts != nil {
-		out[dataset.CountsFile] = dataset.EncodeJSON(counts.records(districts, candidates))
-		counts.dropTotals() // held no more: counts.json holds them
+		if countsJSON == nil {
+			countsJSON = dataset.EncodeJSON(counts.records(districts, candidates))
+			counts.dropTotals()
+		}
+		out[dataset.CountsFile] = countsJSON
 		return im.checkWithCounts(out, counts, pl)
 	}
 	candidates = nil // held no more while the output is checked
@@ -190,6 +205,43 @@ func (im *importer) countProblems(problems []dataset.Problem, counts *countSheet
 		if p, _ = pl.place(p); !bad[at[sheetLine{p.File, p.Line}]] {
 			im.problems = append(im.problems, p)
 		}
+	}
+}
+
+// electedByCount fills the elected of each candidate a count sheet elects
+// (elections, as CheckCountSheets gives them) whose cell is empty, with a
+// warning that says so, and refuses one whose cell says no: a candidate
+// elected at a count is elected.
+func (im *importer) electedByCount(cands []dataset.Candidate, rows candidateRows, cs *countSheets, elections []dataset.Election) {
+	at := map[int][]string{} // candidate -> where a count elects them
+	var order []int
+	for _, e := range elections {
+		n := cs.order[e.Sheet]
+		r := cs.rows[n].candidacies[e.Row]
+		if r.candidate < 0 {
+			continue
+		}
+		if _, seen := at[r.candidate]; !seen {
+			order = append(order, r.candidate)
+		}
+		at[r.candidate] = append(at[r.candidate], fmt.Sprintf("at count %d of district %d (line %d)", e.Count, n, r.line))
+	}
+	for _, i := range order {
+		c := &cands[i]
+		elects := fmt.Sprintf("%s elects %s %s", CountsFile, bare(c.Name), suggest.List(at[i], "and"))
+		switch {
+		case c.Elected == nil && rows.elected:
+			im.warn(CandidatesFile, rows.lines[i], "elected", "left empty; filled with yes, as %s", elects)
+		case c.Elected == nil:
+			im.warn(CandidatesFile, rows.lines[i], "elected", "not given, as %s has no elected column; filled with yes, as %s", CandidatesFile, elects)
+		case !*c.Elected:
+			im.add(CandidatesFile, rows.lines[i], "elected", "says no, but %s; a candidate elected at a count is elected: write yes, or leave the cell empty to have it filled", elects)
+			continue
+		default:
+			continue
+		}
+		yes := true
+		c.Elected = &yes
 	}
 }
 
