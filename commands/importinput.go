@@ -66,16 +66,18 @@ func stopped(ctx context.Context) error {
 // adds its counts and its district's figures, more still), and each
 // further count adds one more, of 2 bytes at least: it has, beside its
 // counts, 4 cells at most.
-var sheetRows = []struct {
-	sheet, file string
-	least       int64
-	perCount    int64 // bytes of each count past the first, where a row has counts
-}{
+var sheetRows = []sheetRow{
 	{sheet.PartiesFile, dataset.PartiesFile, leastBytes(dataset.Party{ID: uuidShape}), 0},
 	{sheet.DistrictsFile, dataset.DistrictsFile, leastBytes(dataset.Locality{}), 0},
 	{sheet.CandidatesFile, dataset.CandidatesFile, leastBytes(sheet.FileCandidate{Candidate: dataset.Candidate{ID: uuidShape, PrimaryDistrictID: uuidShape, DistrictIDs: []string{uuidShape}}}), 0},
 	{sheet.CountsFile, dataset.CountsFile, leastBytes(dataset.Candidacy{CandidateID: uuidShape, Totals: []int{0}}), int64(len(",0"))},
 	{sheet.DistrictTotalsFile, dataset.CountsFile, leastBytes(dataset.CountSheet{DistrictID: uuidShape}), 0},
+}
+
+type sheetRow struct {
+	sheet, file string
+	least       int64
+	perCount    int64 // bytes of each count past the first, where a row has counts
 }
 
 // countsCells is how many cells of a row of counts.csv may be other than
@@ -120,13 +122,20 @@ func outputBound(fsys fs.FS, limit int64, opts sheet.Options) sheet.Problems {
 	return problems
 }
 
-// outputLimit refuses a written file larger than limit, as serve would.
+// outputLimit refuses a written file larger than limit, as serve would,
+// at the sheet it is written from: the publisher wrote the sheets.
 func outputLimit(files map[string][]byte, limit int64) error {
 	var problems sheet.Problems
 	for _, name := range slices.Sorted(maps.Keys(files)) {
-		if n := int64(len(files[name])); n > limit {
-			problems = append(problems, dataset.Problem{File: name, Message: fmt.Sprintf("would be %d bytes, more than the limit of %d bytes a file (max_dataset_bytes)", n, limit)})
+		n := int64(len(files[name]))
+		if n <= limit {
+			continue
 		}
+		p := dataset.Problem{File: name, Message: fmt.Sprintf("would be %d bytes, more than the limit of %d bytes a file (max_dataset_bytes)", n, limit)}
+		if i := slices.IndexFunc(sheetRows, func(s sheetRow) bool { return s.file == name }); i >= 0 {
+			p = dataset.Problem{File: sheetRows[i].sheet, Message: fmt.Sprintf("makes a %s of %d bytes, more than the limit of %d bytes a file (max_dataset_bytes)", name, n, limit)}
+		}
+		problems = append(problems, p)
 	}
 	if len(problems) > 0 {
 		return problems

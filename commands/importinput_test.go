@@ -107,11 +107,11 @@ func TestImportInputFiles(t *testing.T) {
 	}{
 		// Refused before any sheet is read.
 		{"rows over the limit", "2048", ",", 10, 0, "candidates.csv: has 10 rows, which make a candidates.json of at least 2990 bytes, more than the limit of 2048 bytes a file (max_dataset_bytes)\n", failed},
-		{"JSON over the limit", "4000", ",", 13, 0, "candidates.json: would be 6018 bytes, more than the limit of 4000 bytes a file (max_dataset_bytes)\n",
+		{"JSON over the limit", "4000", ",", 13, 0, "candidates.csv: makes a candidates.json of 6018 bytes, more than the limit of 4000 bytes a file (max_dataset_bytes)\n",
 			"ballot: read parties.csv: separated by ','\nballot: read districts.csv: separated by ','\nballot: read candidates.csv: separated by ','\n" + failed},
 		// The rows are counted as import reads them: with the delimiter
 		// the header shows, and without the blank rows it skips.
-		{"blank rows not counted", "4000", ";", 13, 20, "candidates.json: would be 6018 bytes, more than the limit of 4000 bytes a file (max_dataset_bytes)\n",
+		{"blank rows not counted", "4000", ";", 13, 20, "candidates.csv: makes a candidates.json of 6018 bytes, more than the limit of 4000 bytes a file (max_dataset_bytes)\n",
 			"ballot: read parties.csv: separated by ','\nballot: read districts.csv: separated by ','\nballot: read candidates.csv: separated by ';'\n" + failed},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
