@@ -315,6 +315,12 @@ func TestImportCountsProblems(t *testing.T) {
 		{"two candidates fit", base.with(sheet.CandidatesFile, addColumn(cands, "slug", "")+"Ivan Castillo,Ivan,Castillo,PN,12,no,ivan-castillo-b\n"), []string{
 			`counts.csv:66: audited_name: "Ivan Castillo", of PN, standing in district 12, fits 2 candidates in candidates.csv, "ivan-castillo" and "ivan-castillo-b": write the slug of the one meant in a candidate column`,
 		}},
+		// A character a cell may not hold is reported once, at the
+		// cell, not again as the count's rules find it in counts.json.
+		{"a control character in a name, and another problem", base.with(sheet.CountsFile, setCell(counts, lineCastillo, 2, "Ivan\aCastillo"), sheet.CandidatesFile, setCell(cands, 2, 4, "XX")), []string{
+			`candidates.csv:2: party: no party in parties.csv has the slug, short name, name or English name "XX"; leave it empty for an independent`,
+			"counts.csv:66: name: holds the control character U+0007, not allowed in names, slugs, ids and links",
+		}},
 		{"candidates.csv has errors", base.with(sheet.CandidatesFile, setCell(cands, 2, 4, "XX"), sheet.CountsFile, setCell(counts, lineCamilleri, count(3), "x")), []string{
 			`candidates.csv:2: party: no party in parties.csv has the slug, short name, name or English name "XX"; leave it empty for an independent`,
 			`counts.csv:9: count_3: district 4, count 3: "x" is not a whole number of votes: write digits only, such as 1234`,
