@@ -175,14 +175,14 @@ const MaxVotes = 1<<53 - 1
 //
 // It returns every problem found, and who each sheet that passes the
 // rules elects, sheet by sheet, in the order elected.
-func CheckCountSheets(b []byte) ([]Problem, []Election) {
+func CheckCountSheets(b []byte) ([]Problem, []SeatWon) {
 	r := &Report{}
 	if !scanJSON(context.Background(), CountsFile, b, r) {
 		return r.Errors, nil
 	}
 	d := &records{hasCounts: true}
 	d.counts = decodeArray[sheetFile](CountsFile, b, r)
-	var elections []Election
+	var seats []SeatWon
 	for i, s := range d.counts.objects {
 		if !d.checkSheetFields(r, i, &s) || !d.counts.valid[i] || s.DistrictNumber == nil {
 			continue
@@ -194,16 +194,16 @@ func CheckCountSheets(b []byte) ([]Problem, []Election) {
 			continue
 		}
 		for _, j := range t.elected {
-			elections = append(elections, Election{Sheet: i, Row: j, Count: t.electedAt[j]})
+			seats = append(seats, SeatWon{Sheet: i, Row: j, Count: t.electedAt[j]})
 		}
 	}
-	return r.Errors, elections
+	return r.Errors, seats
 }
 
-// Election is a candidacy a count sheet elects, as CheckCountSheets finds
+// SeatWon is a candidacy a count sheet elects, as CheckCountSheets finds
 // it: the sheet's index in counts.json, the row's in the sheet, and the
 // count at which it is elected.
-type Election struct{ Sheet, Row, Count int }
+type SeatWon struct{ Sheet, Row, Count int }
 
 // districtOf names sheet s's district for a message: its number where
 // districts.json gives it, else its id.

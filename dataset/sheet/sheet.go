@@ -149,8 +149,8 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 		// does not add up is reported in this run all the same.
 		countsJSON = dataset.EncodeJSON(counts.records(districts, candidates))
 		counts.dropTotals() // held no more: counts.json holds them
-		problems, elections := dataset.CheckCountSheets(countsJSON)
-		im.electedByCount(candidates, rows, counts, elections)
+		problems, seats := dataset.CheckCountSheets(countsJSON)
+		im.electedByCount(candidates, rows, counts, seats)
 		if im.problems.Errors() > 0 {
 			im.countProblems(problems, counts, pl)
 		}
@@ -209,13 +209,13 @@ func (im *importer) countProblems(problems []dataset.Problem, counts *countSheet
 }
 
 // electedByCount fills the elected of each candidate a count sheet elects
-// (elections, as CheckCountSheets gives them) whose cell is empty, with a
+// (seats, as CheckCountSheets gives them) whose cell is empty, with a
 // warning that says so, and refuses one whose cell says no: a candidate
 // elected at a count is elected.
-func (im *importer) electedByCount(cands []dataset.Candidate, rows candidateRows, cs *countSheets, elections []dataset.Election) {
+func (im *importer) electedByCount(cands []dataset.Candidate, rows candidateRows, cs *countSheets, seats []dataset.SeatWon) {
 	at := map[int][]string{} // candidate -> where a count elects them
 	var order []int
-	for _, e := range elections {
+	for _, e := range seats {
 		n := cs.order[e.Sheet]
 		r := cs.rows[n].candidacies[e.Row]
 		if r.candidate < 0 {
