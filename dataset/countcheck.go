@@ -156,6 +156,28 @@ func (d *records) checkSheetFields(r *Report, i int, s *sheetFile) bool {
 			}
 		}
 	}
+	return d.checkTieFields(r, i, s) && ok
+}
+
+// checkTieFields applies the rules of one field to the ties sheet i
+// states: a count of the sheet, a kind and a decision of those there are.
+func (d *records) checkTieFields(r *Report, i int, s *sheetFile) bool {
+	f := &d.counts
+	ok := true
+	for n, tie := range s.Ties {
+		if f.hasIn(i, "ties", n, "count") && len(s.Counts) > 0 && (tie.Count < 1 || tie.Count > len(s.Counts)) {
+			r.errorf(CountsFile, pointer(i, "ties", n, "count"), "range", "is %d; must be a count of the sheet, 1 to %d", tie.Count, len(s.Counts))
+			ok = false
+		}
+		if f.hasIn(i, "ties", n, "kind") && tie.Kind != nil && *tie.Kind != TieExclusion && *tie.Kind != TieSeat {
+			r.errorf(CountsFile, pointer(i, "ties", n, "kind"), "tie", "is %q; must be %q (for the lowest place) or %q (for the last seat)", *tie.Kind, TieExclusion, TieSeat)
+			ok = false
+		}
+		if f.hasIn(i, "ties", n, "decided_by") && tie.DecidedBy != nil && *tie.DecidedBy != DecidedByEarlierCounts && *tie.DecidedBy != DecidedByLot {
+			r.errorf(CountsFile, pointer(i, "ties", n, "decided_by"), "tie", "is %q; must be %q, %q, or null for no decision stated", *tie.DecidedBy, DecidedByEarlierCounts, DecidedByLot)
+			ok = false
+		}
+	}
 	return ok
 }
 

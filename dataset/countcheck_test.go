@@ -234,7 +234,7 @@ func TestCountRules(t *testing.T) {
 		name: "elected-seats: a final sheet one count short",
 		edit: func(t *testing.T, m fstest.MapFS, s sheet) { dropCount(s, 18) },
 		want: func(*testing.T, fstest.MapFS) []string {
-			return []string{"counts.json: /4/status: district 5, the sheet is final, but its 17 counts elect 4 of its 5 seats [elected-seats]"}
+			return []string{"counts.json: /4/status: district 5, the sheet is final, but its 17 counts elect 4 of its 5 seats: after count 17, Owen Bonnici's surplus of 235 votes is still to transfer [elected-seats]"}
 		},
 	}, {
 		name:   "elected-seats: a counting sheet may elect fewer",

@@ -36,6 +36,23 @@ const (
 	EventExclusion = "exclusion"
 )
 
+// The kinds of a tie, and how one was decided.
+const (
+	// TieExclusion is a tie for the lowest place: the candidate excluded
+	// had the same total as a continuing candidate who stays.
+	TieExclusion = "exclusion"
+	// TieSeat is a tie for the last seat (or seats): the lowest candidate
+	// who takes a seat had the same total as the highest who does not.
+	TieSeat = "seat"
+	// DecidedByEarlierCounts is the law's rule: of the tied, the one with
+	// fewer votes at the first count at which they had unequal totals
+	// loses (is excluded, or does not take the seat).
+	DecidedByEarlierCounts = "earlier_counts"
+	// DecidedByLot is a tie the returning officer drew by lot: the totals
+	// show who was excluded, and the sheet's elected who took a seat.
+	DecidedByLot = "lot"
+)
+
 // CountSheet is one district's count sheet by the single transferable
 // vote, as the API serves it (a record of /results): the district's
 // figures, each count's event, each candidacy's running totals, and who
@@ -61,6 +78,26 @@ type CountSheet struct {
 	Counts         []Count     `json:"counts"`
 	Candidacies    []Candidacy `json:"candidacies"`
 	Elected        []string    `json:"elected"`
+	// Ties is every tie of the count, in count order: those the sheet
+	// states and those the totals show; empty when none.
+	Ties []Tie `json:"ties"`
+}
+
+// Tie is a tie the count met: for the lowest place, when one candidate
+// must be excluded, or for the last seat.
+type Tie struct {
+	Count int    `json:"count"`
+	Kind  string `json:"kind"`
+	// CandidateIDs are the tied candidates, in the sheet's published
+	// order.
+	CandidateIDs []string `json:"candidate_ids"`
+	// DecidedBy is how the tie was decided: by the earlier counts, as the
+	// sheet states or as the totals show; by lot, as the sheet states; or
+	// nil when nothing settles it (validate warns of it).
+	DecidedBy *string `json:"decided_by"`
+	// Stated is whether counts.json states the decision: the API serves
+	// every tie, and import writes only the stated ones.
+	Stated bool `json:"-"`
 }
 
 // Count is one count of a sheet: what happened at it, and the
@@ -122,6 +159,17 @@ type sheetFile struct {
 	Counts         []countFile     `json:"counts"`
 	Candidacies    []candidacyFile `json:"candidacies"`
 	Elected        []string        `json:"elected" dataset:"optional"`
+	Ties           []tieFile       `json:"ties" dataset:"optional"`
+}
+
+// tieFile is how a sheet of counts.json states that a tie was decided:
+// at which count, and how (null states none); the kind and the tied
+// follow from the totals, and are checked when given.
+type tieFile struct {
+	Count        int      `json:"count"`
+	Kind         *string  `json:"kind" dataset:"optional"`
+	CandidateIDs []string `json:"candidate_ids" dataset:"optional"`
+	DecidedBy    *string  `json:"decided_by" null:"when no decision is stated"`
 }
 
 type countFile struct {
@@ -239,8 +287,10 @@ func (s *sheetFile) served(number int, candidates map[string]candidateAt, t *tal
 		DistrictID: s.DistrictID, DistrictNumber: number, Status: s.Status, Seats: s.Seats,
 		Registered: s.Registered, ValidVotes: s.ValidVotes, Quota: s.Quota,
 		Counts: t.counts, Candidacies: make([]Candidacy, len(s.Candidacies)), Elected: make([]string, len(t.elected)),
+		Ties: make([]Tie, len(t.ties)),
 	}
-	for n, j := range t.order() {
+	order := t.order()
+	for n, j := range order {
 		c := &s.Candidacies[j]
 		party := c.PartyID
 		if cand, ok := candidates[c.CandidateID]; ok {
@@ -254,6 +304,18 @@ func (s *sheetFile) served(number int, candidates map[string]candidateAt, t *tal
 	}
 	for n, j := range t.elected {
 		out.Elected[n] = s.Candidacies[j].CandidateID
+	}
+	published := make([]int, len(order)) // each row's place in order
+	for n, j := range order {
+		published[j] = n
+	}
+	for n, tie := range t.ties {
+		rows := slices.SortedFunc(slices.Values(tie.rows), func(a, b int) int { return cmp.Compare(published[a], published[b]) })
+		ids := make([]string, len(rows))
+		for m, j := range rows {
+			ids[m] = s.Candidacies[j].CandidateID
+		}
+		out.Ties[n] = Tie{Count: tie.count, Kind: tie.kind, CandidateIDs: ids, DecidedBy: tie.decidedBy, Stated: tie.stated}
 	}
 	return out
 }

@@ -30,6 +30,9 @@ type tally struct {
 	elected     []int // candidacies, in the order elected
 	filledAt    int   // the count at which the last seat was filled
 	counts      []Count
+	ties        []tallyTie
+	matched     []bool        // matched[n]: the sheet's ties[n] states a tie the count met, or is reported
+	statedAt    map[int][]int // the sheet's ties by count, those stated twice left out
 }
 
 func newTally(r *Report, s *sheetFile, i, number int) *tally {
@@ -45,6 +48,8 @@ func newTally(r *Report, s *sheetFile, i, number int) *tally {
 // run walks every count. The sheet's candidacies all have a total for
 // each count, none negative, and it has a count at least.
 func (t *tally) run() {
+	errors := len(t.r.Errors)
+	t.checkStatements()
 	for k := range t.sheet.Counts {
 		t.balance(k)
 		if k == 0 {
@@ -59,7 +64,12 @@ func (t *tally) run() {
 		t.elect(k)
 	}
 	if t.sheet.Status == StatusFinal && len(t.elected) != t.sheet.Seats {
-		t.errorf(pointer(t.i, "status"), "elected-seats", "the sheet is final, but its %d counts elect %d of its %d seats", len(t.sheet.Counts), len(t.elected), t.sheet.Seats)
+		t.errorf(pointer(t.i, "status"), "elected-seats", "the sheet is final, but its %d counts elect %d of its %d seats%s", len(t.sheet.Counts), len(t.elected), t.sheet.Seats, t.unfinished())
+	}
+	// A statement of a tie the totals do not show, once the count is
+	// sound: a broken count may hide the tie it states.
+	if len(t.r.Errors) == errors {
+		t.checkUnmatched()
 	}
 }
 
@@ -209,6 +219,9 @@ func (t *tally) exclusion(c Count, out []int, k int) Count {
 			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s is excluded with %s, but %s has fewer (%s); the lowest continuing candidate is excluded", k+1, t.name(out[len(out)-1]), votes(total), t.name(next), Thousands(low))
 		case withVotes > 1 && total >= low:
 			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s are excluded together with %s, and %s has %s; several are excluded at once only when their votes together are fewer than the next-lowest's", k+1, t.list(out), votes(total), t.name(next), Thousands(low))
+		case withVotes == 1 && total == low:
+			// The one excluded with votes shares the lowest place.
+			t.exclusionTie(out[len(out)-1], k)
 		}
 	}
 	c.Event, c.Votes = EventExclusion, total
@@ -226,7 +239,9 @@ func (t *tally) exclude(out []int, k int) {
 
 // elect elects, after count k, the continuing candidates who reach the
 // quota, highest first; then, once as many continuing candidates remain
-// as seats are still to fill, those remaining.
+// as seats are still to fill, those remaining; or, when the seats still
+// to fill can go no other way (filled), the highest of those remaining. A
+// tie at the line is settled as settleSeats says.
 func (t *tally) elect(k int) {
 	var reach, left []int
 	for j := range t.sheet.Candidacies {
@@ -238,22 +253,76 @@ func (t *tally) elect(k int) {
 			reach = append(reach, j)
 		}
 	}
-	t.electAll(reach, k)
+	t.byTotal(reach, k)
+	t.electAll(t.settleSeats(reach, t.sheet.Seats-len(t.elected), k), k)
 	if seats := t.sheet.Seats - len(t.elected); seats > 0 {
 		left = slices.DeleteFunc(left, func(j int) bool { return t.state[j] != continuing })
+		t.byTotal(left, k)
 		switch {
 		case len(left) <= seats:
 			t.electAll(left, k)
-		case len(left) == seats+1 && !t.surplusLeft(k):
-			// The only step left is to exclude the lowest, which leaves
-			// as many as there are seats: the Commission's sheets end
-			// here without printing that count, and so does a tally.
-			t.electAll(left, k)
+		case !t.surplusLeft(k) && (len(left) == seats+1 || k == len(t.sheet.Counts)-1) && t.filled(left, seats, k):
+			// The Commission's sheets end here without printing the
+			// exclusions left, and so does a tally: always with one
+			// candidate more than seats, as the 2022 sheets do; with
+			// more, at the sheet's last count, for a returning officer
+			// may also exclude them one by one.
+			t.electAll(t.settleSeats(left, seats, k), k)
 		}
 	}
 	if len(t.elected) >= t.sheet.Seats && t.filledAt == 0 {
 		t.filledAt = k + 1
 	}
+}
+
+// filled reports whether, after count k with no surplus left, the seats
+// still to fill can go no other way: the continuing candidates left, by
+// their totals highest first, less the first seats, could all be excluded
+// at once by the law's rule for an exclusion (one with votes, or several
+// whose votes together are fewer than the lowest of those who would take
+// the seats), which leaves as many as there are seats. With one left
+// over, the only step left is to exclude the lowest.
+func (t *tally) filled(left []int, seats, k int) bool {
+	low := t.total(left[seats-1], k)
+	sum, withVotes := 0, 0
+	for _, j := range left[seats:] {
+		sum = saturated(sum, t.total(j, k))
+		if t.total(j, k) > 0 {
+			withVotes++
+		}
+	}
+	return withVotes <= 1 || sum < low
+}
+
+// unfinished says, for a final sheet whose counts leave seats to fill,
+// what was still to count after its last count; "" when nothing was.
+func (t *tally) unfinished() string {
+	k := len(t.sheet.Counts) - 1
+	for _, j := range t.elected {
+		if !t.surplusGone[j] && t.total(j, k) > t.sheet.Quota {
+			return fmt.Sprintf(": after count %d, %s's surplus of %s is still to transfer", k+1, t.name(j), votes(t.total(j, k)-t.sheet.Quota))
+		}
+	}
+	var left []int
+	for j := range t.sheet.Candidacies {
+		if t.state[j] == continuing {
+			left = append(left, j)
+		}
+	}
+	seats := t.sheet.Seats - len(t.elected)
+	if len(left) <= seats {
+		return ""
+	}
+	t.byTotal(left, k)
+	sum := 0
+	for _, j := range left[seats:] {
+		sum = saturated(sum, t.total(j, k))
+	}
+	what, who := "the last seat", "who would take it"
+	if seats > 1 {
+		what, who = fmt.Sprintf("the %d seats left", seats), "the lowest of those who would take them"
+	}
+	return fmt.Sprintf(": after count %d, the %d candidates below %s have %s together, and %s, %s, has %s; a further count could still change who is elected", k+1, len(left)-seats, what, votes(sum), t.name(left[seats-1]), who, Thousands(t.total(left[seats-1], k)))
 }
 
 // surplusLeft reports whether an elected candidate's surplus is still to
@@ -267,8 +336,15 @@ func (t *tally) surplusLeft(k int) bool {
 	return false
 }
 
-func (t *tally) electAll(js []int, k int) {
+// byTotal sorts the candidacies js by their totals after count k, highest
+// first, and equal totals in the sheet's row order.
+func (t *tally) byTotal(js []int, k int) {
 	slices.SortFunc(js, func(a, b int) int { return cmp.Or(cmp.Compare(t.total(b, k), t.total(a, k)), cmp.Compare(a, b)) })
+}
+
+// electAll elects the candidacies js after count k, in their order, until
+// every seat is filled.
+func (t *tally) electAll(js []int, k int) {
 	for _, j := range js {
 		if len(t.elected) == t.sheet.Seats {
 			return

@@ -184,7 +184,7 @@ func TestFieldTablesFollowOpenAPI(t *testing.T) {
 		"`GET /parties`":          props("Party", ""),
 		"`GET /districts`":        append(props("District", ""), props("Locality", "localities[].")...),
 		"`GET /candidates`":       props("Candidate", ""),
-		"`GET /results`":          append(append(props("CountSheet", ""), props("Count", "counts[].")...), props("Candidacy", "candidacies[].")...),
+		"`GET /results`":          slices.Concat(props("CountSheet", ""), props("Count", "counts[]."), props("Candidacy", "candidacies[]."), props("Tie", "ties[].")),
 		"`GET /results/national`": append(props("NationalTotals", ""), props("PartyTotal", "parties[].")...),
 	}
 	got := map[string][]string{}

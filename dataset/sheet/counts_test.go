@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -90,8 +91,13 @@ func TestImportCounts(t *testing.T) {
 	if err != nil {
 		t.Fatalf("LoadFiles: %v", err)
 	}
+	// It writes the ties the sheets state, and these state none.
+	served := slices.Clone(ds.Sheets())
+	for i := range served {
+		served[i].Ties = nil
+	}
 	written := dataset.EncodeJSON(decode[[]dataset.CountSheet](t, files, dataset.CountsFile))
-	if served := dataset.EncodeJSON(ds.Sheets()); !bytes.Equal(written, served) {
+	if served := dataset.EncodeJSON(served); !bytes.Equal(written, served) {
 		t.Errorf("counts.json is not the sheets as the dataset serves them:\n%s\nwant\n%s", written, served)
 	}
 	slugs := map[string]string{}
@@ -343,7 +349,7 @@ func TestImportCountsProblems(t *testing.T) {
 			"district_totals.csv:2: registered: is 22,505, fewer than the 22,506 valid votes",
 		}},
 		{"final before every seat is filled", base.with(sheet.CountsFile, cutCounts(counts, "4", 10), sheet.DistrictTotalsFile, setCell(totals, 2, 6, "10")), []string{
-			"district_totals.csv:2: status: district 4, the sheet is final, but its 10 counts elect 2 of its 5 seats; while the count goes on, write counting in its status column",
+			"district_totals.csv:2: status: district 4, the sheet is final, but its 10 counts elect 2 of its 5 seats: after count 10, the 12 candidates below the 3 seats left have 9,052 votes together, and Carm Mifsud Bonnici, the lowest of those who would take them, has 1,549; a further count could still change who is elected; while the count goes on, write counting in its status column",
 		}},
 		{"a candidate without a row", base.with(sheet.CandidatesFile, cands+"Ġorġ Borġ,Ġorġ,Borġ,PL,4,no\n"), []string{
 			"counts.csv:2: district: district 4: Ġorġ Borġ (candidates.csv line 65) stands in district 4 and has no row; a sheet holds every candidacy of its district",

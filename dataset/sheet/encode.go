@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"ballot/dataset"
@@ -77,7 +78,9 @@ func encodeCandidates(candidates []dataset.Candidate) []byte {
 // one line of compact JSON: a sheet reads as the Commission prints it, one
 // row a line, a change shows in a diff as the rows it changes, and a sheet
 // of 10,000 candidacies over 500 counts takes a few bytes a total rather
-// than a line each.
+// than a line each. Of a sheet's ties it writes those the sheets state
+// (ties.csv), and no ties field when they state none: the others follow
+// from the totals.
 func encodeSheets(sheets []dataset.CountSheet) []byte {
 	if len(sheets) == 0 {
 		return []byte("[]\n")
@@ -94,9 +97,17 @@ func encodeSheets(sheets []dataset.CountSheet) []byte {
 	}
 	out.WriteString("[\n")
 	for i := range sheets {
+		s := sheets[i]
+		s.Ties = slices.DeleteFunc(slices.Clone(s.Ties), func(t dataset.Tie) bool { return !t.Stated })
 		out.WriteString("  {\n")
-		v := reflect.ValueOf(sheets[i])
+		v := reflect.ValueOf(s)
+		var fields []int
 		for f := range v.NumField() {
+			if name := v.Type().Field(f).Tag.Get("json"); name != "-" && (name != "ties" || len(s.Ties) > 0) {
+				fields = append(fields, f)
+			}
+		}
+		for n, f := range fields {
 			name, _, _ := strings.Cut(v.Type().Field(f).Tag.Get("json"), ",")
 			fmt.Fprintf(&out, "    %q: ", name)
 			field := v.Field(f)
@@ -114,7 +125,7 @@ func encodeSheets(sheets []dataset.CountSheet) []byte {
 			} else {
 				compact(field.Interface())
 			}
-			if f < v.NumField()-1 {
+			if n < len(fields)-1 {
 				out.WriteByte(',')
 			}
 			out.WriteByte('\n')

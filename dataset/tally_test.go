@@ -1,0 +1,453 @@
+package dataset_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"ballot/dataset"
+	"ballot/internal/datasettest"
+)
+
+// synthetic makes district 5's sheet (/4) a count of seats over the
+// running totals of its first rows, one list a row, and 0 at every count
+// for its other rows; nt is the non-transferable after each count, and
+// the valid votes and the quota follow from them. Every candidate of the
+// district is marked elected, so that whom the count elects is no flag's
+// concern. It returns the names of the sheet's rows, in order.
+func synthetic(t *testing.T, m fstest.MapFS, seats int, nt []int, rows ...[]int) []string {
+	t.Helper()
+	var names []string
+	datasettest.Edit(t, m, dataset.CountsFile, func(sheets []map[string]any) []map[string]any {
+		s := sheets[4]
+		stripDerived(s)
+		valid := nt[0]
+		for _, r := range rows {
+			valid += r[0]
+		}
+		s["seats"], s["valid_votes"], s["quota"], s["registered"] = seats, valid, valid/(seats+1)+1, nil
+		counts := make([]any, len(nt))
+		for k, n := range nt {
+			counts[k] = map[string]any{"non_transferable": n}
+		}
+		s["counts"] = counts
+		for j, row := range s["candidacies"].([]any) {
+			r := row.(map[string]any)
+			names = append(names, r["name"].(string))
+			totals := make([]any, len(nt))
+			for k := range totals {
+				totals[k] = 0
+				if j < len(rows) {
+					totals[k] = rows[j][k]
+				}
+			}
+			r["totals"] = totals
+		}
+		return sheets
+	})
+	d := districtID(t, m, 5)
+	datasettest.Edit(t, m, dataset.CandidatesFile, func(cs []map[string]any) []map[string]any {
+		for _, c := range cs {
+			if slices.Contains(c["district_ids"].([]any), any(d)) {
+				c["elected"] = true
+			}
+		}
+		return cs
+	})
+	return names
+}
+
+// editSheet changes district 5's sheet (/4).
+func editSheet(t *testing.T, m fstest.MapFS, edit func(s sheet)) {
+	t.Helper()
+	datasettest.Edit(t, m, dataset.CountsFile, func(sheets []map[string]any) []map[string]any {
+		edit(sheets[4])
+		return sheets
+	})
+}
+
+// outcome loads m and returns its errors and its warnings as "PROBLEM
+// [RULE]", and the sheet of district 5 when it loads.
+func outcome(t *testing.T, m fstest.MapFS) (errs, warnings []string, s *dataset.CountSheet) {
+	t.Helper()
+	ds, err := dataset.Load(m)
+	if err != nil {
+		var r *dataset.Report
+		if !errors.As(err, &r) {
+			t.Fatalf("load: %v", err)
+		}
+		for _, p := range r.Errors {
+			errs = append(errs, p.String()+" ["+p.Rule+"]")
+		}
+		return errs, nil, nil
+	}
+	for _, p := range ds.Warnings {
+		warnings = append(warnings, p.String()+" ["+p.Rule+"]")
+	}
+	s, _ = ds.Sheet(5)
+	return nil, warnings, s
+}
+
+// fates says how each of the first n rows of a sheet ended, by name:
+// "elected 2", "excluded 3", or "-".
+func fates(s *dataset.CountSheet, names []string, n int) []string {
+	by := map[string]string{}
+	for _, c := range s.Candidacies {
+		at := "-"
+		switch {
+		case c.ElectedAtCount != nil:
+			at = fmt.Sprintf("elected %d", *c.ElectedAtCount)
+		case c.ExcludedAtCount != nil:
+			at = fmt.Sprintf("excluded %d", *c.ExcludedAtCount)
+		}
+		by[c.Name] = at
+	}
+	var out []string
+	for _, name := range names[:n] {
+		out = append(out, name+": "+by[name])
+	}
+	return out
+}
+
+// TestLastCount: the seats still to fill are filled, without the quota,
+// by the highest continuing candidates once no count can change who takes
+// them: with as many continuing as seats; with one more, and no surplus
+// left (the 2022 sheets end so); with several more, at the sheet's last
+// count, when no surplus is left and those below the last seat have
+// fewer votes together than the lowest who would take one. A final
+// sheet that ends before that is refused, saying what was still to
+// count.
+func TestLastCount(t *testing.T) {
+	// Two seats, 100 valid votes, a quota of 34: Robert Abela is elected
+	// on first preferences and his surplus of 6 transferred at count 2.
+	// Then Bernard Grech has 33, and the 17 below him 32 together
+	// (Miriam Dalli 19, Owen Bonnici 8, Stefan Zrinzo Azzopardi 5 and 14
+	// with no vote).
+	several := [][]int{{40, 34}, {30, 33}, {18, 19}, {7, 8}, {5, 5}}
+	tests := []struct {
+		name     string
+		nt       []int
+		rows     [][]int
+		want     []string // the fates of the first five rows
+		problems []string
+	}{{
+		name: "several left out at the last count",
+		nt:   []int{0, 1}, rows: several,
+		want: []string{"Robert Abela: elected 1", "Bernard Grech: elected 2", "Miriam Dalli: -", "Owen Bonnici: -", "Stefan Zrinzo Azzopardi: -"},
+	}, {
+		name: "several left out, excluded one by one",
+		// Stefan Zrinzo Azzopardi excluded at count 3, with the 14 with
+		// no vote: Miriam Dalli 22 and Owen Bonnici 10 stay, 32 together.
+		nt:   []int{0, 1, 1},
+		rows: [][]int{{40, 34, 34}, {30, 33, 33}, {18, 19, 22}, {7, 8, 10}, {5, 5, 0}},
+		want: []string{"Robert Abela: elected 1", "Bernard Grech: elected 3", "Miriam Dalli: -", "Owen Bonnici: -", "Stefan Zrinzo Azzopardi: excluded 3"},
+	}, {
+		name: "one left out",
+		// Owen Bonnici excluded at count 4 too: Miriam Dalli stays alone
+		// below Bernard Grech.
+		nt:   []int{0, 1, 1, 1},
+		rows: [][]int{{40, 34, 34, 34}, {30, 33, 33, 33}, {18, 19, 22, 32}, {7, 8, 10, 0}, {5, 5, 0, 0}},
+		want: []string{"Robert Abela: elected 1", "Bernard Grech: elected 4", "Miriam Dalli: -", "Owen Bonnici: excluded 4", "Stefan Zrinzo Azzopardi: excluded 3"},
+	}, {
+		name: "as many as seats",
+		// Miriam Dalli, Owen Bonnici and Stefan Zrinzo Azzopardi
+		// excluded together at count 3, with the 14 with no vote (32
+		// votes, fewer than Bernard Grech's 33): he is left alone for
+		// the last seat.
+		nt:   []int{0, 1, 33},
+		rows: [][]int{{40, 34, 34}, {30, 33, 33}, {18, 19, 0}, {7, 8, 0}, {5, 5, 0}},
+		want: []string{"Robert Abela: elected 1", "Bernard Grech: elected 3", "Miriam Dalli: excluded 3", "Owen Bonnici: excluded 3", "Stefan Zrinzo Azzopardi: excluded 3"},
+	}, {
+		name: "ends too early: those below could overtake",
+		// Miriam Dalli 21, Owen Bonnici 8 and Stefan Zrinzo Azzopardi 5
+		// have 34 together, more than Bernard Grech's 31.
+		nt:   []int{0, 1},
+		rows: [][]int{{40, 34}, {28, 31}, {20, 21}, {7, 8}, {5, 5}},
+		problems: []string{
+			"counts.json: /4/status: district 5, the sheet is final, but its 2 counts elect 1 of its 2 seats: after count 2, the 17 candidates below the last seat have 34 votes together, and Bernard Grech, who would take it, has 31; a further count could still change who is elected [elected-seats]",
+		},
+	}, {
+		name: "ends too early: a surplus left",
+		nt:   []int{0},
+		rows: [][]int{{40}, {30}, {18}, {7}, {5}},
+		problems: []string{
+			"counts.json: /4/status: district 5, the sheet is final, but its 1 counts elect 1 of its 2 seats: after count 1, Robert Abela's surplus of 6 votes is still to transfer [elected-seats]",
+		},
+	}, {
+		name: "one more than seats ends the count",
+		// Count 4 excludes Miriam Dalli, after the last seat was filled.
+		nt:   []int{0, 1, 1, 1, 1},
+		rows: [][]int{{40, 34, 34, 34, 34}, {30, 33, 33, 33, 65}, {18, 19, 22, 32, 0}, {7, 8, 10, 0, 0}, {5, 5, 0, 0, 0}},
+		problems: []string{
+			"counts.json: /4/counts/4: district 5, count 5: every seat was filled at count 4, so the count ends there [elected-seats]",
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := countSheets(t)
+			names := synthetic(t, m, 2, tt.nt, tt.rows...)
+			errs, warnings, s := outcome(t, m)
+			if !slices.Equal(errs, tt.problems) || warnings != nil {
+				t.Fatalf("problems:\n%s\nwarnings:\n%s\nwant:\n%s", strings.Join(errs, "\n"), strings.Join(warnings, "\n"), strings.Join(tt.problems, "\n"))
+			}
+			if s == nil {
+				return
+			}
+			if got := fates(s, names, 5); !slices.Equal(got, tt.want) {
+				t.Errorf("fates:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestTies: a tie for the lowest place, or for the last seat, settled by
+// the earlier counts or by a lot the sheet states; a statement the totals
+// contradict is an error, and a tie no decision settles a warning. Each
+// sheet is synthetic: two seats, 100 valid votes, a quota of 34; Robert
+// Abela is elected on first preferences and his surplus transferred at
+// count 2.
+func TestTies(t *testing.T) {
+	// Lowest: Miriam Dalli and Stefan Zrinzo Azzopardi are tied at 17
+	// after count 3, Owen Bonnici's exclusion; at count 1 she had 14 and
+	// he 10, so he is excluded at count 4. Bernard Grech then takes the
+	// last seat, one more than seats left.
+	lowest := [][]int{{40, 34, 34, 34}, {25, 26, 32, 33}, {14, 14, 17, 32}, {11, 12, 0, 0}, {10, 14, 17, 0}}
+	// lowestEqual is lowest with the two equal at every count before.
+	lowestEqual := [][]int{{40, 34, 34, 34}, {25, 26, 32, 33}, {12, 14, 17, 32}, {11, 12, 0, 0}, {12, 14, 17, 0}}
+	// lowestOther is lowest with Miriam Dalli excluded instead.
+	lowestOther := [][]int{{40, 34, 34, 34}, {25, 26, 32, 33}, {14, 14, 17, 0}, {11, 12, 0, 0}, {10, 14, 17, 32}}
+	// Seat: Bernard Grech and Miriam Dalli are tied at 33 for the last
+	// seat after count 3, Owen Bonnici's exclusion; at count 1 he had
+	// 28 and she 27, so he takes it.
+	seat := [][]int{{40, 34, 34}, {28, 30, 33}, {27, 30, 33}, {5, 6, 0}}
+	// seatEqual is seat with the two equal at every count before.
+	seatEqual := [][]int{{40, 34, 34}, {28, 30, 33}, {28, 30, 33}, {4, 6, 0}}
+	type tie struct {
+		count     int
+		kind      string
+		tied      string
+		decidedBy string
+	}
+	at := func(k int) any { return float64(k) }
+	state := func(n int, decided any, extra ...string) func(s sheet) {
+		return func(s sheet) {
+			st := map[string]any{"count": at(n), "decided_by": decided}
+			for i := 0; i+1 < len(extra); i += 2 {
+				st[extra[i]] = extra[i+1]
+			}
+			s["ties"] = append(listOf(s["ties"]), st)
+		}
+	}
+	electedAt := func(row, k int) func(s sheet) {
+		return func(s sheet) { s["candidacies"].([]any)[row].(map[string]any)["elected_at_count"] = at(k) }
+	}
+	tests := []struct {
+		name     string
+		nt       []int
+		rows     [][]int
+		edits    []func(s sheet)
+		fates    []string // of the first five rows, or four
+		ties     []tie
+		problems []string
+		warnings []string
+	}{{
+		name: "lowest, by the earlier counts, unstated",
+		nt:   []int{0, 0, 0, 1}, rows: lowest,
+		fates: []string{"Robert Abela: elected 1", "Bernard Grech: elected 4", "Miriam Dalli: -", "Owen Bonnici: excluded 3", "Stefan Zrinzo Azzopardi: excluded 4"},
+		ties:  []tie{{4, "exclusion", "Miriam Dalli, Stefan Zrinzo Azzopardi", "earlier_counts"}},
+	}, {
+		name: "lowest, by the earlier counts, stated",
+		nt:   []int{0, 0, 0, 1}, rows: lowest,
+		edits: []func(s sheet){state(4, "earlier_counts", "kind", "exclusion")},
+		fates: []string{"Robert Abela: elected 1", "Bernard Grech: elected 4", "Miriam Dalli: -", "Owen Bonnici: excluded 3", "Stefan Zrinzo Azzopardi: excluded 4"},
+		ties:  []tie{{4, "exclusion", "Miriam Dalli, Stefan Zrinzo Azzopardi", "earlier_counts"}},
+	}, {
+		name: "lowest, equal at every count, unstated",
+		nt:   []int{0, 0, 0, 1}, rows: lowestEqual,
+		fates:    []string{"Robert Abela: elected 1", "Bernard Grech: elected 4", "Miriam Dalli: -", "Owen Bonnici: excluded 3", "Stefan Zrinzo Azzopardi: excluded 4"},
+		ties:     []tie{{4, "exclusion", "Miriam Dalli, Stefan Zrinzo Azzopardi", ""}},
+		warnings: []string{"counts.json: /4/counts/3: district 5, count 4: Miriam Dalli and Stefan Zrinzo Azzopardi, tied at 17 for the lowest place, were equal at every count from 1 to 3, and no decision is stated; the totals show Stefan Zrinzo Azzopardi excluded: if a lot decided it, state it in ties [tie]"},
+	}, {
+		name: "lowest, equal at every count, by lot",
+		nt:   []int{0, 0, 0, 1}, rows: lowestEqual,
+		edits: []func(s sheet){state(4, "lot")},
+		fates: []string{"Robert Abela: elected 1", "Bernard Grech: elected 4", "Miriam Dalli: -", "Owen Bonnici: excluded 3", "Stefan Zrinzo Azzopardi: excluded 4"},
+		ties:  []tie{{4, "exclusion", "Miriam Dalli, Stefan Zrinzo Azzopardi", "lot"}},
+	}, {
+		name: "lowest, equal at every count, stated by the earlier counts",
+		nt:   []int{0, 0, 0, 1}, rows: lowestEqual,
+		edits:    []func(s sheet){state(4, "earlier_counts")},
+		problems: []string{`counts.json: /4/ties/0/decided_by: district 5, count 4: is "earlier_counts", and Miriam Dalli and Stefan Zrinzo Azzopardi, tied at 17 for the lowest place, were equal at every count from 1 to 3: only a lot decides between them [tie]`},
+	}, {
+		name: "lowest, the other excluded, unstated",
+		nt:   []int{0, 0, 0, 1}, rows: lowestOther,
+		fates:    []string{"Robert Abela: elected 1", "Bernard Grech: elected 4", "Miriam Dalli: excluded 4", "Owen Bonnici: excluded 3", "Stefan Zrinzo Azzopardi: -"},
+		ties:     []tie{{4, "exclusion", "Stefan Zrinzo Azzopardi, Miriam Dalli", ""}},
+		warnings: []string{"counts.json: /4/counts/3: district 5, count 4: Miriam Dalli and Stefan Zrinzo Azzopardi are tied at 17 for the lowest place, and the earlier counts do not exclude Miriam Dalli, whom the totals show excluded: Stefan Zrinzo Azzopardi had fewer votes at count 1 (10 against 14); if a lot decided it, state it in ties [tie]"},
+	}, {
+		name: "lowest, the other excluded, by lot",
+		nt:   []int{0, 0, 0, 1}, rows: lowestOther,
+		edits: []func(s sheet){state(4, "lot")},
+		fates: []string{"Robert Abela: elected 1", "Bernard Grech: elected 4", "Miriam Dalli: excluded 4", "Owen Bonnici: excluded 3", "Stefan Zrinzo Azzopardi: -"},
+		ties:  []tie{{4, "exclusion", "Stefan Zrinzo Azzopardi, Miriam Dalli", "lot"}},
+	}, {
+		name: "lowest, the other excluded, stated by the earlier counts",
+		nt:   []int{0, 0, 0, 1}, rows: lowestOther,
+		edits:    []func(s sheet){state(4, "earlier_counts")},
+		problems: []string{`counts.json: /4/ties/0/decided_by: district 5, count 4: is "earlier_counts", and the earlier counts do not exclude Miriam Dalli, whom the totals show excluded: Stefan Zrinzo Azzopardi had fewer votes at count 1 (10 against 14) [tie]`},
+	}, {
+		name: "seat, by the earlier counts, unstated",
+		nt:   []int{0, 0, 0}, rows: seat,
+		fates: []string{"Robert Abela: elected 1", "Bernard Grech: elected 3", "Miriam Dalli: -", "Owen Bonnici: excluded 3"},
+		ties:  []tie{{3, "seat", "Bernard Grech, Miriam Dalli", "earlier_counts"}},
+	}, {
+		name: "seat, the sheet elects the other, unstated",
+		nt:   []int{0, 0, 0}, rows: seat,
+		edits:    []func(s sheet){electedAt(2, 3)},
+		fates:    []string{"Robert Abela: elected 1", "Bernard Grech: -", "Miriam Dalli: elected 3", "Owen Bonnici: excluded 3"},
+		ties:     []tie{{3, "seat", "Miriam Dalli, Bernard Grech", ""}},
+		warnings: []string{"counts.json: /4/counts/2: district 5, count 3: Bernard Grech and Miriam Dalli are tied at 33 for the last seat, and the earlier counts do not give the last seat to Miriam Dalli, whom the sheet elects: Bernard Grech had more votes at count 1 (28 against 27); if a lot decided it, state it in ties [tie]"},
+	}, {
+		name: "seat, the sheet elects the other, by lot",
+		nt:   []int{0, 0, 0}, rows: seat,
+		edits: []func(s sheet){electedAt(2, 3), state(3, "lot", "kind", "seat")},
+		fates: []string{"Robert Abela: elected 1", "Bernard Grech: -", "Miriam Dalli: elected 3", "Owen Bonnici: excluded 3"},
+		ties:  []tie{{3, "seat", "Miriam Dalli, Bernard Grech", "lot"}},
+	}, {
+		name: "seat, the sheet elects the other, stated by the earlier counts",
+		nt:   []int{0, 0, 0}, rows: seat,
+		edits:    []func(s sheet){electedAt(2, 3), state(3, "earlier_counts")},
+		problems: []string{`counts.json: /4/ties/0/decided_by: district 5, count 3: is "earlier_counts", and the earlier counts do not give the last seat to Miriam Dalli, whom the sheet elects: Bernard Grech had more votes at count 1 (28 against 27) [tie]`},
+	}, {
+		name: "seat, equal at every count, unstated",
+		nt:   []int{0, 0, 0}, rows: seatEqual,
+		fates:    []string{"Robert Abela: elected 1", "Bernard Grech: elected 3", "Miriam Dalli: -", "Owen Bonnici: excluded 3"},
+		ties:     []tie{{3, "seat", "Bernard Grech, Miriam Dalli", ""}},
+		warnings: []string{"counts.json: /4/counts/2: district 5, count 3: Bernard Grech and Miriam Dalli, tied at 33 for the last seat, were equal at every count from 1 to 3, and no decision is stated; Bernard Grech takes it by the order of the sheet's rows: if a lot decided it, state it in ties, and who took the last seat in elected [tie]"},
+	}, {
+		name: "seat, equal at every count, the sheet elects one, unstated",
+		nt:   []int{0, 0, 0}, rows: seatEqual,
+		edits:    []func(s sheet){electedAt(2, 3)},
+		fates:    []string{"Robert Abela: elected 1", "Bernard Grech: -", "Miriam Dalli: elected 3", "Owen Bonnici: excluded 3"},
+		ties:     []tie{{3, "seat", "Miriam Dalli, Bernard Grech", ""}},
+		warnings: []string{"counts.json: /4/counts/2: district 5, count 3: Bernard Grech and Miriam Dalli, tied at 33 for the last seat, were equal at every count from 1 to 3, and no decision is stated; the sheet elects Miriam Dalli: if a lot decided it, state it in ties [tie]"},
+	}, {
+		name: "seat, equal at every count, by lot",
+		nt:   []int{0, 0, 0}, rows: seatEqual,
+		edits: []func(s sheet){electedAt(2, 3), state(3, "lot")},
+		fates: []string{"Robert Abela: elected 1", "Bernard Grech: -", "Miriam Dalli: elected 3", "Owen Bonnici: excluded 3"},
+		ties:  []tie{{3, "seat", "Miriam Dalli, Bernard Grech", "lot"}},
+	}, {
+		name: "seat, by lot, and no one named",
+		nt:   []int{0, 0, 0}, rows: seatEqual,
+		edits:    []func(s sheet){state(3, "lot")},
+		problems: []string{`counts.json: /4/ties/0/decided_by: district 5, count 3: is "lot", and the sheet does not say which of Bernard Grech and Miriam Dalli took the last seat: name them in elected, or give the elected_at_count of each who took one [tie]`},
+	}, {
+		name: "seat, equal at every count, stated by the earlier counts",
+		nt:   []int{0, 0, 0}, rows: seatEqual,
+		edits:    []func(s sheet){state(3, "earlier_counts")},
+		problems: []string{`counts.json: /4/ties/0/decided_by: district 5, count 3: is "earlier_counts", and Bernard Grech and Miriam Dalli, tied at 33 for the last seat, were equal at every count from 1 to 3: only a lot decides between them [tie]`},
+	}, {
+		name: "a tie stated where there is none",
+		nt:   []int{0, 0, 0, 1}, rows: lowest,
+		edits:    []func(s sheet){state(3, "lot"), state(4, "lot", "kind", "seat")},
+		problems: []string{"counts.json: /4/ties/0/count: district 5, count 3: a tie is stated, and no candidates are tied there for the lowest place or a seat [tie]", "counts.json: /4/ties/1/count: district 5, count 4: a tie is stated, and no candidates are tied there for a seat [tie]"},
+	}, {
+		name: "a tie stated twice",
+		nt:   []int{0, 0, 0, 1}, rows: lowest,
+		edits:    []func(s sheet){state(4, "lot"), state(4, "earlier_counts", "kind", "exclusion")},
+		problems: []string{"counts.json: /4/ties/1: district 5, count 4: the tie is stated already, at /4/ties/0 [duplicate-key]"},
+	}, {
+		name: "a statement out of range",
+		nt:   []int{0, 0, 0, 1}, rows: lowest,
+		edits: []func(s sheet){state(5, "coin", "kind", "last")},
+		problems: []string{
+			"counts.json: /4/ties/0/count: is 5; must be a count of the sheet, 1 to 4 [range]",
+			`counts.json: /4/ties/0/kind: is "last"; must be "exclusion" (for the lowest place) or "seat" (for the last seat) [tie]`,
+			`counts.json: /4/ties/0/decided_by: is "coin"; must be "earlier_counts", "lot", or null for no decision stated [tie]`,
+		},
+	}, {
+		name: "the tied given, and not those tied",
+		nt:   []int{0, 0, 0, 1}, rows: lowest,
+		edits: []func(s sheet){func(s sheet) {
+			s["ties"] = []any{map[string]any{"count": at(4), "decided_by": nil, "candidate_ids": []any{s["candidacies"].([]any)[4].(map[string]any)["candidate_id"]}}}
+		}},
+		problems: []string{"counts.json: /4/ties/0/candidate_ids: district 5, count 4: is [4f6d7b88-0885-5a10-bba0-8b2dc1196e1f], and the totals show [df6fd76a-d356-5cf3-affc-d8f921c66bbd, 4f6d7b88-0885-5a10-bba0-8b2dc1196e1f] tied [derived-field]"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := countSheets(t)
+			names := synthetic(t, m, 2, tt.nt, tt.rows...)
+			for _, edit := range tt.edits {
+				editSheet(t, m, edit)
+			}
+			errs, warnings, s := outcome(t, m)
+			if !slices.Equal(errs, tt.problems) || !slices.Equal(warnings, tt.warnings) {
+				t.Fatalf("problems:\n%s\nwarnings:\n%s\nwant:\n%s\nand warnings:\n%s", strings.Join(errs, "\n"), strings.Join(warnings, "\n"), strings.Join(tt.problems, "\n"), strings.Join(tt.warnings, "\n"))
+			}
+			if s == nil {
+				return
+			}
+			if got := fates(s, names, len(tt.fates)); !slices.Equal(got, tt.fates) {
+				t.Errorf("fates:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.fates, "\n"))
+			}
+			byID := map[string]string{}
+			for _, c := range s.Candidacies {
+				byID[c.CandidateID] = c.Name
+			}
+			var got []tie
+			for _, x := range s.Ties {
+				var tied []string
+				for _, id := range x.CandidateIDs {
+					tied = append(tied, byID[id])
+				}
+				got = append(got, tie{x.Count, x.Kind, strings.Join(tied, ", "), dataset.Text(x.DecidedBy)})
+			}
+			if !slices.Equal(got, tt.ties) {
+				t.Errorf("ties: %+v, want %+v", got, tt.ties)
+			}
+		})
+	}
+}
+
+func listOf(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// The 2022 sheets' three ties, each for the lowest place, are settled by
+// the earlier counts: each needs no statement and gives no warning.
+func TestTies2022(t *testing.T) {
+	ds, err := dataset.Load(countSheets(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Warnings) > 0 {
+		t.Errorf("warnings: %v", ds.Warnings)
+	}
+	var got []string
+	for _, s := range ds.Sheets() {
+		names := map[string]string{}
+		for _, c := range s.Candidacies {
+			names[c.CandidateID] = c.Name
+		}
+		for _, x := range s.Ties {
+			var tied []string
+			for _, id := range x.CandidateIDs {
+				tied = append(tied, names[id])
+			}
+			got = append(got, fmt.Sprintf("district %d, count %d: %s, %s, %s", s.DistrictNumber, x.Count, x.Kind, strings.Join(tied, " and "), dataset.Text(x.DecidedBy)))
+		}
+	}
+	want := []string{
+		"district 1, count 7: exclusion, Josianne Cardona Gatt and Sean Apap Meli, earlier_counts",
+		"district 6, count 6: exclusion, Joe Cutajar and John Mark Attard, earlier_counts",
+		"district 10, count 10: exclusion, Felix Busuttil Galea and Ivan Grech Mintoff, earlier_counts",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("ties:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
