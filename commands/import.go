@@ -24,7 +24,8 @@ func importCommand() *cli.Command {
 		Usage:     "build a dataset directory from CSV files exported from a spreadsheet",
 		ArgsUsage: "SRC OUT",
 		Description: "Reads dataset.toml, parties.csv, districts.csv and candidates.csv from SRC,\n" +
-			"with the count sheets counts.csv and district_totals.csv when it has them,\n" +
+			"with the count sheets counts.csv and district_totals.csv when it has them\n" +
+			"(and ties.csv, how their ties were decided),\n" +
 			"and writes the dataset they describe to OUT, which must not exist or be\n" +
 			"empty unless --force is given; --force replaces only a dataset directory\n" +
 			"(one holding dataset.toml). Every problem is reported at once, one per\n" +

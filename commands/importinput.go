@@ -60,8 +60,9 @@ func stopped(ctx context.Context) error {
 
 // sheetRows gives, for each sheet, the JSON file import writes from it and
 // the fewest bytes one of its rows adds there: its record (a district
-// sheet's row is a locality, a line of district_totals.csv a count sheet)
-// with every value empty, written compactly. A row of counts.csv is a
+// sheet's row is a locality, a line of district_totals.csv a count sheet,
+// a line of ties.csv a tie of two) with every value empty, written
+// compactly. A row of counts.csv is a
 // candidacy with a total at one count at least (a Non-transferable row
 // adds its counts and its district's figures, more still), and each
 // further count adds one more, of 2 bytes at least: it has, beside its
@@ -72,6 +73,7 @@ var sheetRows = []sheetRow{
 	{sheet.CandidatesFile, dataset.CandidatesFile, leastBytes(sheet.FileCandidate{Candidate: dataset.Candidate{ID: uuidShape, PrimaryDistrictID: uuidShape, DistrictIDs: []string{uuidShape}}}), 0},
 	{sheet.CountsFile, dataset.CountsFile, leastBytes(dataset.Candidacy{CandidateID: uuidShape, Totals: []int{0}}), int64(len(",0"))},
 	{sheet.DistrictTotalsFile, dataset.CountsFile, leastBytes(dataset.CountSheet{DistrictID: uuidShape}), 0},
+	{sheet.TiesFile, dataset.CountsFile, leastBytes(dataset.Tie{CandidateIDs: []string{uuidShape, uuidShape}}), 0},
 }
 
 type sheetRow struct {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,6 +43,7 @@ type countSheets struct {
 	countCols  int      // count_1 to count_countCols
 	countNames []string // "count_1" to "count_<countCols>"
 	order      []int    // the districts of counts.json, in its order
+	ties       [dataset.DistrictCount + 1][]tieLine
 }
 
 // districtTotals is a line of district_totals.csv.
@@ -72,8 +74,11 @@ type countRow struct {
 // counts reads the count sheets, when src has either, and matches each
 // row to its candidate. It returns nil when src has neither.
 func (im *importer) counts(src fs.FS, ps parties, ds *districts, cands []dataset.Candidate) *countSheets {
-	hasCounts, hasTotals := exists(src, CountsFile), exists(src, DistrictTotalsFile)
+	hasCounts, hasTotals, hasTies := exists(src, CountsFile), exists(src, DistrictTotalsFile), exists(src, TiesFile)
 	switch {
+	case !hasCounts && !hasTotals && hasTies:
+		im.add(CountsFile, 0, "", "file is missing: %s needs it and %s beside it, for the count sheets whose ties it states", TiesFile, DistrictTotalsFile)
+		return nil
 	case !hasCounts && !hasTotals:
 		return nil
 	case !hasTotals:
@@ -99,6 +104,10 @@ func (im *importer) counts(src fs.FS, ps parties, ds *districts, cands []dataset
 	// used: otherwise every district would be said to be missing.
 	if cs.read[0] && cs.read[1] {
 		im.checkCountSheets(cs)
+	}
+	// Its names are matched to the rows of counts.csv, once they are.
+	if hasTies && cs.read[0] && match != nil {
+		im.ties(src, cs, cands)
 	}
 	return cs
 }
@@ -560,7 +569,8 @@ func (ci *candidateIndex) nearest(name string, forms []int) string {
 }
 
 // sheetRecord is a count sheet as import first writes it: only what the
-// sheets give, which the dataset's rules check and complete.
+// sheets give, which the dataset's rules check and complete. Who took a
+// seat by a lot that ties.csv states is its candidacy's elected_at_count.
 type sheetRecord struct {
 	DistrictID     string            `json:"district_id"`
 	DistrictNumber int               `json:"district_number"`
@@ -571,6 +581,7 @@ type sheetRecord struct {
 	Quota          int               `json:"quota"`
 	Counts         []countRecord     `json:"counts"`
 	Candidacies    []candidacyRecord `json:"candidacies"`
+	Ties           []tieRecord       `json:"ties,omitempty"`
 }
 
 type countRecord struct {
@@ -578,9 +589,10 @@ type countRecord struct {
 }
 
 type candidacyRecord struct {
-	CandidateID string `json:"candidate_id"`
-	Name        string `json:"name"`
-	Totals      []int  `json:"totals"`
+	CandidateID    string `json:"candidate_id"`
+	Name           string `json:"name"`
+	Totals         []int  `json:"totals"`
+	ElectedAtCount *int   `json:"elected_at_count,omitempty"`
 }
 
 // records returns the sheets of counts.json, in the order of cs.order,
@@ -597,10 +609,15 @@ func (cs *countSheets) records(ds *districts, cands []dataset.Candidate) []sheet
 		for k, v := range d.nt.totals {
 			s.Counts[k].NonTransferable = v
 		}
+		ties, seats := cs.tieRecords(n)
+		s.Ties = ties
 		for j, r := range d.candidacies {
 			s.Candidacies[j] = candidacyRecord{Name: r.name, Totals: r.totals}
 			if r.candidate >= 0 { // else reported: no records are written
 				s.Candidacies[j].CandidateID = cands[r.candidate].ID
+			}
+			if k, ok := seats[j]; ok {
+				s.Candidacies[j].ElectedAtCount = &k
 			}
 		}
 		out = append(out, s)
@@ -714,10 +731,15 @@ func (cs *countSheets) line(ptr string) (file string, line int) {
 			return CountsFile, d.candidacies[j].line
 		case parts[1] == "counts":
 			return CountsFile, d.nt.line
+		case parts[1] == "ties" && j >= 0 && j < len(cs.ties[cs.order[i]]):
+			return TiesFile, cs.ties[cs.order[i]][j].line
 		}
 	}
 	return DistrictTotalsFile, dt.line
 }
+
+// tiePointer is the pointer of a tie a sheet states, in a message.
+var tiePointer = regexp.MustCompile(`at /\d+/ties/(\d+)`)
 
 // place puts a problem the dataset's rules found in counts.json at the
 // line and column of the sheet it came from: a candidacy's total at its
@@ -751,16 +773,49 @@ func (cs *countSheets) place(p dataset.Problem) dataset.Problem {
 		return p
 	}
 	switch field := parts[1]; field {
+	case "ties":
+		m := index(2)
+		if m < 0 || m >= len(cs.ties[n]) {
+			return p
+		}
+		// A tie stated twice names the line of the first.
+		p.Message = tiePointer.ReplaceAllStringFunc(p.Message, func(ptr string) string {
+			first, _ := strconv.Atoi(tiePointer.FindStringSubmatch(ptr)[1])
+			if first >= len(cs.ties[n]) {
+				return ptr
+			}
+			return fmt.Sprintf("on line %d", cs.ties[n][first].line)
+		})
+		col := "district"
+		if len(parts) > 3 {
+			col = map[string]string{"count": "count", "decided_by": "decided_by"}[parts[3]]
+			if col == "" {
+				col = "elected" // kind, candidate_ids: what elected implies
+			}
+		}
+		p.Message = strings.Replace(p.Message, "name them in elected, or give the elected_at_count of each who took one", "name them in its elected column", 1)
+		return at(TiesFile, cs.ties[n][m].line, col)
 	case "candidacies":
 		j := index(2)
 		if j < 0 || j >= len(d.candidacies) {
 			return at(CountsFile, d.first, "district")
+		}
+		// Who took a seat by lot is the elected of a line of ties.csv.
+		if len(parts) == 4 && parts[3] == "elected_at_count" {
+			for _, tl := range cs.ties[n] {
+				if slices.Contains(tl.elected, j) {
+					return at(TiesFile, tl.line, "elected")
+				}
+			}
 		}
 		if k := index(4); len(parts) > 3 && parts[3] == "totals" && k >= 0 {
 			return at(CountsFile, d.candidacies[j].line, countColumn(k+1))
 		}
 		return at(CountsFile, d.candidacies[j].line, "name")
 	case "counts":
+		if p.Rule == "tie" { // a tie nothing settles: state it in ties.csv
+			p.Message = strings.Replace(p.Message, "state it in ties", "state it in "+TiesFile, 1)
+		}
 		if k := index(2); k >= 0 {
 			return at(CountsFile, d.nt.line, countColumn(k+1))
 		}

@@ -2,6 +2,9 @@ package sheet_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -545,6 +548,218 @@ func TestImportCountsNameForms(t *testing.T) {
 			}
 			if got, want := res.Problems.Error(), strings.Join(tt.report, "\n"); got != want {
 				t.Errorf("report\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
+// countsFolder2022 is countsFolder with the published count sheets of
+// all 13 districts of 2022 (testdata/counts-2022), whose three ties, at
+// district 1's count 7, 6's count 6 and 10's count 10, are each for the
+// lowest place and settled by the earlier counts.
+func countsFolder2022(t *testing.T) sheets {
+	t.Helper()
+	src := countsFolder(t)
+	for _, name := range []string{sheet.CandidatesFile, sheet.CountsFile, sheet.DistrictTotalsFile} {
+		b, err := os.ReadFile(filepath.Join("testdata", "counts-2022", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src[name] = string(b)
+	}
+	return src
+}
+
+// swapCells returns a CSV text without quotes with the cells of two lines
+// (from 1) swapped in the columns from to to (from 1, both included).
+func swapCells(text string, a, b, from, to int) string {
+	lines := strings.Split(text, "\n")
+	ca, cb := strings.Split(lines[a-1], ","), strings.Split(lines[b-1], ",")
+	for c := from - 1; c < to; c++ {
+		ca[c], cb[c] = cb[c], ca[c]
+	}
+	lines[a-1], lines[b-1] = strings.Join(ca, ","), strings.Join(cb, ",")
+	return strings.Join(lines, "\n")
+}
+
+// TestImportTies: ties.csv states how ties were decided; import writes
+// into counts.json the decisions it states and nothing of the ties the
+// totals settle, so the 2022 sheets without it give counts.json as
+// before; a tie nothing settles is a warning at the sheet's line.
+func TestImportTies(t *testing.T) {
+	base := countsFolder2022(t)
+	// District 1's count 7 the other way: Sean Apap Meli (line 6) and
+	// Josianne Cardona Gatt (line 17) swap their totals of counts 1 to
+	// 6, so she had 55 at count 1, and he is still the one excluded.
+	otherWay := swapCells(base[sheet.CountsFile], 6, 17, countsColumnBase+1, countsColumnBase+6)
+	tests := []struct {
+		name     string
+		src      sheets
+		ties     map[int]string // each sheet's ties in counts.json, by district
+		warnings []string
+	}{
+		{"no ties.csv", base, map[int]string{}, nil},
+		{"the ties the totals settle, stated", base.with(sheet.TiesFile, "district,count,decided_by\n1,7,earlier_counts\n6,6,Lot\n"), map[int]string{
+			1: "count 7, exclusion, Josianne Cardona Gatt and Sean Apap Meli, earlier_counts",
+			6: "count 6, exclusion, Joe Cutajar and John Mark Attard, lot",
+		}, nil},
+		{"a tie the totals show the other way", base.with(sheet.CountsFile, otherWay), map[int]string{}, []string{
+			"counts.csv:26: count_7: warning: district 1, count 7: Sean Apap Meli and Josianne Cardona Gatt are tied at 62 for the lowest place, and the earlier counts do not exclude Sean Apap Meli, whom the totals show excluded: Josianne Cardona Gatt had fewer votes at count 1 (55 against 62); if a lot decided it, state it in ties.csv",
+		}},
+		{"a tie the totals show the other way, by lot", base.with(sheet.CountsFile, otherWay, sheet.TiesFile, "district;count;decided_by;elected\n1;7;lot;\n"), map[int]string{
+			1: "count 7, exclusion, Josianne Cardona Gatt and Sean Apap Meli, lot",
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := sheet.ImportWith(tt.src.fs(), sheet.Options{})
+			if err != nil {
+				t.Fatalf("Import: %v", err)
+			}
+			var warnings []string
+			for _, p := range res.Problems {
+				warnings = append(warnings, p.String())
+			}
+			if !slices.Equal(warnings, tt.warnings) {
+				t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(tt.warnings, "\n"))
+			}
+			got := map[int]string{}
+			for _, s := range decode[[]map[string]json.RawMessage](t, res.Files, dataset.CountsFile) {
+				raw, ok := s["ties"]
+				if !ok {
+					continue
+				}
+				var n int
+				var rows []dataset.Candidacy
+				var ties []dataset.Tie
+				if json.Unmarshal(s["district_number"], &n) != nil || json.Unmarshal(s["candidacies"], &rows) != nil || json.Unmarshal(raw, &ties) != nil {
+					t.Fatalf("counts.json: a sheet not in the served shape: %s", raw)
+				}
+				names := map[string]string{}
+				for _, c := range rows {
+					names[c.CandidateID] = c.Name
+				}
+				var said []string
+				for _, x := range ties {
+					var tied []string
+					for _, id := range x.CandidateIDs {
+						tied = append(tied, names[id])
+					}
+					said = append(said, fmt.Sprintf("count %d, %s, %s, %s", x.Count, x.Kind, strings.Join(tied, " and "), dataset.Text(x.DecidedBy)))
+				}
+				got[n] = strings.Join(said, "; ")
+			}
+			if !maps.Equal(got, tt.ties) {
+				t.Errorf("ties in counts.json: %v, want %v", got, tt.ties)
+			}
+		})
+	}
+}
+
+// TestImportTiesProblems: each problem of ties.csv at its line and
+// column, those import finds as it reads and those the dataset's rules
+// find in what it states.
+func TestImportTiesProblems(t *testing.T) {
+	base := countsFolder2022(t)
+	ties := func(lines ...string) string {
+		return "district,count,decided_by,elected\n" + strings.Join(lines, "\n") + "\n"
+	}
+	tests := []struct {
+		name string
+		src  sheets
+		want []string
+	}{
+		{"without the count sheets", base.without(sheet.CountsFile).without(sheet.DistrictTotalsFile).with(sheet.TiesFile, ties("1,7,lot,")), []string{
+			"counts.csv: file is missing: ties.csv needs it and district_totals.csv beside it, for the count sheets whose ties it states",
+		}},
+		{"cells", base.with(sheet.TiesFile, ties("1,seven,lot,", "1,7,coin,", "14,7,lot,", "1,7,,")), []string{
+			`ties.csv:2: count: "seven" is not a count: write its number, such as 7`,
+			`ties.csv:3: decided_by: "coin" is not how a tie is decided: write earlier_counts, when the earlier counts decided it, or lot`,
+			`ties.csv:4: district: district "14" is not a number from 1 to 13`,
+			"ties.csv:5: decided_by: must not be empty",
+		}},
+		{"a name of no row", base.with(sheet.TiesFile, ties("1,7,lot,Jose Hererra")), []string{
+			`ties.csv:2: elected: no row of district 1 in counts.csv is "Jose Hererra" (did you mean "Jose' Herrera"?)`,
+		}},
+		{"no tie at the count", base.with(sheet.TiesFile, ties("1,9,earlier_counts,")), []string{
+			"ties.csv:2: count: district 1, count 9: a tie is stated, and no candidates are tied there for the lowest place or a seat",
+		}},
+		{"a count the sheet has not", base.with(sheet.TiesFile, ties("1,40,lot,")), []string{
+			"ties.csv:2: count: is 40; must be a count of the sheet, 1 to 22",
+		}},
+		{"a seat where the tie is for the lowest place", base.with(sheet.TiesFile, ties("1,7,lot,Jose' Herrera")), []string{
+			"ties.csv:2: count: district 1, count 7: a tie is stated, and no candidates are tied there for a seat",
+		}},
+		{"a tie stated twice", base.with(sheet.TiesFile, ties("1,7,lot,", "1,7,earlier_counts,")), []string{
+			"ties.csv:3: district: district 1, count 7: the tie is stated already, on line 2",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, want := importProblems(t, tt.src.fs()), strings.Join(tt.want, "\n"); got != want {
+				t.Errorf("report\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestImportSeatTie: a tie for the last seat that only a lot decides, in
+// the minimal folder with a count sheet of district 6: one seat, and its
+// two candidates tied at 10 on first preferences. ties.csv names who took
+// the seat by lot; without it the higher row takes it, with a warning.
+func TestImportSeatTie(t *testing.T) {
+	base := minimal().with(
+		sheet.CandidatesFile, "given_name,family_name,party,districts,elected\nĠorġ,Borġ,PL,5;6,yes\nMarija,Borġ,pn,6,yes\n",
+		sheet.CountsFile, "district,name,party,count_1\n6,Ġorġ Borġ,PL,10\n6,Marija Borġ,PN,10\n6,Non-transferable,,0\n",
+		sheet.DistrictTotalsFile, "district,valid_votes,quota,seats\n6,20,11,1\n",
+	)
+	tests := []struct {
+		name     string
+		src      sheets
+		elected  string // who the sheet elects
+		ties     string // the sheet's ties as the API serves them
+		problems []string
+	}{
+		{"no ties.csv", base, "Ġorġ Borġ", "count 1, seat, Ġorġ Borġ and Marija Borġ, ", []string{
+			"counts.csv:4: count_1: warning: district 6, count 1: Ġorġ Borġ and Marija Borġ, tied at 10 for the last seat, have no earlier count to tell them apart, and no decision is stated; Ġorġ Borġ takes it by the order of the sheet's rows: if a lot decided it, state it in ties.csv, and who took the last seat in elected",
+		}},
+		{"by lot", base.with(sheet.TiesFile, "district,count,decided_by,elected\n6,1,lot,marija-borg\n"), "Marija Borġ", "count 1, seat, Marija Borġ and Ġorġ Borġ, lot", nil},
+		{"by lot, no one named", base.with(sheet.TiesFile, "district,count,decided_by,elected\n6,1,lot,\n"), "", "", []string{
+			`ties.csv:2: decided_by: district 6, count 1: is "lot", and the sheet does not say which of Ġorġ Borġ and Marija Borġ took the last seat: name them in its elected column`,
+		}},
+		{"by the earlier counts, which there are not", base.with(sheet.TiesFile, "district,count,decided_by,elected\n6,1,earlier_counts,Marija Borġ\n"), "", "", []string{
+			`ties.csv:2: decided_by: district 6, count 1: is "earlier_counts", and Ġorġ Borġ and Marija Borġ, tied at 10 for the last seat, have no earlier count to tell them apart: only a lot decides between them`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, _ := sheet.ImportWith(tt.src.fs(), sheet.Options{})
+			var problems []string
+			for _, p := range res.Problems {
+				problems = append(problems, p.String())
+			}
+			if !slices.Equal(problems, tt.problems) {
+				t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(problems, "\n"), strings.Join(tt.problems, "\n"))
+			}
+			if res.Files == nil {
+				return
+			}
+			ds, err := dataset.LoadFiles(res.Files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, _ := ds.Sheet(6)
+			names := map[string]string{}
+			for _, c := range s.Candidacies {
+				names[c.CandidateID] = c.Name
+			}
+			var tied []string
+			for _, id := range s.Ties[0].CandidateIDs {
+				tied = append(tied, names[id])
+			}
+			got := fmt.Sprintf("count %d, %s, %s, %s", s.Ties[0].Count, s.Ties[0].Kind, strings.Join(tied, " and "), dataset.Text(s.Ties[0].DecidedBy))
+			if names[s.Elected[0]] != tt.elected || got != tt.ties {
+				t.Errorf("elected %s, ties %s; want %s, %s", names[s.Elected[0]], got, tt.elected, tt.ties)
 			}
 		})
 	}

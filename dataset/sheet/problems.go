@@ -43,7 +43,7 @@ func (ps Problems) Errors() int {
 
 // fileOrder ranks the files a problem may name: the manifest, the CSV
 // files in the order they are read, then the JSON files checked last.
-var fileOrder = []string{dataset.ManifestFile, PartiesFile, DistrictsFile, CandidatesFile, CountsFile, DistrictTotalsFile}
+var fileOrder = []string{dataset.ManifestFile, PartiesFile, DistrictsFile, CandidatesFile, CountsFile, DistrictTotalsFile, TiesFile}
 
 // sort puts the problems in file and line order, keeping the order in
 // which they were found within a line.
