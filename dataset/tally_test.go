@@ -12,54 +12,6 @@ import (
 	"ballot/internal/datasettest"
 )
 
-// synthetic makes district 5's sheet (/4) a count of seats over the
-// running totals of its first rows, one list a row, and 0 at every count
-// for its other rows; nt is the non-transferable after each count, and
-// the valid votes and the quota follow from them. Every candidate of the
-// district is marked elected, so that whom the count elects is no flag's
-// concern. It returns the names of the sheet's rows, in order.
-func synthetic(t *testing.T, m fstest.MapFS, seats int, nt []int, rows ...[]int) []string {
-	t.Helper()
-	var names []string
-	datasettest.Edit(t, m, dataset.CountsFile, func(sheets []map[string]any) []map[string]any {
-		s := sheets[4]
-		stripDerived(s)
-		valid := nt[0]
-		for _, r := range rows {
-			valid += r[0]
-		}
-		s["seats"], s["valid_votes"], s["quota"], s["registered"] = seats, valid, valid/(seats+1)+1, nil
-		counts := make([]any, len(nt))
-		for k, n := range nt {
-			counts[k] = map[string]any{"non_transferable": n}
-		}
-		s["counts"] = counts
-		for j, row := range s["candidacies"].([]any) {
-			r := row.(map[string]any)
-			names = append(names, r["name"].(string))
-			totals := make([]any, len(nt))
-			for k := range totals {
-				totals[k] = 0
-				if j < len(rows) {
-					totals[k] = rows[j][k]
-				}
-			}
-			r["totals"] = totals
-		}
-		return sheets
-	})
-	d := districtID(t, m, 5)
-	datasettest.Edit(t, m, dataset.CandidatesFile, func(cs []map[string]any) []map[string]any {
-		for _, c := range cs {
-			if slices.Contains(c["district_ids"].([]any), any(d)) {
-				c["elected"] = true
-			}
-		}
-		return cs
-	})
-	return names
-}
-
 // editSheet changes district 5's sheet (/4).
 func editSheet(t *testing.T, m fstest.MapFS, edit func(s sheet)) {
 	t.Helper()
@@ -188,7 +140,7 @@ func TestLastCount(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := countSheets(t)
-			names := synthetic(t, m, 2, tt.nt, tt.rows...)
+			names := datasettest.Synthetic(t, m, 2, tt.nt, tt.rows...)
 			errs, warnings, s := outcome(t, m)
 			if !slices.Equal(errs, tt.problems) || warnings != nil {
 				t.Fatalf("problems:\n%s\nwarnings:\n%s\nwant:\n%s", strings.Join(errs, "\n"), strings.Join(warnings, "\n"), strings.Join(tt.problems, "\n"))
@@ -380,7 +332,7 @@ func TestTies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := countSheets(t)
-			names := synthetic(t, m, 2, tt.nt, tt.rows...)
+			names := datasettest.Synthetic(t, m, 2, tt.nt, tt.rows...)
 			for _, edit := range tt.edits {
 				editSheet(t, m, edit)
 			}

@@ -37,7 +37,7 @@ var countPageCases = []pageCase{
 		html("<li><strong>Count 2:</strong> Robert Abela's surplus of 7,891 votes transferred: Clyde Caruana +2,378, Alison Zerafa Civelli +971, Byron Camilleri +928, …; none became non-transferable.</li>"),
 		html("<li><strong>Count 5:</strong> Antoine Daccache excluded with 32 votes: Jesrit Angel Camilleri +14, Romina Magro +6, Alison Zerafa Civelli +1, …; 2 votes became non-transferable.</li>"),
 		html("<strong>Count 20:</strong> Joe Mizzi excluded with 1,488 votes: Clyde Caruana +391, Christopher Agius +301, Alison Zerafa Civelli +235, …; 118 votes became non-transferable. Clyde Caruana reaches the quota and is elected.</li>"),
-		html("<li><strong>Count 23:</strong> Bernice Bonello excluded with 2,177 votes: Alison Zerafa Civelli +44, Christopher Agius +24, Byron Camilleri +21; 2,088 votes became non-transferable. Christopher Agius and Alison Zerafa Civelli are elected without reaching the quota, as many candidates being left as seats.</li>"),
+		html("<li><strong>Count 23:</strong> Bernice Bonello excluded with 2,177 votes: Alison Zerafa Civelli +44, Christopher Agius +24, Byron Camilleri +21; 2,088 votes became non-transferable. Christopher Agius and Alison Zerafa Civelli are elected without reaching the quota: no surplus is left, and of the 3 candidates still in the count the 2 highest take the seats left; Byron Camilleri, with 2,701, is not elected.</li>"),
 		// The chart, an image whose text alternative is the sheet.
 		html(`<svg class="chart chart-wide" viewBox="0 0 640 400" width="100%" role="img" aria-label="A chart of each candidate's total at every count of district 2; the count sheet below gives every number." font-size="14">`),
 		html(`<svg class="chart chart-narrow" viewBox="0 0 340 380" width="100%" role="img" aria-label="A chart of each candidate's total at every count of district 2; the count sheet below gives every number." font-size="13">`),
@@ -66,7 +66,7 @@ var countPageCases = []pageCase{
 		html("<li><strong>Għadd 1:</strong> L-ewwel preferenzi; il-voti validi huma 22,816 u l-kwota hija 3,803. Robert Abela u Stephen Spiteri: eletti, bil-kwota.</li>"),
 		html("<li><strong>Għadd 2:</strong> Is-surplus ta' Robert Abela ta' 7,891 vot ġie trasferit: Clyde Caruana +2,378, Alison Zerafa Civelli +971, Byron Camilleri +928, …; il-voti kollha ġew trasferiti.</li>"),
 		html("<li><strong>Għadd 5:</strong> Antoine Daccache eliminat/a b'32 vot: Jesrit Angel Camilleri +14, Romina Magro +6, Alison Zerafa Civelli +1, …; mhux trasferibbli: 2 voti.</li>"),
-		html("Christopher Agius u Alison Zerafa Civelli: eletti mingħajr il-kwota, għax baqgħu kandidati daqs is-siġġijiet.</li>"),
+		html("Christopher Agius u Alison Zerafa Civelli: eletti mingħajr il-kwota, għax ma fadal l-ebda surplus u, minn 3 kandidati li għadhom fl-għadd, l-ogħla 2 jieħdu s-siġġijiet li fadal; Byron Camilleri, b'2,701, mhux elett/a.</li>"),
 		`<td data-label="Fl-għadd">elett/a fid-distrett 4, fl-għadd 2</td>`,
 		`paint-order="stroke" font-weight="600">Kwota 3,803</text>`,
 		html(`<th scope="col" class="number">Għadd 2<span class="event">surplus ta' Robert Abela</span></th>`),

@@ -1,6 +1,7 @@
 // Package datasettest is for tests only: the embedded dataset's files as a
-// map a test may break, a dataset with the 2022 count sheets (Counts), and
-// a query's answer as the API writes it. The
+// map a test may break, a dataset with the 2022 count sheets (Counts), a
+// count sheet of chosen totals in their place (Synthetic), and a query's
+// answer as the API writes it. The
 // tests of dataset, answers, server, server/pages and bench share it. It imports dataset and
 // answers; no package but a test imports it.
 package datasettest
@@ -9,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"slices"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -77,6 +79,62 @@ func Edit(t testing.TB, m fstest.MapFS, name string, change func(records []map[s
 		t.Fatal(err)
 	}
 	m[name] = &fstest.MapFile{Data: b}
+}
+
+// Synthetic makes the count sheet of district 5 (the fifth of counts.json)
+// a count of seats over the running totals of its first rows, one list a
+// row, and 0 at every count for its other rows; nt is the
+// non-transferable after each count, and the valid votes and the quota
+// follow from them. The sheet keeps only what a Commission's sheet
+// prints, so the dataset works out the rest, and every candidate of the
+// district is marked elected, so that whom the count elects is no flag's
+// concern. It returns the names of the sheet's rows, in order.
+func Synthetic(t testing.TB, m fstest.MapFS, seats int, nt []int, rows ...[]int) []string {
+	t.Helper()
+	var names []string
+	var district string
+	Edit(t, m, dataset.CountsFile, func(sheets []map[string]any) []map[string]any {
+		s := sheets[4]
+		district = s["district_id"].(string)
+		valid := nt[0]
+		for _, r := range rows {
+			valid += r[0]
+		}
+		for _, k := range []string{"district_number", "elected", "ties"} {
+			delete(s, k)
+		}
+		s["seats"], s["valid_votes"], s["quota"], s["registered"] = seats, valid, valid/(seats+1)+1, nil
+		counts := make([]any, len(nt))
+		for k, n := range nt {
+			counts[k] = map[string]any{"non_transferable": n}
+		}
+		s["counts"] = counts
+		for j, row := range s["candidacies"].([]any) {
+			r := row.(map[string]any)
+			names = append(names, r["name"].(string))
+			totals := make([]any, len(nt))
+			for k := range totals {
+				totals[k] = 0
+				if j < len(rows) {
+					totals[k] = rows[j][k]
+				}
+			}
+			for _, k := range []string{"party_id", "first_preferences", "elected_at_count", "excluded_at_count"} {
+				delete(r, k)
+			}
+			r["totals"] = totals
+		}
+		return sheets
+	})
+	Edit(t, m, dataset.CandidatesFile, func(cs []map[string]any) []map[string]any {
+		for _, c := range cs {
+			if slices.Contains(c["district_ids"].([]any), any(district)) {
+				c["elected"] = true
+			}
+		}
+		return cs
+	})
+	return names
 }
 
 // prepared holds each dataset's answers, prepared once for every test.

@@ -306,13 +306,19 @@ func rowsByID(sh *dataset.CountSheet) map[string]int {
 }
 
 // votes is n votes in words: "7,891 votes", "7,891 vot".
-func (s *Site) votes(n int) string {
-	key := "votes_many"
+func (s *Site) votes(n int) string { return s.counted("votes", n) }
+
+// counted is n and the noun of key, as the language counts: its key_one
+// string for 1, its key_few for 0 and 2 to 10 (and 102 to 110…, which
+// take the plural in Maltese), its key_many for the others.
+func (s *Site) counted(key string, n int) string {
 	switch {
 	case n == 1:
-		key = "votes_one"
+		key += "_one"
 	case n%100 >= 2 && n%100 <= 10 || n == 0:
-		key = "votes_few" // Maltese: 2 to 10 (and 102 to 110…) take the plural
+		key += "_few"
+	default:
+		key += "_many"
 	}
 	return s.lang.T(key, s.lang.Num(n))
 }
@@ -322,39 +328,86 @@ func (s *Site) joinNames(names []string) string {
 	return suggest.List(names, s.lang.T("and"))
 }
 
-// namesSentence is the sentence key says of names, listed, and args:
-// its key_one string for one name (or none), its key_many for more.
-func (s *Site) namesSentence(key string, names []string, args ...any) string {
-	if len(names) > 1 {
+// storyNames is how many candidates a sentence names before it says how
+// many others there are: a count that excludes thousands at once, or
+// leaves them out of the last seats, stays a sentence.
+const storyNames = 5
+
+// listSome is items as a sentence lists them: every one when they are
+// few, else the first storyNames and how many others, with "all with no
+// vote" when noVote says so of each of those others (noVote may be nil).
+func (s *Site) listSome(items []string, noVote func(i int) bool) string {
+	if len(items) <= storyNames+1 {
+		return s.joinNames(items)
+	}
+	others := s.counted("others", len(items)-storyNames)
+	none := noVote != nil
+	for i := storyNames; none && i < len(items); i++ {
+		none = noVote(i)
+	}
+	if none {
+		others += s.lang.T("story_all_none")
+	}
+	return s.joinNames(append(slices.Clone(items[:storyNames]), others))
+}
+
+// namesOf is the names of the rows js.
+func namesOf(names []string, js []int) []string {
+	out := make([]string, len(js))
+	for n, j := range js {
+		out[n] = names[j]
+	}
+	return out
+}
+
+// byTotal sorts the rows js of sh by their totals after count k, highest
+// first, then by name.
+func byTotal(sh *dataset.CountSheet, js []int, k int, names []string) {
+	slices.SortFunc(js, func(a, b int) int {
+		return cmp.Or(cmp.Compare(sh.Candidacies[b].Totals[k], sh.Candidacies[a].Totals[k]), strings.Compare(names[a], names[b]))
+	})
+}
+
+// namesSentence is the sentence key says of the list of n names, and
+// args: its key_one string for one name (or none), its key_many for more.
+func (s *Site) namesSentence(key string, n int, list string, args ...any) string {
+	if n > 1 {
 		key += "_many"
 	} else {
 		key += "_one"
 	}
-	return s.lang.T(key, append([]any{s.joinNames(names)}, args...)...)
+	return s.lang.T(key, append([]any{list}, args...)...)
 }
 
 // storyGains is how many of the largest gains a count's sentence lists.
 const storyGains = 3
 
-// story is the count told in sentences, one per count: what moved, the
-// largest gains, the votes that became non-transferable, and who was
-// elected.
+// story is the count told in sentences, one per count: a tie for the
+// lowest place, what moved, the largest gains, the votes that became
+// non-transferable, and who was elected. Every figure and name in it
+// comes from the sheet's totals and what the dataset worked out from
+// them, never from the order of its rows.
 func (s *Site) story(sh *dataset.CountSheet, names []string, byID map[string]int) []storyLine {
 	t := s.lang.T
 	out := make([]storyLine, len(sh.Counts))
 	for k, c := range sh.Counts {
 		var b strings.Builder
-		who := make([]string, len(c.CandidateIDs))
+		who := make([]int, len(c.CandidateIDs))
 		for n, id := range c.CandidateIDs {
-			who[n] = names[byID[id]]
+			who[n] = byID[id]
 		}
 		switch c.Event {
 		case dataset.EventFirstPreferences:
 			b.WriteString(t("story_first", s.lang.Num(sh.ValidVotes), s.lang.Num(sh.Quota)))
 		case dataset.EventSurplus:
-			b.WriteString(t("story_surplus", s.joinNames(who), s.votes(c.Votes), s.gains(sh, k, names)))
+			b.WriteString(t("story_surplus", s.joinNames(namesOf(names, who)), s.votes(c.Votes), s.gains(sh, k, names)))
 		default:
-			b.WriteString(s.namesSentence("story_excluded", who, s.votes(c.Votes), s.gains(sh, k, names)))
+			if tie := tieAt(sh, c.Number, dataset.TieExclusion); tie != nil {
+				b.WriteString(s.tieSentence(sh, tie, names, byID) + " ")
+			}
+			byTotal(sh, who, k-1, names)
+			list := s.listSome(namesOf(names, who), func(i int) bool { return sh.Candidacies[who[i]].Totals[k-1] == 0 })
+			b.WriteString(s.namesSentence("story_excluded", len(who), list, s.votes(c.Votes), s.gains(sh, k, names)))
 		}
 		if k > 0 {
 			if nt := c.NonTransferable - sh.Counts[k-1].NonTransferable; nt > 0 {
@@ -365,7 +418,7 @@ func (s *Site) story(sh *dataset.CountSheet, names []string, byID map[string]int
 		} else {
 			b.WriteString(".")
 		}
-		if e := s.electedAt(sh, k, names); e != "" {
+		if e := s.electedAt(sh, k, names, byID); e != "" {
 			b.WriteString(" " + e)
 		}
 		out[k] = storyLine{t("story_count", c.Number), b.String()}
@@ -397,30 +450,181 @@ func (s *Site) gains(sh *dataset.CountSheet, k int, names []string) string {
 	return strings.Join(parts, ", ")
 }
 
-// electedAt is the sentence saying who was elected at count k+1, in the
-// order of election (the sheet's first rows): by reaching the quota, or,
-// as the last seats are filled, as the candidates left; "" for none.
-func (s *Site) electedAt(sh *dataset.CountSheet, k int, names []string) string {
-	var quota, left []string
+// electedAt is the sentences saying who was elected at count k+1, in the
+// order of election (the sheet's first rows): by reaching the quota; how
+// a tie for the last seat went; and, as the last seats are filled without
+// the quota, who took them and who was left out; "" for none.
+func (s *Site) electedAt(sh *dataset.CountSheet, k int, names []string, byID map[string]int) string {
+	var quota, filled []int
 	for j := range sh.Elected {
 		c := sh.Candidacies[j]
 		if c.ElectedAtCount == nil || *c.ElectedAtCount != k+1 {
 			continue
 		}
 		if c.Totals[k] >= sh.Quota {
-			quota = append(quota, names[j])
+			quota = append(quota, j)
 		} else {
-			left = append(left, names[j])
+			filled = append(filled, j)
 		}
 	}
 	var out []string
-	for _, g := range []struct {
-		names []string
-		key   string
-	}{{quota, "story_quota"}, {left, "story_left"}} {
-		if len(g.names) > 0 {
-			out = append(out, s.namesSentence(g.key, g.names))
-		}
+	if len(quota) > 0 {
+		out = append(out, s.namesSentence("story_quota", len(quota), s.listSome(namesOf(names, quota), nil)))
+	}
+	if tie := tieAt(sh, k+1, dataset.TieSeat); tie != nil {
+		out = append(out, s.tieSentence(sh, tie, names, byID))
+	}
+	if len(filled) > 0 {
+		out = append(out, s.fillSentence(sh, k, filled, names))
 	}
 	return strings.Join(out, " ")
+}
+
+// fillSentence says that filled took the last seats at count k+1 without
+// the quota: as many candidates being left as seats, or, with no surplus
+// left, as the highest of those still in the count, naming those left
+// out with their totals.
+func (s *Site) fillSentence(sh *dataset.CountSheet, k int, filled []int, names []string) string {
+	t, num := s.lang.T, s.lang.Num
+	var out []int // still in the count, and not elected
+	for j, c := range sh.Candidacies {
+		if c.ElectedAtCount == nil && (c.ExcludedAtCount == nil || *c.ExcludedAtCount > k+1) {
+			out = append(out, j)
+		}
+	}
+	list := s.listSome(namesOf(names, filled), nil)
+	if len(out) == 0 {
+		return s.namesSentence("story_left", len(filled), list)
+	}
+	byTotal(sh, out, k, names)
+	var left string
+	if len(out) == 1 {
+		left = t("story_out_one", names[out[0]], num(sh.Candidacies[out[0]].Totals[k]))
+	} else {
+		items := make([]string, len(out))
+		for n, j := range out {
+			items[n] = t("story_out_item", names[j], num(sh.Candidacies[j].Totals[k]))
+		}
+		left = t("story_out_many", s.listSome(items, func(i int) bool { return sh.Candidacies[out[i]].Totals[k] == 0 }))
+	}
+	still := s.counted("candidates", len(filled)+len(out))
+	if len(filled) == 1 {
+		return t("story_fill_one", list, still, left)
+	}
+	return t("story_fill_many", list, still, len(filled), left)
+}
+
+// tieAt is sh's tie of kind at count n, or nil.
+func tieAt(sh *dataset.CountSheet, n int, kind string) *dataset.Tie {
+	for i := range sh.Ties {
+		if sh.Ties[i].Count == n && sh.Ties[i].Kind == kind {
+			return &sh.Ties[i]
+		}
+	}
+	return nil
+}
+
+// storyVersus is how many others a tie's sentence compares one candidate
+// with, count by count, before it says only "by the earlier counts".
+const storyVersus = 3
+
+// tieSentence tells a tie: who are tied, at what total, for what, and how
+// it was decided: by the earlier counts, with the figures of the first
+// count at which the tied differed; by lot; or that the sheet does not
+// say.
+func (s *Site) tieSentence(sh *dataset.CountSheet, tie *dataset.Tie, names []string, byID map[string]int) string {
+	t, num := s.lang.T, s.lang.Num
+	rows := make([]int, len(tie.CandidateIDs))
+	for n, id := range tie.CandidateIDs {
+		rows[n] = byID[id]
+	}
+	at := tie.Count - 1 // the totals they are tied at: after the count before an exclusion, after the count of a seat
+	if tie.Kind == dataset.TieExclusion {
+		at--
+	}
+	if len(rows) == 0 || at < 0 {
+		return ""
+	}
+	tied, total := s.listSome(namesOf(names, rows), nil), num(sh.Candidacies[rows[0]].Totals[at])
+	decided := dataset.Text(tie.DecidedBy)
+	if tie.Kind == dataset.TieExclusion {
+		head := t("story_tie_low", tied, total)
+		x := slices.IndexFunc(rows, func(j int) bool {
+			c := sh.Candidacies[j]
+			return c.ExcludedAtCount != nil && *c.ExcludedAtCount == tie.Count
+		})
+		if x < 0 {
+			return head + t("story_tie_open")
+		}
+		others := slices.Delete(slices.Clone(rows), x, x+1)
+		switch vs, ok := s.versus(sh, rows[x], others, at, names); {
+		case decided == dataset.DecidedByLot:
+			return head + t("story_tie_excluded_lot", names[rows[x]])
+		case decided == dataset.DecidedByEarlierCounts && ok:
+			return head + t("story_tie_excluded_fewer", names[rows[x]], vs)
+		case decided == dataset.DecidedByEarlierCounts:
+			return head + t("story_tie_excluded_earlier", names[rows[x]])
+		}
+		return head + t("story_tie_open")
+	}
+	var winners, losers []int
+	for _, j := range rows {
+		if c := sh.Candidacies[j]; c.ElectedAtCount != nil && *c.ElectedAtCount == tie.Count {
+			winners = append(winners, j)
+		} else {
+			losers = append(losers, j)
+		}
+	}
+	head := t("story_tie_seat_one", tied, total)
+	if len(winners) > 1 {
+		head = t("story_tie_seat_many", tied, total, s.counted("seats", len(winners)))
+	}
+	if len(winners) == 0 || len(losers) == 0 {
+		return head + t("story_tie_open")
+	}
+	won := s.listSome(namesOf(names, winners), nil)
+	switch decided {
+	case dataset.DecidedByLot:
+		return head + s.namesSentence("story_tie_seat_lot", len(winners), won)
+	case dataset.DecidedByEarlierCounts:
+		if vs, ok := s.versus(sh, winners[0], losers, at, names); len(winners) == 1 && ok {
+			return head + t("story_tie_seat_more", names[winners[0]], vs)
+		}
+		if vs, ok := s.versus(sh, losers[0], winners, at, names); len(losers) == 1 && ok {
+			return head + t("story_tie_seat_fewer", names[losers[0]], vs)
+		}
+		return head + s.namesSentence("story_tie_seat_earlier", len(winners), won)
+	}
+	return head + t("story_tie_open")
+}
+
+// versus compares a with each of others at the first count, up to count
+// index at, at which their totals differed: "at count 1 (55 against 62)"
+// for one, "than B at count 1 (55 against 60) and than C at count 2 (57
+// against 58)" for a few. It reports false for more than a few, or when
+// two never differed.
+func (s *Site) versus(sh *dataset.CountSheet, a int, others []int, at int, names []string) (string, bool) {
+	if len(others) > storyVersus {
+		return "", false
+	}
+	ta := sh.Candidacies[a].Totals
+	var parts []string
+	for _, o := range others {
+		to := sh.Candidacies[o].Totals
+		m := -1
+		for i := range at + 1 {
+			if ta[i] != to[i] {
+				m = i
+				break
+			}
+		}
+		if m < 0 {
+			return "", false
+		}
+		if len(others) == 1 {
+			return s.lang.T("story_cmp_one", m+1, s.lang.Num(ta[m]), s.lang.Num(to[m])), true
+		}
+		parts = append(parts, s.lang.T("story_cmp_than", names[o], m+1, s.lang.Num(ta[m]), s.lang.Num(to[m])))
+	}
+	return strings.Join(parts, " "+s.lang.T("and")+" "), true
 }

@@ -300,3 +300,41 @@ func TestChartLeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestStoryBounded: a count that excludes thousands at once, and a last
+// seat that leaves thousands out, are each told in a sentence of a few
+// names and how many others, in both languages: no sentence of the story
+// is longer than storyChars characters.
+func TestStoryBounded(t *testing.T) {
+	const storyChars = 600
+	at := func(n int) *int { return &n }
+	sh := &dataset.CountSheet{DistrictNumber: 1, Status: dataset.StatusFinal, Seats: 2, ValidVotes: 13000, Quota: 4334}
+	sh.Counts = []dataset.Count{{Number: 1, Event: dataset.EventFirstPreferences}, {Number: 2, Event: dataset.EventExclusion}}
+	row := func(name string, totals ...int) *dataset.Candidacy {
+		sh.Candidacies = append(sh.Candidacies, dataset.Candidacy{CandidateID: name, Name: name, Totals: totals, FirstPreferences: totals[0]})
+		return &sh.Candidacies[len(sh.Candidacies)-1]
+	}
+	row("Anna Abela", 5000, 5000).ElectedAtCount = at(1)
+	row("Bert Borg", 4000, 4000).ElectedAtCount = at(2)
+	sh.Elected = []string{"Anna Abela", "Bert Borg"}
+	for j := range 4997 { // excluded at count 2, with no vote
+		id := fmt.Sprintf("Excluded Candidate %04d", j)
+		row(id, 0, 0).ExcludedAtCount = at(2)
+		sh.Counts[1].CandidateIDs = append(sh.Counts[1].CandidateIDs, id)
+	}
+	for j := range 4000 { // left out of the last seat
+		row(fmt.Sprintf("Continuing Candidate %04d", j), 1, 1)
+	}
+	for _, lang := range []*Lang{English, Maltese} {
+		s := &Site{ds: datasettest.Counts(t, true), lang: lang, api: "/api/public/v1"}
+		longest := ""
+		for _, l := range s.newCountView(sh).Story {
+			if len([]rune(l.Text)) > len([]rune(longest)) {
+				longest = l.Text
+			}
+		}
+		if n := len([]rune(longest)); n > storyChars {
+			t.Errorf("%s: a sentence of %d characters, more than %d: %.400s…", lang.Code, n, storyChars, longest)
+		}
+	}
+}
