@@ -33,6 +33,9 @@ type tally struct {
 	ties        []tallyTie
 	matched     []bool        // matched[n]: the sheet's ties[n] states a tie the count met, or is reported
 	statedAt    map[int][]int // the sheet's ties by count, those stated twice left out
+	rank        []int         // each candidacy's rank by the earlier counts (rankTo)
+	ranked      []int         // the candidacies in rank order
+	rankedTo    int           // the counts rank reads
 }
 
 func newTally(r *Report, s *sheetFile, i, number int) *tally {
@@ -257,17 +260,19 @@ func (t *tally) elect(k int) {
 	t.electAll(t.settleSeats(reach, t.sheet.Seats-len(t.elected), k), k)
 	if seats := t.sheet.Seats - len(t.elected); seats > 0 {
 		left = slices.DeleteFunc(left, func(j int) bool { return t.state[j] != continuing })
-		t.byTotal(left, k)
 		switch {
 		case len(left) <= seats:
+			t.byTotal(left, k)
 			t.electAll(left, k)
-		case !t.surplusLeft(k) && (len(left) == seats+1 || k == len(t.sheet.Counts)-1) && t.filled(left, seats, k):
+		case !t.surplusLeft(k) && (len(left) == seats+1 || k == len(t.sheet.Counts)-1):
 			// The Commission's sheets end here without printing the
 			// exclusions left, and so does a tally: always with one
 			// candidate more than seats, as the 2022 sheets do; with
 			// more, at the sheet's last count, for a returning officer
 			// may also exclude them one by one.
-			t.electAll(t.settleSeats(left, seats, k), k)
+			if t.byTotal(left, k); t.filled(left, seats, k) {
+				t.electAll(t.settleSeats(left, seats, k), k)
+			}
 		}
 	}
 	if len(t.elected) >= t.sheet.Seats && t.filledAt == 0 {

@@ -112,15 +112,63 @@ func (t *tally) warnf(ptr, rule, format string, args ...any) {
 
 // earlier compares a's and b's totals count by count, from count 1, up to
 // the count before index upto: the first count at which they differ
-// decides. It returns the comparison and that count's index, or 0 and -1
-// when they were equal at every one.
-func (t *tally) earlier(a, b, upto int) (int, int) {
+// decides; 0 when they were equal at every one. It compares their ranks
+// (rankTo), so that a tie of thousands equal at every count is not
+// compared total by total.
+func (t *tally) earlier(a, b, upto int) int {
+	rank := t.rankTo(upto)
+	return cmp.Compare(rank[a], rank[b])
+}
+
+// differ is the first count index before upto at which a's and b's totals
+// differ, or -1: the count a message names.
+func (t *tally) differ(a, b, upto int) int {
 	for m := range upto {
-		if c := cmp.Compare(t.total(a, m), t.total(b, m)); c != 0 {
-			return c, m
+		if t.total(a, m) != t.total(b, m) {
+			return m
 		}
 	}
-	return 0, -1
+	return -1
+}
+
+// rankTo returns each candidacy's rank by its totals count by count from
+// count 1 up to the count before index upto, as the earlier counts
+// compare them: equal ranks for totals equal at every one of those
+// counts, a lower rank for fewer votes at the first that differs. It is
+// worked out a count at a time, as the ties of the count ask for it, and
+// only then.
+func (t *tally) rankTo(upto int) []int {
+	n := len(t.sheet.Candidacies)
+	if t.rank == nil {
+		t.rank, t.ranked = make([]int, n), make([]int, n)
+		for j := range t.ranked {
+			t.ranked[j] = j
+		}
+	}
+	for ; t.rankedTo < upto; t.rankedTo++ {
+		m := t.rankedTo
+		// The rows are in rank order: each run of equal rank is put in
+		// order of its totals at count m.
+		for lo := 0; lo < n; {
+			hi := lo + 1
+			for hi < n && t.rank[t.ranked[hi]] == t.rank[t.ranked[lo]] {
+				hi++
+			}
+			slices.SortStableFunc(t.ranked[lo:hi], func(a, b int) int { return cmp.Compare(t.total(a, m), t.total(b, m)) })
+			lo = hi
+		}
+		prev := -1
+		for i, j := range t.ranked {
+			if i == 0 || t.rank[j] != prev || t.total(j, m) != t.total(t.ranked[i-1], m) {
+				prev = t.rank[j]
+				t.rank[j] = i
+				continue
+			}
+			prev = t.rank[j]
+			t.rank[j] = t.rank[t.ranked[i-1]]
+		}
+	}
+	return t.rank
 }
 
 // against writes a's and b's totals at count index m: "count 1 (55
@@ -165,19 +213,16 @@ func (t *tally) exclusionTie(x, k int) {
 	// below is a tied candidate the earlier counts put below x, at count
 	// index at; same are those equal to x at every count.
 	upto := k
-	below, at, same := -1, -1, []int{x}
+	below, at := -1, -1
+	var same []int // in row order
 	for _, g := range tie.rows {
-		if g == x {
-			continue
-		}
-		switch c, m := t.earlier(x, g, upto); {
-		case c > 0 && below < 0:
-			below, at = g, m
-		case c == 0:
+		switch c := t.earlier(x, g, upto); {
+		case g == x, c == 0:
 			same = append(same, g)
+		case c > 0 && below < 0:
+			below, at = g, t.differ(x, g, upto)
 		}
 	}
-	slices.Sort(same)
 	ptr := pointer(t.i, "counts", k)
 	n := t.statement(tie.count, tie.kind)
 	notX := func() string {
@@ -226,12 +271,12 @@ func (t *tally) settleSeats(js []int, seats, k int) []int {
 	tie := tallyTie{count: k + 1, kind: TieSeat, rows: slices.Clone(js[lo:hi])}
 	upto := k + 1
 	byEarlier := slices.Clone(tie.rows)
-	slices.SortStableFunc(byEarlier, func(a, b int) int { c, _ := t.earlier(b, a, upto); return c })
-	c, _ := t.earlier(byEarlier[w-1], byEarlier[w], upto)
+	slices.SortStableFunc(byEarlier, func(a, b int) int { return t.earlier(b, a, upto) })
+	c := t.earlier(byEarlier[w-1], byEarlier[w], upto)
 	settled := c != 0
 	var same []int // those the earlier counts cannot tell apart at the line
 	for _, j := range tie.rows {
-		if c, _ := t.earlier(j, byEarlier[w], upto); c == 0 {
+		if t.earlier(j, byEarlier[w], upto) == 0 {
 			same = append(same, j)
 		}
 	}
@@ -248,7 +293,7 @@ func (t *tally) settleSeats(js []int, seats, k int) []int {
 	other := func() string {
 		l := named[slices.IndexFunc(named, func(j int) bool { return !slices.Contains(earlier, j) })]
 		g := earlier[slices.IndexFunc(earlier, func(j int) bool { return !slices.Contains(named, j) })]
-		_, m := t.earlier(g, l, upto)
+		m := t.differ(g, l, upto)
 		return fmt.Sprintf("the earlier counts do not give %s to %s, whom the sheet elects: %s had more votes at %s", what, t.name(l), t.name(g), t.against(g, l, m))
 	}
 	ptr := pointer(t.i, "counts", k)

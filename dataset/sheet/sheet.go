@@ -10,7 +10,8 @@
 // a sheet (one pass for its delimiter, line ends, quotes, UTF-8 and lost
 // letters), cells.go reads a cell, parties.go, districts.go and
 // candidates.go build the records, counts.go reads the count sheets and
-// matches their rows to candidates, names.go matches and suggests names,
+// matches their rows to candidates, ties.go reads how their ties were
+// decided, names.go matches and suggests names,
 // manifest.go reads the id namespace, encode.go writes the JSON,
 // problems.go reports and place.go puts what the dataset's rules find in
 // the JSON written at the sheets' lines and columns.
@@ -103,8 +104,8 @@ func (c columns) number(h string) int {
 }
 
 // Import reads dataset.toml, parties.csv, districts.csv and candidates.csv
-// from src, and counts.csv and district_totals.csv when src has them, and
-// returns the files of the dataset they describe, keyed by name: the
+// from src, and counts.csv and district_totals.csv (and ties.csv) when src
+// has them, and returns the files of the dataset they describe, keyed by name: the
 // manifest as it is, and the JSON files, indented, records in the order of
 // the sheets (districts by number; counts.json as the API serves it). The same input always
 // gives the same bytes. When anything is wrong, the error is Problems.
