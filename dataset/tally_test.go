@@ -403,3 +403,33 @@ func TestTies2022(t *testing.T) {
 		t.Errorf("ties:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// The sheets as the API serves them, their ties with them, are a
+// counts.json that loads as the same sheets: a tie the file gives as the
+// API does is checked, and accepted.
+func TestTiesServedLoadBack(t *testing.T) {
+	m := countSheets(t)
+	ds, err := dataset.Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := dataset.EncodeJSON(ds.Sheets())
+	if !strings.Contains(string(served), `"ties":[{"count":7,"kind":"exclusion"`) {
+		t.Fatalf("the served sheets hold no tie of district 1 at count 7")
+	}
+	m[dataset.CountsFile] = &fstest.MapFile{Data: served}
+	again, err := dataset.Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dataset.EncodeJSON(again.Sheets()); string(got) != string(served) {
+		t.Errorf("the served sheets load as\n%.2000s\nwant\n%.2000s", got, served)
+	}
+	for _, s := range again.Sheets() {
+		for _, x := range s.Ties {
+			if !x.Stated {
+				t.Errorf("district %d, count %d: the tie the file gives is not stated", s.DistrictNumber, x.Count)
+			}
+		}
+	}
+}
