@@ -653,13 +653,14 @@ func TestStoryTellsShapes(t *testing.T) {
 		nt    []int
 		rows  [][]int
 		edit  func(m fstest.MapFS)
-		story []string // the English sentences of the last count, for a reader
+		story []string // the sentences of the last count, in English and in Maltese, for a reader
 	}{{
 		name: "a surplus, a bulk exclusion with those with no vote, one left out",
 		nt:   []int{0, 1, 4},
 		rows: [][]int{{40, 34, 34}, {28, 30, 33}, {20, 22, 29}, {7, 8, 0}, {5, 5, 0}},
 		story: []string{
 			"Owen Bonnici, Stefan Zrinzo Azzopardi, Clint Calleja, Francine Farrugia, Gianluca Cutajar and 11 others, all with no vote, excluded with 13 votes between them: Miriam Dalli +7, Bernard Grech +3; 3 votes became non-transferable. Bernard Grech is elected without reaching the quota: no surplus is left, and of the 2 candidates still in the count the highest takes the last seat; Miriam Dalli, with 29, is not elected.",
+			"Owen Bonnici, Stefan Zrinzo Azzopardi, Clint Calleja, Francine Farrugia, Gianluca Cutajar u 11 kandidat ieħor, kollha bla ebda vot, eliminati b'13 vot bejniethom: Miriam Dalli +7, Bernard Grech +3; mhux trasferibbli: 3 voti. Bernard Grech: elett/a mingħajr il-kwota, għax ma fadal l-ebda surplus u, minn 2 kandidati li għadhom fl-għadd, l-ogħla jieħu l-aħħar siġġu; Miriam Dalli, b'29, mhux elett/a.",
 		},
 	}, {
 		name: "several left out",
@@ -667,6 +668,7 @@ func TestStoryTellsShapes(t *testing.T) {
 		rows: [][]int{{40, 34}, {30, 33}, {18, 19}, {7, 8}, {5, 5}},
 		story: []string{
 			"Robert Abela's surplus of 6 votes transferred: Bernard Grech +3, Miriam Dalli +1, Owen Bonnici +1; 1 vote became non-transferable. Bernard Grech is elected without reaching the quota: no surplus is left, and of the 18 candidates still in the count the highest takes the last seat; Miriam Dalli (19), Owen Bonnici (8), Stefan Zrinzo Azzopardi (5), Clint Calleja (0), Francine Farrugia (0) and 12 others, all with no vote, are not elected.",
+			"Is-surplus ta' Robert Abela ta' 6 voti ġie trasferit: Bernard Grech +3, Miriam Dalli +1, Owen Bonnici +1; mhux trasferibbli: 1 vot. Bernard Grech: elett/a mingħajr il-kwota, għax ma fadal l-ebda surplus u, minn 18 kandidat li għadhom fl-għadd, l-ogħla jieħu l-aħħar siġġu; Miriam Dalli (19), Owen Bonnici (8), Stefan Zrinzo Azzopardi (5), Clint Calleja (0), Francine Farrugia (0) u 12 kandidat ieħor, kollha bla ebda vot, mhux eletti.",
 		},
 	}, {
 		name: "many left out, with votes",
@@ -686,6 +688,7 @@ func TestStoryTellsShapes(t *testing.T) {
 		rows: [][]int{{40, 34, 34, 34}, {25, 26, 32, 33}, {14, 14, 17, 32}, {11, 12, 0, 0}, {10, 14, 17, 0}},
 		story: []string{
 			"Miriam Dalli and Stefan Zrinzo Azzopardi are tied at 17 for the lowest place; Stefan Zrinzo Azzopardi, with fewer votes at count 1 (10 against 14), is excluded. Stefan Zrinzo Azzopardi excluded with 17 votes: Miriam Dalli +15, Bernard Grech +1; 1 vote became non-transferable. Bernard Grech is elected without reaching the quota: no surplus is left, and of the 2 candidates still in the count the highest takes the last seat; Miriam Dalli, with 32, is not elected.",
+			"Miriam Dalli u Stefan Zrinzo Azzopardi huma ndaqs fl-aħħar post, bl-istess total ta' 17; Stefan Zrinzo Azzopardi, b'inqas voti fl-għadd 1 (10 kontra 14), eliminat/a. Stefan Zrinzo Azzopardi eliminat/a b'17 vot: Miriam Dalli +15, Bernard Grech +1; mhux trasferibbli: 1 vot. Bernard Grech: elett/a mingħajr il-kwota, għax ma fadal l-ebda surplus u, minn 2 kandidati li għadhom fl-għadd, l-ogħla jieħu l-aħħar siġġu; Miriam Dalli, b'32, mhux elett/a.",
 		},
 	}, {
 		name: "a tie for the lowest place nothing settles",
@@ -697,6 +700,7 @@ func TestStoryTellsShapes(t *testing.T) {
 		rows: [][]int{{40, 34, 34}, {28, 30, 33}, {27, 30, 33}, {5, 6, 0}},
 		story: []string{
 			"Owen Bonnici, Clint Calleja, Francine Farrugia, Gianluca Cutajar, Jean Claude Micallef and 11 others, all with no vote, excluded with 6 votes between them: Bernard Grech +3, Miriam Dalli +3; none became non-transferable. Bernard Grech and Miriam Dalli are tied at 33 for the last seat; Bernard Grech, with more votes at count 1 (28 against 27), takes it. Bernard Grech is elected without reaching the quota: no surplus is left, and of the 2 candidates still in the count the highest takes the last seat; Miriam Dalli, with 33, is not elected.",
+			"Owen Bonnici, Clint Calleja, Francine Farrugia, Gianluca Cutajar, Jean Claude Micallef u 11 kandidat ieħor, kollha bla ebda vot, eliminati b'6 voti bejniethom: Bernard Grech +3, Miriam Dalli +3; il-voti kollha ġew trasferiti. Bernard Grech u Miriam Dalli huma ndaqs għall-aħħar siġġu, bl-istess total ta' 33; is-siġġu jmur għand Bernard Grech, b'aktar voti fl-għadd 1 (28 kontra 27). Bernard Grech: elett/a mingħajr il-kwota, għax ma fadal l-ebda surplus u, minn 2 kandidati li għadhom fl-għadd, l-ogħla jieħu l-aħħar siġġu; Miriam Dalli, b'33, mhux elett/a.",
 		},
 	}, {
 		name: "a tie for the last seat decided by lot",
@@ -705,6 +709,7 @@ func TestStoryTellsShapes(t *testing.T) {
 		edit: lot(3, 2),
 		story: []string{
 			"Owen Bonnici, Clint Calleja, Francine Farrugia, Gianluca Cutajar, Jean Claude Micallef and 11 others, all with no vote, excluded with 6 votes between them: Bernard Grech +3, Miriam Dalli +3; none became non-transferable. Miriam Dalli and Bernard Grech are tied at 33 for the last seat; by lot, Miriam Dalli takes it. Miriam Dalli is elected without reaching the quota: no surplus is left, and of the 2 candidates still in the count the highest takes the last seat; Bernard Grech, with 33, is not elected.",
+			"Owen Bonnici, Clint Calleja, Francine Farrugia, Gianluca Cutajar, Jean Claude Micallef u 11 kandidat ieħor, kollha bla ebda vot, eliminati b'6 voti bejniethom: Bernard Grech +3, Miriam Dalli +3; il-voti kollha ġew trasferiti. Miriam Dalli u Bernard Grech huma ndaqs għall-aħħar siġġu, bl-istess total ta' 33; bix-xorti, is-siġġu jmur għand Miriam Dalli. Miriam Dalli: elett/a mingħajr il-kwota, għax ma fadal l-ebda surplus u, minn 2 kandidati li għadhom fl-għadd, l-ogħla jieħu l-aħħar siġġu; Bernard Grech, b'33, mhux elett/a.",
 		},
 	}}
 	for _, tt := range tests {
@@ -720,11 +725,11 @@ func TestStoryTellsShapes(t *testing.T) {
 			}
 			sh, _ := ds.Sheet(5)
 			checkStory(t, ds, sh)
-			if tt.story != nil {
-				s := &Site{ds: ds, lang: English}
+			for i, want := range tt.story {
+				s := &Site{ds: ds, lang: []*Lang{English, Maltese}[i]}
 				v := s.newCountView(sh)
-				if got := v.Story[len(v.Story)-1].Text; got != tt.story[0] {
-					t.Errorf("the last count:\n got %q\nwant %q", got, tt.story[0])
+				if got := v.Story[len(v.Story)-1].Text; got != want {
+					t.Errorf("the last count, %s:\n got %q\nwant %q", s.lang.Code, got, want)
 				}
 			}
 		})
