@@ -736,7 +736,11 @@ func TestImportSeatTie(t *testing.T) {
 			res, _ := sheet.ImportWith(tt.src.fs(), sheet.Options{})
 			var problems []string
 			for _, p := range res.Problems {
-				problems = append(problems, p.String())
+				// The minimal folder's districts without candidates are
+				// warned of too; this test is of the tie's.
+				if !strings.HasSuffix(p.Message, "has no candidates") {
+					problems = append(problems, p.String())
+				}
 			}
 			if !slices.Equal(problems, tt.problems) {
 				t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(problems, "\n"), strings.Join(tt.problems, "\n"))
