@@ -111,22 +111,27 @@ func partyCSV(p *dataset.Party, cols Columns) []string {
 }
 
 // districtCSV is a district's row in cols, or the header for a nil
-// district. Its localities are written by name.
+// district. Its localities are written by name. Seats and note come last,
+// added after the columns before them.
 func districtCSV(d *dataset.District, cols Columns) []string {
 	if d == nil {
 		if cols == DownloadColumns {
-			return []string{"Number", "Name", "Localities", "Source", "ID"}
+			return []string{"Number", "Name", "Localities", "Source", "ID", "Seats", "Note"}
 		}
-		return []string{"id", "number", "name", "localities", "source_url"}
+		return []string{"id", "number", "name", "localities", "source_url", "seats", "note"}
 	}
 	names := make([]string, len(d.Localities))
 	for j, l := range d.Localities {
 		names[j] = l.Name
 	}
-	if cols == DownloadColumns {
-		return []string{strconv.Itoa(d.Number), d.Name, strings.Join(names, "; "), dataset.Text(d.SourceURL), d.ID}
+	seats := ""
+	if d.Seats != nil {
+		seats = strconv.Itoa(*d.Seats)
 	}
-	return []string{d.ID, strconv.Itoa(d.Number), d.Name, strings.Join(names, ";"), dataset.Text(d.SourceURL)}
+	if cols == DownloadColumns {
+		return []string{strconv.Itoa(d.Number), d.Name, strings.Join(names, "; "), dataset.Text(d.SourceURL), d.ID, seats, dataset.Text(d.Note)}
+	}
+	return []string{d.ID, strconv.Itoa(d.Number), d.Name, strings.Join(names, ";"), dataset.Text(d.SourceURL), seats, dataset.Text(d.Note)}
 }
 
 // candidateCSV is a candidate's row in cols, or the header for a nil

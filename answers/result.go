@@ -215,10 +215,10 @@ func (r Result) appendPageMeta(dst []byte) []byte {
 
 // prepareFilters encodes, for meta.filters, each district as the district
 // filter echoes it ({"number":5,"id":"…"}); index 0, no filter, is null.
-// A party is encoded on request (appendPartyFilter): there are 13
-// districts, but there may be many parties.
+// A party is encoded on request (appendPartyFilter): an election has a
+// few districts (13 in Malta's today), but there may be many parties.
 func (a *Answers) prepareFilters() {
-	a.districtFilters = make([]string, dataset.DistrictCount+1)
+	a.districtFilters = make([]string, len(a.ds.Districts())+1)
 	a.districtFilters[0] = "null"
 	for _, dist := range a.ds.Districts() {
 		a.districtFilters[dist.Number] = string(dataset.EncodeRecord(struct {

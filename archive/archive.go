@@ -75,8 +75,9 @@ type Record struct {
 	Date    *string `json:"date"`
 	Current bool    `json:"current"`
 	// Districts is how many districts the dataset has; Seats how many
-	// seats they fill together, the sum of the count sheets' seats, or
-	// null when some district has no count sheet to tell.
+	// seats they fill together, the sum of the districts' seats (each
+	// district's own, or its count sheet's), or null when some district
+	// says neither.
 	Districts int    `json:"districts"`
 	Seats     *int   `json:"seats"`
 	Counts    Counts `json:"counts"`
@@ -193,11 +194,15 @@ func newElection(dir string, ds *dataset.Dataset) *Election {
 	if r.ID == "" {
 		r.ID = electionID(m.IDs.Namespace, r.Slug)
 	}
-	if sheets := ds.Sheets(); len(sheets) == len(ds.Districts()) {
-		seats := 0
-		for _, s := range sheets {
-			seats += s.Seats
+	seats := 0
+	for _, d := range ds.Districts() {
+		if d.Seats == nil {
+			seats = -1
+			break
 		}
+		seats += *d.Seats
+	}
+	if seats >= 0 {
 		r.Seats = &seats
 	}
 	return &Election{Dir: dir, Dataset: ds, Record: r}

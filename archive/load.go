@@ -78,6 +78,7 @@ func LoadDirContext(ctx context.Context, dir string, opts dataset.Options) (*Arc
 // which the rules across elections read.
 func CheckDirContext(ctx context.Context, dir string, opts dataset.Options) ([]dataset.Problem, error) {
 	if !IsArchiveDir(dir) {
+		opts.Current = alone
 		return dataset.CheckDirContext(ctx, dir, opts)
 	}
 	opts.RecordsOnly = true
@@ -178,6 +179,7 @@ type source interface {
 func load(ctx context.Context, src source, opts dataset.Options) (*Archive, error) {
 	b, err := src.readManifest()
 	if errors.Is(err, fs.ErrNotExist) {
+		opts.Current = alone
 		ds, err := src.loadDataset(ctx, opts)
 		if err != nil {
 			return nil, err
@@ -218,6 +220,7 @@ func load(ctx context.Context, src source, opts dataset.Options) (*Archive, erro
 		}
 		eopts := opts
 		eopts.Warn = warn
+		eopts.Current = func(e dataset.Election) bool { return e.Slug == m.Current }
 		ds, dirProblem, err := src.election(ctx, dir, eopts)
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
@@ -259,6 +262,10 @@ func load(ctx context.Context, src source, opts dataset.Options) (*Archive, erro
 	a.warnPeople(opts.Warn)
 	return a, nil
 }
+
+// alone is dataset.Options.Current of a dataset served alone: the current
+// election of its archive of one.
+func alone(dataset.Election) bool { return true }
 
 // entry is an election directory, loaded or not, for the rules that
 // compare elections (checkElections): its dataset.toml, when it could be

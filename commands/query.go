@@ -41,9 +41,9 @@ func queryCommand() *cli.Command {
 			"the terminal (COLUMNS when set, else 100 when stdout is not a terminal),\n" +
 			"cutting the longest values with \"…\"; --ids adds the id columns, whole.",
 		Flags: []cli.Flag{
-			&cli.GenericFlag{Name: "district", Value: &everyValue{}, Usage: "candidates in district `N` (1 to 13) or with this district UUID; the count sheet of that district"},
+			&cli.GenericFlag{Name: "district", Value: &everyValue{}, Usage: "candidates in district `N` (1 to the election's number of districts, 13 in today's) or with this district UUID; the count sheet of that district"},
 			&cli.GenericFlag{Name: "party", Value: &everyValue{}, Usage: "candidates of the party with this `SLUG` or UUID"},
-			&cli.GenericFlag{Name: "stood-in", Value: &everyValue{}, Usage: "candidates who stood in district `N` (1 to 13) or this district UUID, primary or not"},
+			&cli.GenericFlag{Name: "stood-in", Value: &everyValue{}, Usage: "candidates who stood in district `N` (1 to the election's number of districts) or this district UUID, primary or not"},
 			&cli.GenericFlag{Name: "elected", Value: &everyValue{}, Usage: "candidates elected (`true`) or not (false)"},
 			&cli.GenericFlag{Name: "q", Value: &everyValue{}, Usage: "candidates whose name holds this `TEXT` (2 to 100 characters; case, accents and Maltese letters folded)"},
 			&cli.GenericFlag{Name: "limit", Value: &everyValue{}, Usage: "at most `N` candidates, 1 to 500 (default 100)"},

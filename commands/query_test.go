@@ -335,8 +335,8 @@ func TestQueryTable(t *testing.T) {
 			[]string{"slug", "name", "short_name", "name_en", "website"},
 			"pl    Partit Laburista        PL          Labour Party       https://partitlaburista.org"},
 		{"districts", "", []string{"districts"}, 100,
-			[]string{"number", "name", "localities"},
-			"13      District 13  Victoria;Fontana;Għajnsielem;Għarb;Għasri;Kerċem;Munxar;Nadur;Qala;San Lawrenz…"},
+			[]string{"number", "name", "localities", "seats"},
+			"13      District 13  Victoria;Fontana;Għajnsielem;Għarb;Għasri;Kerċem;Munxar;Nadur;Qala;San …  5"},
 		{"candidates", "", []string{"candidates", "--limit", "500"}, 100,
 			[]string{"slug", "name", "party", "district", "districts", "elected", "is_incumbent"},
 			"malcolm-paul-agius-galea  Malcolm Paul Agius Gal…  PL     6         6;7        true"},
@@ -347,7 +347,7 @@ func TestQueryTable(t *testing.T) {
 			[]string{"slug", "name", "party", "district", "districts", "elected"},
 			"sean-apap-…  Sean Apap…  PL     1         1;6        false"},
 		{"COLUMNS not a number", "wide", []string{"districts"}, 100,
-			[]string{"number", "name", "localities"}, ""},
+			[]string{"number", "name", "localities", "seats"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

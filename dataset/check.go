@@ -5,9 +5,6 @@ import (
 	"strings"
 )
 
-// The number of electoral districts: Malta elects its parliament from 13.
-const DistrictCount = 13
-
 // records holds the decoded files of a dataset while they are checked.
 type records struct {
 	manifest   Manifest
@@ -18,6 +15,7 @@ type records struct {
 	counts     file[sheetFile]
 	hasCounts  bool         // the dataset has a counts.json
 	sheets     []CountSheet // the sheets as served, once every rule passed
+	current    bool         // the current election (Options.Current): every district lists its localities
 }
 
 // release lets go of what only the checks needed, once they are done:
@@ -186,12 +184,27 @@ func (d *records) checkParties(c *checker) (partyIDs map[string]bool) {
 	return partyIDs
 }
 
+// districtCount is how many districts the dataset must hold, as its
+// manifest says; 0 when the manifest did not decode or its number is
+// refused, so that the rules reading it do not report its defect again.
+func (d *records) districtCount() int {
+	if !d.manifestOK || !districtsInRange(d.manifest.Election) {
+		return 0
+	}
+	return d.manifest.Election.DistrictCount()
+}
+
 // checkDistricts checks the districts: their count, each district and its
 // localities, and that no number is missing. It returns the ids they
 // have.
 func (d *records) checkDistricts(c *checker) (districtIDs map[string]bool) {
-	if d.districts.complete && len(d.districts.recs) != DistrictCount {
-		c.r.errorf(DistrictsFile, "", "district-count", "must hold exactly %d districts, found %d", DistrictCount, len(d.districts.recs))
+	want := d.districtCount()
+	if d.districts.complete && want > 0 && len(d.districts.recs) != want {
+		if d.manifest.Election.Districts != nil {
+			c.r.errorf(DistrictsFile, "", "district-count", "must hold exactly %d districts, as [election] districts says, found %d", want, len(d.districts.recs))
+		} else {
+			c.r.errorf(DistrictsFile, "", "district-count", "must hold exactly %d districts, found %d", want, len(d.districts.recs))
+		}
 	}
 	districtIDs = map[string]bool{}
 	numbers := map[int]int{} // district number -> the district's index
@@ -204,8 +217,8 @@ func (d *records) checkDistricts(c *checker) (districtIDs map[string]bool) {
 		}
 		if has("number") {
 			switch first, dup := numbers[dist.Number]; {
-			case dist.Number < 1 || dist.Number > DistrictCount:
-				c.r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is outside 1 to %d", dist.Number, DistrictCount)
+			case want > 0 && (dist.Number < 1 || dist.Number > want):
+				c.r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is outside 1 to %d", dist.Number, want)
 			case !whole:
 			case dup:
 				c.r.errorf(DistrictsFile, pointer(i, "number"), "district-number", "district number %d is already used at %s", dist.Number, DistrictsFile+"#"+pointer(first, "number"))
@@ -219,10 +232,24 @@ func (d *records) checkDistricts(c *checker) (districtIDs map[string]bool) {
 		if has("source_url") {
 			c.checkURL(DistrictsFile, i, "source_url", dist.SourceURL)
 		}
+		if has("seats") && dist.Seats != nil {
+			switch n := *dist.Seats; {
+			case n < 1:
+				c.r.errorf(DistrictsFile, pointer(i, "seats"), "range", "is %d; must be 1 or more", n)
+			case n > MaxVotes:
+				c.r.errorf(DistrictsFile, pointer(i, "seats"), "range", "is %s; must be at most %s, the largest integer every JSON reader keeps exact", Thousands(n), Thousands(MaxVotes))
+			}
+		}
+		if has("note") {
+			c.checkOptionalText(DistrictsFile, i, "note", dist.Note)
+		}
+		if d.current && has("localities") && len(dist.Localities) == 0 {
+			c.r.errorf(DistrictsFile, pointer(i, "localities"), "district-localities", "district %d has no localities: every district of the current election (and of a dataset served alone) lists its localities; only a past election of an archive may leave them out, saying why in the district's note", dist.Number)
+		}
 		d.checkLocalities(c, i, dist.Localities, whole)
 	}
-	if d.districts.complete && len(d.districts.recs) == DistrictCount {
-		for n := 1; n <= DistrictCount; n++ {
+	if d.districts.complete && want > 0 && len(d.districts.recs) == want {
+		for n := 1; n <= want; n++ {
 			if _, ok := numbers[n]; !ok {
 				c.r.errorf(DistrictsFile, "", "district-number", "district number %d is missing", n)
 			}
@@ -352,10 +379,26 @@ const MaxDistrictsPerCandidate = 2
 // dataset without errors, so every record decoded and every reference
 // resolves.
 func (d *records) warn(r *Report) {
+	d.warnNoLocalities(r)
 	d.warnSplit(r)
 	partyUsed, districtUsed := d.warnCandidates(r)
 	d.warnUnused(r, partyUsed, districtUsed)
 	d.warnFormulas(r)
+}
+
+// warnNoLocalities warns of a district of a past election (see
+// Options.Current) that lists no localities: allowed, since the record of
+// an old election may not have them, but its note should say so.
+func (d *records) warnNoLocalities(r *Report) {
+	for i, dist := range d.districts.each {
+		switch {
+		case len(dist.Localities) > 0:
+		case dist.Note != nil:
+			r.warnf(DistrictsFile, pointer(i, "localities"), "district-localities", "district %d has no localities: its record says so in its note", dist.Number)
+		default:
+			r.warnf(DistrictsFile, pointer(i, "localities"), "district-localities", "district %d has no localities, and no note: say in its note why they are not given (%q)", dist.Number, "No locality list is given for the districts of 1950")
+		}
+	}
 }
 
 // warnSplit warns of a locality listed under two districts that does not
@@ -497,7 +540,7 @@ func (d *records) warnFormulas(r *Report) {
 	}
 	for i := range d.districts.each {
 		dist := &d.districts.recs[i]
-		check(DistrictsFile, i, "", -1, []text{{"name", &dist.Name}})
+		check(DistrictsFile, i, "", -1, []text{{"name", &dist.Name}, {"note", dist.Note}})
 		for j := range dist.Localities {
 			loc := &dist.Localities[j]
 			check(DistrictsFile, i, "localities", j, []text{{"name", &loc.Name}, {"name_en", loc.NameEN}, {"note", loc.Note}})
@@ -563,4 +606,13 @@ func checkElection(e Election, r *Report) {
 	if e.ID != "" && !isCanonicalUUID(e.ID) {
 		r.errorf(ManifestFile, "election.id", "uuid", "%q is not a UUID in lower-case canonical form (8-4-4-4-12 hex digits)", e.ID)
 	}
+	if !districtsInRange(e) {
+		r.errorf(ManifestFile, "election.districts", "range", "is %d; must be a number of districts from 1 to %d", *e.Districts, MaxDistricts)
+	}
+}
+
+// districtsInRange reports whether [election] districts, when given, is
+// a number of districts ballot takes.
+func districtsInRange(e Election) bool {
+	return e.Districts == nil || *e.Districts >= 1 && *e.Districts <= MaxDistricts
 }

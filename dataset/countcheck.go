@@ -39,8 +39,12 @@ func (d *records) checkCounts(c *checker) {
 		return
 	}
 	numbers := make(map[string]int, len(d.districts.recs))
-	for _, dist := range d.districts.recs {
+	seats := make(map[string]int, len(d.districts.recs)) // of the districts that give them, in range
+	for i, dist := range d.districts.recs {
 		numbers[dist.ID] = dist.Number
+		if dist.Seats != nil && *dist.Seats >= 1 && *dist.Seats <= MaxVotes {
+			seats[dist.ID] = i
+		}
 	}
 	candidates := make(map[string]candidateAt, len(d.candidates.recs))
 	for i := range d.candidates.recs {
@@ -60,6 +64,10 @@ func (d *records) checkCounts(c *checker) {
 			continue
 		}
 		bySheet[number] = i
+		if j, ok := seats[s.DistrictID]; ok && s.Seats != *d.districts.recs[j].Seats {
+			c.r.errorf(CountsFile, pointer(i, "seats"), "district-seats", "district %d: the sheet fills %s seats, and the district elects %s (%s): the two must agree",
+				number, Thousands(s.Seats), Thousands(*d.districts.recs[j].Seats), DistrictsFile+"#"+pointer(j, "seats"))
+		}
 		rowsOK := d.checkRows(c.r, i, s, number, candidates)
 		if !sound[i] || !rowsOK {
 			continue

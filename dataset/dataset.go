@@ -126,12 +126,28 @@ func LoadContext(ctx context.Context, fsys fs.FS, opts Options) (*Dataset, error
 		filesSize:  r.size,
 	}
 	d.release()
+	ds.sheetSeats()
 	if opts.RecordsOnly {
 		ds.order()
 	} else {
 		ds.index()
 	}
 	return ds, nil
+}
+
+// sheetSeats gives each district whose record does not say how many
+// members it elects the seats of its count sheet, when it has one: the
+// rules hold the two to agree where both are given, so a district's seats
+// are known wherever either says.
+func (d *Dataset) sheetSeats() {
+	for i := range d.districts {
+		dist := &d.districts[i]
+		for j := range d.sheets {
+			if dist.Seats == nil && d.sheets[j].DistrictID == dist.ID {
+				dist.Seats = &d.sheets[j].Seats
+			}
+		}
+	}
 }
 
 // checked is the report of a dataset that check found valid, with the
@@ -191,6 +207,7 @@ func check(ctx context.Context, fsys fs.FS, opts Options) (*records, checked, er
 			d.counts = decodeArray[sheetFile](name, b, r)
 		}
 	}
+	d.current = opts.Current != nil && d.manifestOK && opts.Current(d.manifest.Election)
 	d.check(r)
 	if !r.Valid() {
 		return nil, checked{}, r

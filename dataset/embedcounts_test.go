@@ -18,8 +18,8 @@ func TestEmbeddedCountSheets(t *testing.T) {
 		t.Fatal(err)
 	}
 	sheets := ds.Sheets()
-	if len(sheets) != dataset.DistrictCount {
-		t.Fatalf("%d sheets, want one for each of the %d districts", len(sheets), dataset.DistrictCount)
+	if len(sheets) != dataset.DefaultDistricts {
+		t.Fatalf("%d sheets, want one for each of the %d districts", len(sheets), dataset.DefaultDistricts)
 	}
 	short := map[string]string{} // party id -> short name
 	for _, p := range ds.Parties() {

@@ -31,6 +31,13 @@ type Options struct {
 	// kept: validate writes them so, rather than hold one for each of a
 	// million records.
 	Warn func(Problem)
+	// Current, when set, tells from the manifest's [election] whether
+	// the dataset is the current election of its archive (a dataset
+	// served alone is the current election of its archive of one), whose
+	// districts each list their localities, as the contract says: a
+	// district without is an error. Otherwise it is a warning: a past
+	// election's record may not have them. Package archive sets it.
+	Current func(Election) bool
 }
 
 func (o Options) maxFileBytes() int64 {

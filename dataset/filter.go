@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -185,12 +186,13 @@ func (d *Dataset) districtParam(p Params, name string, refuse func(name, reason 
 	return n
 }
 
-// districtNumber reads a district filter's value, a number from 1 to 13 or
-// a district UUID in any letter case, or says why it is refused.
+// districtNumber reads a district filter's value, a number from 1 to the
+// election's number of districts or a district UUID in any letter case,
+// or says why it is refused.
 func (d *Dataset) districtNumber(v string) (int, string) {
 	if n, isNumber := decimal(v); isNumber {
-		if n < 1 || n > DistrictCount {
-			return 0, reasonDistrict
+		if n < 1 || n > len(d.districts) {
+			return 0, d.districtReason()
 		}
 		return n, ""
 	}
@@ -198,9 +200,16 @@ func (d *Dataset) districtNumber(v string) (int, string) {
 		if n, found := d.districtByID[strings.ToLower(v)]; found {
 			return n, ""
 		}
-		return 0, "names no published district; " + reasonDistrict
+		return 0, "names no published district; " + d.districtReason()
 	}
-	return 0, reasonDistrict
+	return 0, d.districtReason()
+}
+
+// districtReason is why a district filter's value is refused: the values
+// it accepts, the districts numbered 1 to their number, as the load
+// checks.
+func (d *Dataset) districtReason() string {
+	return "must be a district number from 1 to " + strconv.Itoa(len(d.districts)) + " or a district UUID"
 }
 
 // match returns the positions, in published order, of the candidates of

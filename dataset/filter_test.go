@@ -59,7 +59,7 @@ func TestReadersFiltersMatchTheirDefinition(t *testing.T) {
 	}
 	type filters struct{ district, stoodIn, party, elected, q string }
 	var cases []filters
-	for n := 1; n <= dataset.DistrictCount; n++ {
+	for n := 1; n <= dataset.DefaultDistricts; n++ {
 		cases = append(cases,
 			filters{stoodIn: strconv.Itoa(n)},
 			filters{stoodIn: strconv.Itoa(n), elected: "true"},

@@ -25,6 +25,10 @@ type NotFoundError struct {
 	// District is, for a count sheet, the number of the district the key
 	// names, which has no sheet; 0 when the key names no district.
 	District int
+	// Districts is how many districts the dataset has, numbered from 1,
+	// for a district or a count sheet; 0 when not known, and the message
+	// does not say.
+	Districts int
 }
 
 // Error names the collection and the key, and suggests a slug when the key
@@ -38,9 +42,9 @@ func (e *NotFoundError) Error() string {
 	case Parties:
 		msg = "no party has the slug or id " + key
 	case Districts:
-		msg = "no district has the number or id " + key + "; districts are numbered 1 to " + strconv.Itoa(DistrictCount)
+		msg = "no district has the number or id " + key + e.numbered()
 	case Results:
-		msg = "no count sheet has the district number or id " + key + "; districts are numbered 1 to " + strconv.Itoa(DistrictCount)
+		msg = "no count sheet has the district number or id " + key + e.numbered()
 		if e.District > 0 {
 			msg = "district " + strconv.Itoa(e.District) + " has no count sheet in this dataset"
 		}
@@ -48,6 +52,14 @@ func (e *NotFoundError) Error() string {
 		msg = "no candidate has the slug or id " + key
 	}
 	return msg + suggest.OfferClause(suggest.Quoted(e.Suggestion)...)
+}
+
+// numbered says how the districts are numbered, when the error knows.
+func (e *NotFoundError) numbered() string {
+	if e.Districts == 0 {
+		return ""
+	}
+	return "; districts are numbered 1 to " + strconv.Itoa(e.Districts)
 }
 
 // QuoteKey is a key a client asked for, as a message repeats it: quoted,
@@ -120,8 +132,8 @@ func (d *Dataset) Lookup(c Collection, key string) (int, bool) {
 		if !isNumber {
 			n = d.districtByID[lower]
 		}
-		// Numbers are 1 to DistrictCount and districts in number order,
-		// as the load checks.
+		// Numbers are 1 to the number of districts and districts in
+		// number order, as the load checks.
 		if n >= 1 && n <= len(d.districts) {
 			return n - 1, true
 		}
@@ -169,7 +181,7 @@ func (d *Dataset) Record(c Collection, key string) (Result, error) {
 	default:
 		return Result{}, &CollectionError{Name: string(c)}
 	}
-	return Result{}, &NotFoundError{Collection: c, Key: key, Suggestion: suggestion, District: district}
+	return Result{}, &NotFoundError{Collection: c, Key: key, Suggestion: suggestion, District: district, Districts: len(d.districts)}
 }
 
 // one is the answer of the i-th record of l, a whole collection, alone,
@@ -208,6 +220,10 @@ func (d *Dataset) queryDistricts(p Params) (Result, error) {
 		p := d.localities.sets[set]
 		return Result{list: d.districtsList, n: len(p.At), pick: p}, nil
 	}
+	if len(d.localities.names) == 0 {
+		bad = append(bad, InvalidParam{Name: "locality", Reason: "names no locality: the districts of this dataset list none"})
+		return Result{}, &ParamError{Params: bad}
+	}
 	near := d.nearestLocalities(v, 3)
 	reason := "names no locality of this dataset; give a locality's name, English name or slug" + suggest.OfferClause(near...)
 	bad = append(bad, InvalidParam{Name: "locality", Reason: reason, Near: near})
@@ -237,7 +253,7 @@ func (d *Dataset) indexRecords() {
 	}
 	loc.bySlug = make([]localityRef, 0, count)
 	for di, dist := range d.districts {
-		bit := uint32(1) << dist.Number // numbered 1 to DistrictCount, as the load checks
+		bit := uint32(1) << dist.Number // numbered 1 to at most MaxDistricts, as the load checks
 		for li := range dist.Localities {
 			l := &dist.Localities[li]
 			if l.Slug != "" {
@@ -314,7 +330,7 @@ func (d *Dataset) prepareLocalitySet(set uint32) {
 	// Districts in number order, numbered from 1, as the load checks.
 	p := &Pick{ID: len(d.localities.picks)}
 	tag := "l"
-	for n := 1; n <= 31; n++ {
+	for n := 1; n <= MaxDistricts; n++ {
 		if set&(1<<n) == 0 {
 			continue
 		}

@@ -46,10 +46,32 @@ type Election struct {
 	// ID is the election's UUID; the default is derived from the slug
 	// in ids.namespace (see package archive).
 	ID string `toml:"id"`
+	// Districts is how many districts the election has, numbered 1 to
+	// Districts; nil when not given, for DefaultDistricts (see
+	// DistrictCount). Malta's have had 8, 2, 10 and 13.
+	Districts *int `toml:"districts"`
 }
 
 // IsZero reports whether the table is absent, or empty.
 func (e Election) IsZero() bool { return e == Election{} }
+
+// DefaultDistricts is how many districts an election has when [election]
+// does not say: the contract's 13, Malta's since 1976.
+const DefaultDistricts = 13
+
+// MaxDistricts is the most districts an election may have: the lookups
+// and the readers' filters hold a set of districts as the bits of a
+// 32-bit word, numbered from 1. Malta's elections have had at most 13.
+const MaxDistricts = 31
+
+// DistrictCount is how many districts the election has: [election]
+// districts, or DefaultDistricts when it does not say.
+func (e Election) DistrictCount() int {
+	if e.Districts == nil {
+		return DefaultDistricts
+	}
+	return *e.Districts
+}
 
 // DefaultKind is an election's kind when [election] does not say.
 const DefaultKind = "general"

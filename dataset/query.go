@@ -52,9 +52,8 @@ func (e *CollectionError) Error() string {
 
 // Reasons for refusing a parameter; they tell the accepted values.
 const (
-	reasonLimit    = "must be an integer from 1 to 500"
-	reasonDistrict = "must be a district number from 1 to 13 or a district UUID"
-	reasonOnce     = "must be given at most once"
+	reasonLimit = "must be an integer from 1 to 500"
+	reasonOnce  = "must be given at most once"
 )
 
 // Query answers a request for a collection. Parties take no parameters and

@@ -23,13 +23,22 @@ type Party struct {
 	WikipediaURL *string `json:"wikipedia_url" dataset:"optional"`
 }
 
-// District is one of the 13 electoral districts with its localities.
+// District is one of the electoral districts of an election (13 in
+// Malta's today) with its localities.
 type District struct {
 	ID         string     `json:"id"`
 	Number     int        `json:"number"`
 	Name       string     `json:"name"`
 	Localities []Locality `json:"localities"`
 	SourceURL  *string    `json:"source_url" dataset:"optional"`
+	// Seats is how many members the district elects: as the file gives
+	// it or, where it does not, as the district's count sheet does; null
+	// when neither says. Seats and Note come last, added after the
+	// fields before them.
+	Seats *int `json:"seats" dataset:"optional"`
+	// Note says what the record lacks or needs said ("No locality list
+	// is given for the districts of 1950").
+	Note *string `json:"note" dataset:"optional"`
 }
 
 // Locality is a local council (or the part of one) inside a district.

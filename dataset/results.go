@@ -67,9 +67,9 @@ func (d *Dataset) indexResults() {
 	r := &d.results
 	r.all = d.newList(Results, "r", identity(len(d.sheets)))
 	r.none = d.newList(Results, "r-", nil)
-	r.byNumber = make([]*List, DistrictCount+1)
+	r.byNumber = make([]*List, len(d.districts)+1)
 	for i, s := range d.sheets {
-		if s.DistrictNumber >= 1 && s.DistrictNumber <= DistrictCount { // as the load checks
+		if s.DistrictNumber >= 1 && s.DistrictNumber <= len(d.districts) { // as the load checks
 			r.byNumber[s.DistrictNumber] = d.newList(Results, "r"+strconv.Itoa(s.DistrictNumber), []int32{int32(i)})
 		}
 	}

@@ -154,12 +154,13 @@ func manifestJSON(m dataset.Manifest) json.RawMessage {
 		AboutURL string `json:"about_url,omitempty"`
 	}
 	type election struct {
-		Slug   string `json:"slug,omitempty"`
-		Name   string `json:"name,omitempty"`
-		NameEN string `json:"name_en,omitempty"`
-		Kind   string `json:"kind,omitempty"`
-		Date   string `json:"date,omitempty"`
-		ID     string `json:"id,omitempty"`
+		Slug      string `json:"slug,omitempty"`
+		Name      string `json:"name,omitempty"`
+		NameEN    string `json:"name_en,omitempty"`
+		Kind      string `json:"kind,omitempty"`
+		Date      string `json:"date,omitempty"`
+		ID        string `json:"id,omitempty"`
+		Districts *int   `json:"districts,omitempty"`
 	}
 	type coverage struct {
 		Summary string    `json:"summary,omitempty"`
@@ -181,7 +182,7 @@ func manifestJSON(m dataset.Manifest) json.RawMessage {
 		Coverage:    coverage{Summary: m.Coverage.Summary},
 	}
 	if e := m.Election; !e.IsZero() {
-		v.Election = &election{Slug: e.Slug, Name: e.Name, NameEN: e.NameEN, Kind: e.Kind, ID: e.ID}
+		v.Election = &election{Slug: e.Slug, Name: e.Name, NameEN: e.NameEN, Kind: e.Kind, ID: e.ID, Districts: e.Districts}
 		if !e.Date.IsZero() {
 			v.Election.Date = e.Date.String()
 		}

@@ -106,6 +106,22 @@ func TestManifestElection(t *testing.T) {
 	}
 }
 
+// TestManifestElectionDistricts: [election] districts is compared as its
+// other keys, and left out when not given, the default.
+func TestManifestElectionDistricts(t *testing.T) {
+	eight, ten := 8, 10
+	var got []Change
+	compareValues("", manifestJSON(dataset.Manifest{Election: dataset.Election{Slug: "1921"}}), manifestJSON(dataset.Manifest{Election: dataset.Election{Slug: "1921", Districts: &eight}}), &got)
+	compareValues("", manifestJSON(dataset.Manifest{Election: dataset.Election{Districts: &eight}}), manifestJSON(dataset.Manifest{Election: dataset.Election{Districts: &ten}}), &got)
+	want := []Change{
+		{Field: "election/districts", New: json.RawMessage(`8`)},
+		{Field: "election/districts", Old: json.RawMessage(`8`), New: json.RawMessage(`10`)},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("changes %v, want %v", got, want)
+	}
+}
+
 // TestObjectFieldsShareInput: a record's values are slices of its JSON, not
 // copies, so a diff holds each changed value once.
 func TestObjectFieldsShareInput(t *testing.T) {

@@ -33,17 +33,23 @@ var (
 var nonTransferable = key(dataset.NonTransferableRow)
 
 // countSheets is what the count sheets give: each district's figures and
-// rows, by number, and where each came from, to place a problem the
-// dataset's rules find at its line and column.
+// rows, by number from 1 to the election's number of districts, and where
+// each came from, to place a problem the dataset's rules find at its line
+// and column.
 type countSheets struct {
-	totals     [dataset.DistrictCount + 1]*districtTotals
-	rows       [dataset.DistrictCount + 1]*districtRows
+	totals     []*districtTotals
+	rows       []*districtRows
 	read       [2]bool  // counts.csv, district_totals.csv could be used
 	partyCol   string   // the header name of the party column
 	countCols  int      // count_1 to count_countCols
 	countNames []string // "count_1" to "count_<countCols>"
 	order      []int    // the districts of counts.json, in its order
-	ties       [dataset.DistrictCount + 1][]tieLine
+	ties       [][]tieLine
+}
+
+// newCountSheets makes the count sheets of an election of n districts.
+func newCountSheets(n int) *countSheets {
+	return &countSheets{totals: make([]*districtTotals, n+1), rows: make([]*districtRows, n+1), ties: make([][]tieLine, n+1)}
 }
 
 // districtTotals is a line of district_totals.csv.
@@ -93,7 +99,7 @@ func (im *importer) counts(src fs.FS, ps parties, ds *districts, cands []dataset
 	if im.errorsIn(PartiesFile, DistrictsFile, CandidatesFile) == 0 && ps.read && ds.read {
 		match = newCandidateIndex(ps, ds, cands)
 	}
-	cs := &countSheets{}
+	cs := newCountSheets(im.districtCount)
 	if hasCounts {
 		im.countRows(src, cs, ps, match)
 	}
@@ -151,7 +157,7 @@ func (im *importer) countRows(src fs.FS, cs *countSheets, ps parties, match *can
 	// The header's problems are reported once, whether the file has rows
 	// or not; the rows are dropped when it has any.
 	if !im.countsHeader(t, cs, true) {
-		cs.rows = [dataset.DistrictCount + 1]*districtRows{}
+		clear(cs.rows)
 		return
 	}
 	cs.read[0] = true
@@ -349,7 +355,7 @@ func (im *importer) requiredVotes(t *table, r row, col string) int {
 // total at each of its district's counts. It notes in cs.order the
 // districts that make a sheet of counts.json.
 func (im *importer) checkCountSheets(cs *countSheets) {
-	for n := 1; n <= dataset.DistrictCount; n++ {
+	for n := 1; n < len(cs.totals); n++ {
 		dt, d := cs.totals[n], cs.rows[n]
 		switch {
 		case dt == nil && d == nil:
@@ -420,12 +426,12 @@ type candidateIndex struct {
 	byKey     map[string][]int // key of a name, or a slug -> records
 	keys      []nameKey
 	districts map[string]int // district id -> number
-	ids       [dataset.DistrictCount + 1]string
+	ids       []string       // number -> district id
 	parties   map[string]string
 }
 
 func newCandidateIndex(ps parties, ds *districts, cands []dataset.Candidate) *candidateIndex {
-	ci := &candidateIndex{cands: cands, byKey: map[string][]int{}, districts: map[string]int{}, parties: map[string]string{}}
+	ci := &candidateIndex{cands: cands, byKey: map[string][]int{}, districts: map[string]int{}, ids: make([]string, len(ds.byNumber)), parties: map[string]string{}}
 	for i, c := range cands {
 		ci.byKey[key(c.Name)] = append(ci.byKey[key(c.Name)], i)
 		if c.Slug != key(c.Name) {

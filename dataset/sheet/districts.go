@@ -11,14 +11,18 @@ import (
 	"ballot/suggest"
 )
 
-// districts is what districts.csv gives, indexed by number, and the names
-// candidates.csv may give a district by.
+// districts is what districts.csv gives, indexed by number from 1 to the
+// election's number of districts, and the names candidates.csv may give a
+// district by.
 type districts struct {
-	byNumber [dataset.DistrictCount + 1]*dataset.District
-	lines    [dataset.DistrictCount + 1]districtLines
+	byNumber []*dataset.District
+	lines    []districtLines
 	names    []districtName
 	read     bool // districts.csv was read, so a name it lacks is an error
 }
+
+// count is how many districts the election has, numbered 1 to count.
+func (ds *districts) count() int { return len(ds.byNumber) - 1 }
 
 // districtLines is where a district's record comes from: its first row,
 // the row of each of its localities, and the row that gives each of its
@@ -43,10 +47,10 @@ type districtName struct {
 // say, or "" when districts.csv could not be read (which is reported).
 func (ds *districts) find(part string) (int, string) {
 	if n, err := strconv.Atoi(part); err == nil {
-		if n >= 1 && n <= dataset.DistrictCount {
+		if n >= 1 && n <= ds.count() {
 			return n, ""
 		}
-		return 0, fmt.Sprintf("district %s is not a number from 1 to %d", echo(part), dataset.DistrictCount)
+		return 0, fmt.Sprintf("district %s is not a number from 1 to %d", echo(part), ds.count())
 	}
 	if !ds.read {
 		return 0, ""
@@ -72,7 +76,7 @@ func (ds *districts) find(part string) (int, string) {
 		}
 		return 0, fmt.Sprintf("%s is in %d districts in %s, %s: write the number of the one meant", echo(part), len(numbers), DistrictsFile, suggest.List(list, "and"))
 	}
-	msg := fmt.Sprintf("district %s is not a number from 1 to %d, nor the name of a district or locality in %s", echo(part), dataset.DistrictCount, DistrictsFile)
+	msg := fmt.Sprintf("district %s is not a number from 1 to %d, nor the name of a district or locality in %s", echo(part), ds.count(), DistrictsFile)
 	var near []string
 	for _, i := range nearest(k, keys) {
 		near = append(near, fmt.Sprintf("%d for %s", ds.names[i].number, bare(ds.names[i].name)))
@@ -100,13 +104,13 @@ func (ds *districts) records() []dataset.District {
 }
 
 func (im *importer) districts(src fs.FS) *districts {
-	ds := &districts{}
+	ds := &districts{byNumber: make([]*dataset.District, im.districtCount+1), lines: make([]districtLines, im.districtCount+1)}
 	t, _ := im.readCSV(src, DistrictsFile, districtColumns, nil)
 	if t == nil {
 		return ds
 	}
 	ds.read = true
-	seen := [dataset.DistrictCount + 1]districtSeen{}
+	seen := make([]districtSeen, im.districtCount+1)
 	written := im.writtenSlugs(t)
 	for _, r := range t.rows {
 		n, ok := im.districtNumber(t, r, "number", t.get(r, "number"))
@@ -137,9 +141,9 @@ func (im *importer) districts(src fs.FS) *districts {
 		}
 	}
 	ds.nameAll()
-	for n := 1; n <= dataset.DistrictCount; n++ {
-		if ds.byNumber[n] == nil {
-			im.add(t.file, 0, "number", "district %d has no rows: each of the %d districts needs at least one locality", n, dataset.DistrictCount)
+	for n := 1; n <= ds.count(); n++ {
+		if ds.byNumber[n] == nil && !im.districtsRefused {
+			im.add(t.file, 0, "number", "district %d has no rows: each of the %d districts needs at least one locality", n, ds.count())
 		}
 	}
 	return ds
@@ -160,11 +164,12 @@ type given struct {
 // writtenSlugs returns the locality slugs written in the sheet, in each
 // district, with their lines, reporting a repeat: they are reserved
 // first, so a derived slug never takes one a later row gives.
-func (im *importer) writtenSlugs(t *table) (written [dataset.DistrictCount + 1]map[string]int) {
+func (im *importer) writtenSlugs(t *table) []map[string]int {
+	written := make([]map[string]int, im.districtCount+1)
 	for _, r := range t.rows {
 		n, err := strconv.Atoi(t.get(r, "number"))
 		slug := t.get(r, "locality_slug")
-		if err != nil || n < 1 || n > dataset.DistrictCount || slug == "" || t.get(r, "locality") == "" {
+		if err != nil || n < 1 || n > im.districtCount || slug == "" || t.get(r, "locality") == "" {
 			continue // reported by districts
 		}
 		if written[n] == nil {
@@ -236,7 +241,7 @@ func (im *importer) locality(t *table, r row, n int, s *districtSeen) (loc datas
 // nameAll records the names candidates.csv may give each district by:
 // its name, "District N", and the names and slugs of its localities.
 func (ds *districts) nameAll() {
-	for n := 1; n <= dataset.DistrictCount; n++ {
+	for n := 1; n <= ds.count(); n++ {
 		if d := ds.byNumber[n]; d != nil {
 			ds.name(d.Name, n)
 			ds.name(fmt.Sprintf("District %d", n), n)
@@ -249,14 +254,15 @@ func (ds *districts) nameAll() {
 	}
 }
 
-// districtNumber reads a district number from 1 to 13.
+// districtNumber reads a district number from 1 to the election's number
+// of districts.
 func (im *importer) districtNumber(t *table, r row, col, s string) (int, bool) {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > dataset.DistrictCount {
+	if err != nil || n < 1 || n > im.districtCount {
 		if s == "" {
 			im.add(t.file, r.line, col, "must not be empty")
 		} else {
-			im.add(t.file, r.line, col, "district %s is not a number from 1 to %d", echo(s), dataset.DistrictCount)
+			im.add(t.file, r.line, col, "district %s is not a number from 1 to %d", echo(s), im.districtCount)
 		}
 		return 0, false
 	}

@@ -67,6 +67,21 @@ type FileCandidate struct {
 	PersonID *string `json:"person_id,omitempty"`
 }
 
+// FileDistrict is a district as import writes it in districts.json: seats
+// and note are left out when the sheet gives none, so that a sheet made
+// before the columns existed imports to the same bytes as it did.
+type FileDistrict struct {
+	dataset.District
+	Seats *int    `json:"seats,omitempty"`
+	Note  *string `json:"note,omitempty"`
+}
+
+// encodeDistricts writes districts as encode does, each as a
+// FileDistrict.
+func encodeDistricts(districts []dataset.District) []byte {
+	return encodeAs(districts, func(d *dataset.District) any { return FileDistrict{District: *d, Seats: d.Seats, Note: d.Note} })
+}
+
 // encodeCandidates writes candidates as encode does, each as a
 // FileCandidate.
 func encodeCandidates(candidates []dataset.Candidate) []byte {

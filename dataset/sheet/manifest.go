@@ -62,8 +62,9 @@ func (im *importer) derived(key string) string {
 	return uuid.NewSHA1(im.namespace, []byte(im.keyPrefix+key)).String()
 }
 
-// manifest reads dataset.toml for the id namespace; the rest of it is
-// checked with the dataset's own rules once the records are built.
+// manifest reads dataset.toml for the id namespace and the number of
+// districts; the rest of it is checked with the dataset's own rules once
+// the records are built.
 func (im *importer) manifest(src fs.FS) []byte {
 	b, ok := im.read(src, dataset.ManifestFile)
 	if !ok {
@@ -71,6 +72,13 @@ func (im *importer) manifest(src fs.FS) []byte {
 	}
 	m, problems := dataset.CheckManifest(b)
 	im.problems = append(im.problems, problems...)
+	switch n := m.Election.Districts; {
+	case n == nil:
+	case *n >= 1 && *n <= dataset.MaxDistricts:
+		im.districtCount = *n
+	default: // reported by CheckManifest
+		im.districtCount, im.districtsRefused = dataset.MaxDistricts, true
+	}
 	if len(problems) > 0 {
 		return b
 	}

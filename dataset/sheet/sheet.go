@@ -120,7 +120,7 @@ func Import(src fs.FS) (map[string][]byte, error) {
 // and what warnings it gave. The error, when there is one, is the Result's
 // Problems.
 func ImportWith(src fs.FS, opts Options) (Result, error) {
-	im := importer{opts: opts}
+	im := importer{opts: opts, districtCount: dataset.DefaultDistricts}
 	files, err := im.run(src)
 	im.problems.sort()
 	res := Result{Read: im.reads, Problems: im.problems}
@@ -161,7 +161,7 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 	}
 	out := map[string][]byte{dataset.ManifestFile: manifest}
 	out[dataset.PartiesFile] = encode(parties.records)
-	out[dataset.DistrictsFile] = encode(districts.records())
+	out[dataset.DistrictsFile] = encodeDistricts(districts.records())
 	out[dataset.CandidatesFile] = encodeCandidates(candidates)
 	if counts != nil {
 		if countsJSON == nil {
@@ -279,4 +279,10 @@ type importer struct {
 	namespace uuid.UUID
 	keyPrefix string
 	hasNS     bool
+	// districtCount is how many districts the election has, as
+	// dataset.toml's [election] districts says (manifest); when it says
+	// a number refused, districtsRefused is set, and the sheets' numbers
+	// are read up to the most there may be, none said to be missing.
+	districtCount    int
+	districtsRefused bool
 }

@@ -47,7 +47,7 @@ const partiesCSV = "slug,name,short_name\n" +
 
 // localities are the one locality of each district 1 to 13 in the minimal
 // districts.csv.
-var localities = [dataset.DistrictCount]string{"Valletta", "Birgu", "Żabbar", "Paola", "Luqa", "Qormi", "Rabat", "Birkirkara", "Msida", "Sliema", "Mosta", "Mellieħa", "Victoria"}
+var localities = [dataset.DefaultDistricts]string{"Valletta", "Birgu", "Żabbar", "Paola", "Luqa", "Qormi", "Rabat", "Birkirkara", "Msida", "Sliema", "Mosta", "Mellieħa", "Victoria"}
 
 const districtsCSV = "number,locality\n" +
 	"1,Valletta\n" +
@@ -134,7 +134,7 @@ func districts(header string, rows ...string) string {
 		b.WriteString(r + "\n")
 	}
 	pad := strings.Repeat(",", strings.Count(header, ",")-1)
-	for n := 2; n <= dataset.DistrictCount; n++ {
+	for n := 2; n <= dataset.DefaultDistricts; n++ {
 		b.WriteString(strconv.Itoa(n) + "," + localities[n-1] + pad + "\n")
 	}
 	return b.String()
@@ -710,7 +710,7 @@ func TestImportDistrictNames(t *testing.T) {
 // and the bar (ċ ġ ż → c g z, ħ → h, għ → gh), in either case.
 func TestImportMaltese(t *testing.T) {
 	// One locality per district, with the slug it gets.
-	locs := [dataset.DistrictCount]struct{ name, slug string }{
+	locs := [dataset.DefaultDistricts]struct{ name, slug string }{
 		{"Ħal Għaxaq", "hal-ghaxaq"},
 		{"Żebbuġ", "zebbug"},
 		{"Ċirkewwa", "cirkewwa"},
@@ -1030,7 +1030,7 @@ func (i rowsInfo) Sys() any           { return nil }
 func TestImportNoLimitOfItsOwn(t *testing.T) {
 	long := "https://news.example/" + strings.Repeat("photos/", 300)
 	rows := func(i int) string {
-		return fmt.Sprintf("Ġorġ,Borġ %d,PL,%d,%s%d,%s%d.jpg\n", i, i%dataset.DistrictCount+1, long, i, long, i)
+		return fmt.Sprintf("Ġorġ,Borġ %d,PL,%d,%s%d,%s%d.jpg\n", i, i%dataset.DefaultDistricts+1, long, i, long, i)
 	}
 	const n = 15_000
 	src := generated{files: minimal().fs(), name: sheet.CandidatesFile, head: "given_name,family_name,party,districts,website,photo_url\n", rows: rows, n: n}

@@ -1,12 +1,14 @@
 // Package datasettest is for tests only: the embedded dataset's files as a
 // map a test may break, a dataset with the 2022 count sheets (Counts), a
-// count sheet of chosen totals in their place (Synthetic), and a query's
-// answer as the API writes it. The
+// count sheet of chosen totals in their place (Synthetic), elections of
+// other shapes than today's (Shape), and a query's answer as the API
+// writes it. The
 // tests of dataset, answers, server, server/pages and bench share it. It imports dataset and
 // answers; no package but a test imports it.
 package datasettest
 
 import (
+	"embed"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -18,6 +20,52 @@ import (
 	"ballot/answers"
 	"ballot/dataset"
 )
+
+// shapes holds the datasets of Shape, as ballot import writes them from
+// dataset/sheet/testdata/shapes (TestImportShapes holds them to it).
+//
+//go:embed shapes
+var shapes embed.FS
+
+// The elections of Shape: synthetic, their names and figures invented,
+// each with a count sheet of every district.
+const (
+	// Eight is 8 districts of 4 seats, as from 1921 to 1932, without
+	// localities: every district but 3 says so in its note, and districts
+	// 1, 3, 5 and 7 give their seats, the others take their sheet's.
+	Eight = "eight"
+	// Ten is 10 districts, 1 to 5 of 6 seats and 6 to 10 of 5, as in
+	// 1971, each with two localities.
+	Ten = "ten"
+	// Two is 2 districts of 5 seats, as in 1939 and 1945: Malta and
+	// Gozo, each with two localities.
+	Two = "two"
+)
+
+// Shape is the files of the dataset of an election of another shape:
+// Eight, Ten or Two.
+func Shape(t testing.TB, name string) fstest.MapFS {
+	t.Helper()
+	m := fstest.MapFS{}
+	for _, file := range dataset.FileNames() {
+		b, err := shapes.ReadFile("shapes/" + name + "/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[file] = &fstest.MapFile{Data: b}
+	}
+	return m
+}
+
+// ShapeDataset is the dataset of Shape(t, name), loaded.
+func ShapeDataset(t testing.TB, name string) *dataset.Dataset {
+	t.Helper()
+	ds, err := dataset.Load(Shape(t, name))
+	if err != nil {
+		t.Fatalf("loading the %s dataset: %v", name, err)
+	}
+	return ds
+}
 
 // Files copies the embedded dataset into a map the tests can break.
 func Files(t testing.TB) fstest.MapFS {
