@@ -26,7 +26,7 @@ func (ds *districts) count() int { return len(ds.byNumber) - 1 }
 
 // districtLines is where a district's record comes from: its first row,
 // the row of each of its localities, and the row that gives each of its
-// own columns (district_name, source_url, id), by column.
+// own columns (district_name, seats, note, source_url, id), by column.
 type districtLines struct {
 	first      int
 	localities []int
@@ -129,8 +129,18 @@ func (im *importer) districts(src fs.FS) *districts {
 			}
 			ds.lines[n] = districtLines{first: r.line, own: map[string]int{}}
 		}
-		im.districtColumns(t, r, d, &seen[n])
-		if loc, ok := im.locality(t, r, n, &seen[n]); ok {
+		// A row without a locality gives its district's own columns
+		// alone: a district whose localities are not given has one.
+		own := t.get(r, "locality") == ""
+		if own && seen[n].ownRow > 0 {
+			im.add(t.file, r.line, "locality", "is empty, and district %d has a row without a locality already, on line %d: give its own columns on one row", n, seen[n].ownRow)
+			continue
+		}
+		im.districtColumns(t, r, d, &seen[n], own)
+		if own {
+			seen[n].ownRow = r.line
+			im.noLocality(t, r)
+		} else if loc, ok := im.locality(t, r, n, &seen[n]); ok {
 			d.Localities = append(d.Localities, loc)
 			ds.lines[n].localities = append(ds.lines[n].localities, r.line)
 		}
@@ -139,11 +149,16 @@ func (im *importer) districts(src fs.FS) *districts {
 		for col, g := range seen[n].own {
 			ds.lines[n].own[col] = g.line
 		}
+		// A district lists its localities, a row each, or has one row
+		// without: an empty cell among its localities is a slip.
+		if seen[n].ownRow > 0 && len(ds.lines[n].localities) > 0 {
+			im.add(t.file, seen[n].ownRow, "locality", "must not be empty")
+		}
 	}
 	ds.nameAll()
 	for n := 1; n <= ds.count(); n++ {
 		if ds.byNumber[n] == nil && !im.districtsRefused {
-			im.add(t.file, 0, "number", "district %d has no rows: each of the %d districts needs at least one locality", n, ds.count())
+			im.add(t.file, 0, "number", "district %d has no rows: each of the %d districts needs a row for each of its localities (or one row with the locality empty, where they are not given)", n, ds.count())
 		}
 	}
 	return ds
@@ -152,7 +167,8 @@ func (im *importer) districts(src fs.FS) *districts {
 // districtSeen is what the rows of one district have given so far.
 type districtSeen struct {
 	names, slugs map[string]int   // folded name, slug -> line
-	own          map[string]given // district_name, source_url, id
+	own          map[string]given // district_name, seats, note, source_url, id
+	ownRow       int              // the line of its row without a locality; 0 for none
 }
 
 // given is a value a row gives, and the row's line.
@@ -185,11 +201,13 @@ func (im *importer) writtenSlugs(t *table) []map[string]int {
 }
 
 // districtColumns reads the district's own columns of a row into d: they
-// may be given on any one of its rows, or repeated alike on several.
-func (im *importer) districtColumns(t *table, r row, d *dataset.District, s *districtSeen) {
-	for _, col := range []string{"district_name", "source_url", "id"} {
+// may be given on any one of its rows, or repeated alike on several. The
+// note is the district's on a row without a locality (own), and the
+// locality's on a row with one.
+func (im *importer) districtColumns(t *table, r row, d *dataset.District, s *districtSeen, own bool) {
+	for _, col := range []string{"district_name", "seats", "note", "source_url", "id"} {
 		v := t.get(r, col)
-		if v == "" {
+		if v == "" || col == "note" && !own {
 			continue
 		}
 		if g, ok := s.own[col]; ok {
@@ -202,10 +220,27 @@ func (im *importer) districtColumns(t *table, r row, d *dataset.District, s *dis
 		switch col {
 		case "district_name":
 			d.Name = v
+		case "seats":
+			// 0 is kept, for the dataset's rule to refuse at the cell.
+			if seats, ok := im.votes(t, r, col, ""); ok {
+				d.Seats = &seats
+			}
+		case "note":
+			d.Note = &v
 		case "source_url":
 			d.SourceURL = im.url(t, r, col)
 		case "id":
 			d.ID = im.id(t, r, "")
+		}
+	}
+}
+
+// noLocality refuses the columns of a locality on a row that names none:
+// such a row gives its district's own columns alone.
+func (im *importer) noLocality(t *table, r row) {
+	for _, col := range []string{"locality_slug", "locality_name_en", "split"} {
+		if t.get(r, col) != "" {
+			im.add(t.file, r.line, col, "is a locality's, and the row names no locality: a row with the locality empty gives its district's own columns alone (district_name, seats, note, source_url, id)")
 		}
 	}
 }

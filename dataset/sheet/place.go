@@ -33,7 +33,7 @@ func newPlaces(ps parties, ds *districts, rows candidateRows, counts *countSheet
 // The columns of the fields of a record whose names differ: of a
 // district, of a locality, of a candidate.
 var (
-	districtColumn  = map[string]string{"name": "district_name"}
+	districtColumn  = map[string]string{"name": "district_name", "localities": "locality"}
 	localityColumn  = map[string]string{"name": "locality", "slug": "locality_slug", "name_en": "locality_name_en"}
 	candidateColumn = map[string]string{"party_id": "party", "district_ids": "districts", "primary_district_id": "districts"}
 )

@@ -93,7 +93,8 @@ import (
 //	%q is already used in district %d on line %d              locality slug twice
 //	%q makes no slug: give one in locality_slug               locality makes no slug
 //	district %d has no rows: each of the %d districts
-//	  needs at least one locality                             district without rows
+//	  needs a row for each of its localities (or one row
+//	  with the locality empty, where they are not given)      district without rows
 //	district %q is not a number from 1 to %d                  district number out of range, candidate district out of range
 //	district %q is not a number from 1 to %d, nor the name of
 //	  a district or locality in %s                            candidate district not a number
@@ -405,7 +406,7 @@ func TestImportProblems(t *testing.T) {
 			`districts.csv:3: locality: "+++" makes no slug: give one in locality_slug`,
 		}},
 		{"district without rows", base.with(sheet.DistrictsFile, strings.Replace(districtsCSV, "13,Victoria\n", "", 1)).fs(), []string{
-			"districts.csv: number: district 13 has no rows: each of the 13 districts needs at least one locality",
+			"districts.csv: number: district 13 has no rows: each of the 13 districts needs a row for each of its localities (or one row with the locality empty, where they are not given)",
 		}},
 		{"district number out of range", base.with(sheet.DistrictsFile, districtsCSV+"14,Għajnsielem\n0,Kerċem\n1.0,Floriana\n").fs(), []string{
 			`districts.csv:15: number: district "14" is not a number from 1 to 13`,

@@ -70,7 +70,7 @@ type Result struct {
 // columns of each file: the required ones, then the optional ones.
 var (
 	partyColumns     = columns{required: []string{"slug", "name", "short_name"}, optional: []string{"id", "name_en", "color", "website", "leader_name", "logo_url", "wikipedia_url"}}
-	districtColumns  = columns{required: []string{"number", "locality"}, optional: []string{"id", "district_name", "locality_slug", "locality_name_en", "split", "note", "source_url"}}
+	districtColumns  = columns{required: []string{"number", "locality"}, optional: []string{"id", "district_name", "locality_slug", "locality_name_en", "split", "note", "source_url", "seats"}}
 	candidateColumns = columns{required: []string{"given_name", "family_name", "party", "districts"}, optional: []string{"id", "name", "slug", "elected", "is_incumbent", "website", "photo_url", "person", "person_id"}}
 )
 
