@@ -60,6 +60,11 @@ func malta(t testing.TB) *dataset.Dataset {
 // names only what it is about.
 func newServer(t testing.TB, opts server.Options) (*server.Server, *clock) {
 	t.Helper()
+	return serverOf(malta(t), opts)
+}
+
+// serverOf is newServer over the dataset ds.
+func serverOf(ds *dataset.Dataset, opts server.Options) (*server.Server, *clock) {
 	def := server.DefaultOptions()
 	opts.CacheMaxAge = cmp.Or(opts.CacheMaxAge, def.CacheMaxAge)
 	opts.RateLimit = cmp.Or(opts.RateLimit, def.RateLimit)
@@ -68,7 +73,7 @@ func newServer(t testing.TB, opts server.Options) (*server.Server, *clock) {
 	opts.IPv6Prefix = cmp.Or(opts.IPv6Prefix, def.IPv6Prefix)
 	c := &clock{now: start}
 	opts.Now = c.Now
-	return server.New(malta(t), opts), c
+	return server.New(ds, opts), c
 }
 
 // request describes one request; the zero RemoteAddr is a fixed client.

@@ -200,6 +200,7 @@ type Site struct {
 	Home, Parties, Districts, Candidates, Reference, Results []byte
 	notFound                                                 []byte // the 404 page (ErrorPage)
 
+	noLocalities    bool               // no district lists a locality
 	partyCandidates map[int][]int      // each party's candidates, by index; none for a party of none
 	seats           []int              // each party's elected candidates, the independents last; nil when elected is not known of every one
 	won             map[string]seatWon // each candidate's first seat won at the count, by candidate id
@@ -235,6 +236,12 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lan
 			s.partyCandidates[pi] = append(s.partyCandidates[pi], i)
 		}
 	}
+	s.noLocalities = true
+	for _, d := range ds.Districts() {
+		if len(d.Localities) > 0 {
+			s.noLocalities = false
+		}
+	}
 	s.seats = s.ds.SeatsWon()
 	s.indexSeats()
 	t := lang.T
@@ -242,7 +249,7 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lan
 	s.Parties = s.renderPage("parties", t("nav_parties"), "parties", api+"/parties", s.csvLink(PartiesCSV), PartiesPath, "",
 		s.partiesView())
 	s.Districts = s.renderPage("districts", t("nav_districts"), "districts", api+"/districts", s.csvLink(DistrictsCSV), DistrictsPath, "",
-		districtsView{Districts: s.districtViews(ds.Districts())})
+		districtsView{Districts: s.districtViews(ds.Districts()), NoLocalities: s.noLocalities})
 	all, _ := ds.Query(dataset.Candidates, nil) // no parameter is ever refused
 	s.Candidates = s.renderCandidates(all, candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}, nil)
 	s.Reference = s.render("reference", t("nav_reference"), "reference", api+"/openapi.json", ReferencePath, ref)
@@ -761,7 +768,7 @@ func (s *Site) DistrictsFor(ans answers.Result, params dataset.Params) *Rendered
 // districtsRefused is the districts page of a lookup dataset.Query refused
 // with perr.
 func (s *Site) districtsRefused(params dataset.Params, perr *dataset.ParamError, rawQuery string) []byte {
-	v := districtsView{Locality: Locality(params)}
+	v := districtsView{Locality: Locality(params), NoLocalities: s.noLocalities}
 	for _, p := range perr.Params {
 		v.Error = s.refusal(p, v.Locality)
 	}

@@ -66,6 +66,8 @@ var stringsEN = map[string]string{
 	"boundaries":                    "boundaries",
 	"localities_caption":            "The %[1]d localities of district %[2]d",
 	"localities_more":               "The first %d of %d localities; every one is in the API.",
+	"no_localities":                 "The data lists no locality of district %d.",
+	"no_localities_any":             "The data of this election lists no locality of its districts, so no locality can be looked up.",
 	"col_locality":                  "Locality",
 	"col_note":                      "Note",
 	"split":                         "split",

@@ -67,6 +67,8 @@ var stringsMT = map[string]string{
 	"boundaries":                    "konfini",
 	"localities_caption":            "Il-lokalitajiet tad-distrett %[2]d: %[1]d",
 	"localities_more":               "L-ewwel %d minn %d lokalitajiet; kollha jinsabu fl-API.",
+	"no_localities":                 "Id-data ma telenka l-ebda lokalità tad-distrett %d.",
+	"no_localities_any":             "Id-data ta' din l-elezzjoni ma telenka l-ebda lokalità tad-distretti tagħha, għalhekk ma tista' tfittex l-ebda lokalità.",
 	"col_locality":                  "Lokalità",
 	"col_note":                      "Nota",
 	"split":                         "maqsuma",

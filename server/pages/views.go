@@ -12,6 +12,7 @@ import (
 
 type homeView struct {
 	Title, Description, Version, License, LicenseURL, PublishedAt, API string
+	NoLocalities                                                       bool // no district lists a locality: there is none to look up
 	Coverage                                                           struct {
 		Summary string
 		Notes   []string
@@ -32,6 +33,7 @@ func (s *Site) newHomeView(a About, api string) homeView {
 	v.Counts.Parties, v.Counts.Districts, v.Counts.Candidates = len(ds.Parties()), len(ds.Districts()), len(ds.Candidates())
 	v.Counts.Results = len(ds.Sheets())
 	v.Seats = s.seatsView()
+	v.NoLocalities = s.noLocalities
 	return v
 }
 
@@ -181,11 +183,12 @@ type partyView struct {
 }
 
 type districtsView struct {
-	Locality  string
-	Lookup    bool   // the query looked the locality up
-	Holding   string // the sentence saying how many hold it
-	Error     string // the locality refused, in one sentence
-	Districts []districtView
+	Locality     string
+	Lookup       bool   // the query looked the locality up
+	Holding      string // the sentence saying how many hold it
+	Error        string // the locality refused, in one sentence
+	NoLocalities bool   // no district lists a locality: there is none to look up
+	Districts    []districtView
 }
 
 type districtView struct {
@@ -195,6 +198,7 @@ type districtView struct {
 	Localities []localityView // the first Listed
 	Total      int            // every locality of the district
 	More       string         // the sentence saying where the rest are, or ""
+	Note       string         // the district's note, or ""
 }
 
 type localityView struct {
@@ -205,7 +209,7 @@ type localityView struct {
 func (s *Site) districtViews(ds []dataset.District) []districtView {
 	views := make([]districtView, len(ds))
 	for i, d := range ds {
-		v := districtView{Number: d.Number, Name: s.lang.T("district_n", d.Number), SourceURL: dataset.Text(d.SourceURL), Total: len(d.Localities)}
+		v := districtView{Number: d.Number, Name: s.lang.T("district_n", d.Number), SourceURL: dataset.Text(d.SourceURL), Total: len(d.Localities), Note: clip(dataset.Text(d.Note))}
 		for _, l := range d.Localities[:min(len(d.Localities), Listed)] {
 			v.Localities = append(v.Localities, localityView{clip(l.Name), clip(dataset.Text(l.NameEN)), clip(dataset.Text(l.Note)), l.Split})
 		}
