@@ -142,7 +142,7 @@ func reportImport(c *cli.Context, res sheet.Result) string {
 		}
 		_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: read %s: separated by %s%s\n", r.File, sheet.DelimiterName(r.Delimiter), how)
 	}
-	if n := len(res.Problems) - res.Problems.Errors(); n > 0 {
+	if _, n := dataset.CountProblems(res.Problems); n > 0 {
 		return " and " + dataset.Quantity(n, "warning")
 	}
 	return ""

@@ -531,3 +531,33 @@ func TestImportSpreadsheetExport(t *testing.T) {
 		}
 	}
 }
+
+// TestImportBoundsTheProblems: of a candidates.csv of 3,000 rows each
+// with an elected cell that is not yes or no, import prints the first
+// dataset.KeptOfAKind, then a line with how many more of the same kind
+// there are, and counts every one.
+func TestImportBoundsTheProblems(t *testing.T) {
+	files := readExample(t)
+	var rows strings.Builder
+	rows.WriteString("given_name,family_name,party,districts,elected\n")
+	for i := range 3000 {
+		fmt.Fprintf(&rows, "Given,Family%d,pn,%d,x\n", i, i%13+1)
+	}
+	files[sheet.CandidatesFile] = []byte(rows.String())
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	writeFiles(t, src, files)
+	code, stdout, stderr := run(t, "import", src, filepath.Join(dir, "out"))
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if want := readComma + "ballot: import failed: 3000 problems, nothing written\n"; code != commands.ExitFailure || stderr != want || len(lines) != dataset.KeptOfAKind+1 {
+		t.Fatalf("exit %d, %d lines, stderr\n%s\nwant exit 1, %d lines, stderr\n%s", code, len(lines), stderr, dataset.KeptOfAKind+1, want)
+	}
+	why := `: elected: "x" is not yes or no: write yes/no, true/false, 1/0, y/n or iva/le (in any letter case), or leave it empty for unknown`
+	if want := []string{
+		"candidates.csv:2" + why,
+		"candidates.csv:1001" + why,
+		"candidates.csv: … and 2,000 more problems of the same kind",
+	}; lines[0] != want[0] || !slices.Equal(lines[dataset.KeptOfAKind-1:], want[1:]) {
+		t.Errorf("the first and the last lines:\n%s\n…\n%s\nwant\n%s", lines[0], strings.Join(lines[dataset.KeptOfAKind-1:], "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -44,7 +44,8 @@ func validateCommand() *cli.Command {
 }
 
 // reportProblem is the JSON form of a dataset.Problem in validate's
-// report, {"valid": BOOL, "errors": [...], "warnings": [...]}
+// report, {"valid": BOOL, "errors": [...], "warnings": [...]} (and
+// "unlisted": [...], reportUnlisted, when some were not kept)
 // (writeJSONReport), a contract with CI pipelines: column is the
 // character on the line (the problem's Char; validate reads no sheet, so
 // no problem of its has a sheet's Column), and line and column are null,
@@ -56,6 +57,16 @@ type reportProblem struct {
 	Column  *int   `json:"column"`
 	Rule    string `json:"rule"`
 	Message string `json:"message"`
+}
+
+// reportUnlisted is, in validate's JSON report, the problems of one kind
+// that were counted and not listed (see dataset.KeptOfAKind): their file,
+// their rule, whether they are warnings, and how many.
+type reportUnlisted struct {
+	File    string `json:"file"`
+	Rule    string `json:"rule"`
+	Warning bool   `json:"warning"`
+	Count   int    `json:"count"`
 }
 
 func toReportProblem(p dataset.Problem) reportProblem {
@@ -84,9 +95,9 @@ func validate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	// In text, each warning is written as it is found rather than held:
-	// a dataset may have one for each of a million records. A dataset
-	// with errors has no warnings, so the errors still come first.
+	// In text, each warning is written as the check gives it rather than
+	// held here too. A dataset with errors has no warnings, so the errors
+	// still come first.
 	var text *textReport
 	var warn func(dataset.Problem)
 	if format == "text" {
@@ -116,7 +127,8 @@ func validate(c *cli.Context) error {
 	for _, p := range report.Errors {
 		text.problem(p)
 	}
-	if err := text.finish(c.App.ErrWriter, len(report.Errors), valid); err != nil {
+	count, _ := dataset.CountProblems(report.Errors)
+	if err := text.finish(c.App.ErrWriter, count, valid); err != nil {
 		return err
 	}
 	if !valid {
@@ -160,7 +172,8 @@ func writeReport(w, summary io.Writer, format string, r *dataset.Report, valid b
 	for _, p := range r.Warnings {
 		t.warn(p)
 	}
-	return t.finish(summary, len(r.Errors), valid)
+	count, _ := dataset.CountProblems(r.Errors)
+	return t.finish(summary, count, valid)
 }
 
 // textReport writes a report in text, problem by problem, each line
@@ -169,7 +182,7 @@ func writeReport(w, summary io.Writer, format string, r *dataset.Report, valid b
 type textReport struct {
 	w        *bufio.Writer
 	line     []byte
-	warnings int   // how many were written
+	warnings int   // how many were written, or counted in a note
 	err      error // the first write that failed; nothing is written after it
 }
 
@@ -189,7 +202,7 @@ func (t *textReport) problem(p dataset.Problem) {
 // warn writes the line of the warning p, which a Report holds apart from
 // its errors, unmarked.
 func (t *textReport) warn(p dataset.Problem) {
-	t.warnings++
+	t.warnings += max(p.More, 1)
 	p.Warning = true
 	t.problem(p)
 }
@@ -218,43 +231,64 @@ func (t *textReport) finish(summary io.Writer, errors int, valid bool) error {
 // writeJSONReport writes the report, indented as encoding/json indents
 // it, problem by problem: the whole document at once, with a copy of every
 // problem, took more memory than the check of a dataset with a warning for
-// each of its records.
+// each of its records. The notes of the problems counted and not kept go
+// last, in "unlisted", written only when there are some.
 func writeJSONReport(w io.Writer, r *dataset.Report, valid bool) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var item bytes.Buffer
 	enc := json.NewEncoder(&item)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("    ", "  ")
-	list := func(ps []dataset.Problem) error {
-		if len(ps) == 0 {
-			_, err := bw.WriteString("[]")
-			return err
-		}
-		bw.WriteString("[\n")
-		for i, p := range ps {
+	var unlisted []reportUnlisted
+	list := func(ps []dataset.Problem, warnings bool) error {
+		bw.WriteString("[")
+		n := 0
+		for _, p := range ps {
+			if p.More > 0 {
+				unlisted = append(unlisted, reportUnlisted{File: p.File, Rule: p.Rule, Warning: warnings, Count: p.More})
+				continue
+			}
 			item.Reset()
 			if err := enc.Encode(toReportProblem(p)); err != nil {
 				return err
 			}
-			bw.WriteString("    ")
-			bw.Write(bytes.TrimSuffix(item.Bytes(), []byte("\n")))
-			if i < len(ps)-1 {
+			if n > 0 {
 				bw.WriteByte(',')
 			}
-			if err := bw.WriteByte('\n'); err != nil {
+			n++
+			bw.WriteString("\n    ")
+			if _, err := bw.Write(bytes.TrimSuffix(item.Bytes(), []byte("\n"))); err != nil {
 				return err
 			}
 		}
-		_, err := bw.WriteString("  ]")
+		if n > 0 {
+			bw.WriteString("\n  ")
+		}
+		_, err := bw.WriteString("]")
 		return err
 	}
 	fmt.Fprintf(bw, "{\n  \"valid\": %t,\n  \"errors\": ", valid)
-	if err := list(r.Errors); err != nil {
+	if err := list(r.Errors, false); err != nil {
 		return err
 	}
 	bw.WriteString(",\n  \"warnings\": ")
-	if err := list(r.Warnings); err != nil {
+	if err := list(r.Warnings, true); err != nil {
 		return err
+	}
+	if len(unlisted) > 0 {
+		bw.WriteString(",\n  \"unlisted\": [")
+		for i, u := range unlisted {
+			item.Reset()
+			if err := enc.Encode(u); err != nil {
+				return err
+			}
+			if i > 0 {
+				bw.WriteByte(',')
+			}
+			bw.WriteString("\n    ")
+			bw.Write(bytes.TrimSuffix(item.Bytes(), []byte("\n")))
+		}
+		bw.WriteString("\n  ]")
 	}
 	bw.WriteString("\n}\n")
 	return bw.Flush()

@@ -2,11 +2,14 @@ package commands_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"ballot/commands"
+	"ballot/dataset"
 )
 
 // TestValidateCorpus runs validate on every dataset in
@@ -180,4 +183,51 @@ func TestValidateReadsServeConfig(t *testing.T) {
 			t.Errorf("serve: exit %d, stderr %q; want 1 and validate's report %q", code, serveErr, stdout+stderr)
 		}
 	})
+}
+
+// TestValidateBoundsTheReport: of a counts.json of 2,000 empty sheets,
+// each missing its 7 required fields, validate lists the first
+// dataset.KeptOfAKind problems, then a line with how many more of the
+// same kind there are, and counts every one; in JSON, the count is in
+// "unlisted".
+func TestValidateBoundsTheReport(t *testing.T) {
+	dir := filesCopyValid(t)
+	sheets := "[" + strings.Repeat("{},", 1999) + "{}]"
+	if err := os.WriteFile(filepath.Join(dir, dataset.CountsFile), []byte(sheets), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, "validate", dir)
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if code != commands.ExitFailure || stderr != "ballot: dataset invalid: 14000 errors, 0 warnings\n" || len(lines) != dataset.KeptOfAKind+1 {
+		t.Fatalf("exit %d, %d lines, stderr %q; want exit 1, %d lines and 14000 errors", code, len(lines), stderr, dataset.KeptOfAKind+1)
+	}
+	// 142 sheets whole, and 6 of the 143rd's 7 fields.
+	if want := []string{
+		`counts.json: /142/counts: required field "counts" is missing`,
+		`counts.json: … and 13,000 more problems of the same kind`,
+	}; !slices.Equal(lines[dataset.KeptOfAKind-1:], want) {
+		t.Errorf("the last lines:\n%s\nwant\n%s", strings.Join(lines[dataset.KeptOfAKind-1:], "\n"), strings.Join(want, "\n"))
+	}
+
+	code, stdout, _ = run(t, "validate", "--format", "json", dir)
+	var report struct {
+		Valid    bool              `json:"valid"`
+		Errors   []json.RawMessage `json:"errors"`
+		Warnings []json.RawMessage `json:"warnings"`
+		Unlisted []json.RawMessage `json:"unlisted"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil || code != commands.ExitFailure || report.Valid {
+		t.Fatalf("exit %d, JSON report %.300q: %v", code, stdout, err)
+	}
+	if len(report.Errors) != dataset.KeptOfAKind || len(report.Warnings) != 0 || len(report.Unlisted) != 1 {
+		t.Fatalf("%d errors, %d warnings, %d unlisted; want %d, 0, 1", len(report.Errors), len(report.Warnings), len(report.Unlisted), dataset.KeptOfAKind)
+	}
+	if got, want := string(report.Unlisted[0]), `{
+      "file": "counts.json",
+      "rule": "required",
+      "warning": false,
+      "count": 13000
+    }`; got != want {
+		t.Errorf("unlisted:\n%s\nwant\n%s", got, want)
+	}
 }

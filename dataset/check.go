@@ -486,17 +486,6 @@ func twoPeople(a, b Candidate) bool {
 
 // warnUnused warns of a party or a district no candidate is in.
 func (d *records) warnUnused(r *Report, partyUsed, districtUsed map[string]bool) {
-	// Counted first, so the warnings grow once: there may be a
-	// warning for each of a million parties.
-	unused := 0
-	for _, p := range d.parties.each {
-		if !partyUsed[p.ID] {
-			unused++
-		}
-	}
-	if r.warn == nil {
-		r.Warnings = slices.Grow(r.Warnings, unused)
-	}
 	for i, p := range d.parties.each {
 		if !partyUsed[p.ID] {
 			r.warnf(PartiesFile, pointer(i), "party-unused", "party %q has no candidates", p.Slug)

@@ -51,7 +51,7 @@ func (d *records) checkCounts(c *checker) {
 		candidates[d.candidates.recs[i].ID] = candidateAt{&d.candidates.recs[i], i}
 	}
 	bySheet := map[int]int{} // district number -> sheet
-	errors := len(c.r.Errors)
+	errors := c.r.found
 	for i := range f.recs {
 		s := &f.recs[i]
 		number, ok := numbers[s.DistrictID]
@@ -72,10 +72,10 @@ func (d *records) checkCounts(c *checker) {
 		if !sound[i] || !rowsOK {
 			continue
 		}
-		before := len(c.r.Errors)
+		before := c.r.found
 		t := newTally(c.r, s, i, number)
 		t.run()
-		if len(c.r.Errors) > before {
+		if c.r.found > before {
 			continue
 		}
 		t.checkGiven()
@@ -83,7 +83,7 @@ func (d *records) checkCounts(c *checker) {
 		d.checkElectedFlags(c.r, i, s, t, candidates)
 	}
 	d.checkEveryCandidacy(c.r, bySheet, numbers)
-	if len(c.r.Errors) > errors {
+	if c.r.found > errors {
 		d.sheets = nil
 	}
 }
@@ -208,6 +208,7 @@ const MaxVotes = 1<<53 - 1
 func CheckCountSheets(b []byte) ([]Problem, []SeatWon) {
 	r := &Report{}
 	if !scanJSON(context.Background(), CountsFile, b, r) {
+		r.finish()
 		return r.Errors, nil
 	}
 	d := &records{hasCounts: true}
@@ -217,16 +218,17 @@ func CheckCountSheets(b []byte) ([]Problem, []SeatWon) {
 		if !d.checkSheetFields(r, i, &s) || !d.counts.valid[i] || s.DistrictNumber == nil {
 			continue
 		}
-		before := len(r.Errors)
+		before := r.found
 		t := newTally(r, &d.counts.recs[i], i, *s.DistrictNumber)
 		t.run()
-		if len(r.Errors) > before {
+		if r.found > before {
 			continue
 		}
 		for _, j := range t.elected {
 			seats = append(seats, SeatWon{Sheet: i, Row: j, Count: t.electedAt[j]})
 		}
 	}
+	r.finish()
 	return r.Errors, seats
 }
 
@@ -238,10 +240,10 @@ type SeatWon struct{ Sheet, Row, Count int }
 // districtOf names sheet s's district for a message: its number where
 // districts.json gives it, else its id.
 func (d *records) districtOf(s *sheetFile) string {
-	if s.DistrictNumber != nil && len(d.districts.recs) == 0 {
+	if s.DistrictNumber != nil && len(d.districts.valid) == 0 {
 		return strconv.Itoa(*s.DistrictNumber) // CheckCountSheets
 	}
-	for _, dist := range d.districts.recs {
+	for _, dist := range d.districts.each {
 		if dist.ID == s.DistrictID {
 			return strconv.Itoa(dist.Number)
 		}

@@ -210,9 +210,11 @@ func check(ctx context.Context, fsys fs.FS, opts Options) (*records, checked, er
 	d.current = opts.Current != nil && d.manifestOK && opts.Current(d.manifest.Election)
 	d.check(r)
 	if !r.Valid() {
+		r.finish()
 		return nil, checked{}, r
 	}
 	d.warn(r)
+	r.finish()
 	return d, checked{r, hex.EncodeToString(h.Sum(nil)), size}, nil
 }
 

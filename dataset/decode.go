@@ -37,7 +37,9 @@ func FileNames() [5]string {
 func decodeManifest(b []byte, r *Report) (Manifest, bool) {
 	var m Manifest
 	problems, ok := DecodeTOML(ManifestFile, b, &m)
-	r.Errors = append(r.Errors, problems...)
+	for _, p := range problems {
+		r.add(p)
+	}
 	return m, ok
 }
 
@@ -52,7 +54,7 @@ func DecodeTOML(file string, b []byte, v any) ([]Problem, bool) {
 	if err != nil {
 		var perr toml.ParseError
 		if errors.As(err, &perr) {
-			r.Errors = append(r.Errors, Problem{File: file, Line: perr.Position.Line, Char: perr.Position.Col, Rule: "toml-syntax", Message: perr.Message})
+			r.add(Problem{File: file, Line: perr.Position.Line, Char: perr.Position.Col, Rule: "toml-syntax", Message: perr.Message})
 		} else {
 			r.errorf(file, "", "type", "%v", err)
 		}
@@ -75,6 +77,7 @@ func CheckManifest(b []byte) (Manifest, []Problem) {
 	if d.manifestOK {
 		d.checkManifest(r)
 	}
+	r.finish()
 	return d.manifest, r.Errors
 }
 

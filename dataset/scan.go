@@ -75,7 +75,7 @@ func scanTokens(ctx context.Context, name string, b []byte, r *Report) bool {
 			case json.Delim:
 				if len(stack) == maxDepth {
 					line, col := position(b, before)
-					r.Errors = append(r.Errors, Problem{File: name, Line: line, Char: col, Rule: "json-syntax", Message: fmt.Sprintf("arrays and objects nested deeper than %d levels", maxDepth)})
+					r.add(Problem{File: name, Line: line, Char: col, Rule: "json-syntax", Message: fmt.Sprintf("arrays and objects nested deeper than %d levels", maxDepth)})
 					return false
 				}
 				stack = append(stack, &scanFrame{ptr: ptr, object: v == '{', wantKey: v == '{'})
@@ -329,7 +329,7 @@ func reportSyntax(name string, b []byte, r *Report) {
 		line, col = position(b, max(serr.Offset-1, 0))
 		msg = unquoteChar(serr.Error())
 	}
-	r.Errors = append(r.Errors, Problem{File: name, Line: line, Char: col, Rule: "json-syntax", Message: "not JSON: " + msg})
+	r.add(Problem{File: name, Line: line, Char: col, Rule: "json-syntax", Message: "not JSON: " + msg})
 }
 
 // unquoteChar removes the quoted byte from encoding/json's "invalid
@@ -433,7 +433,7 @@ func (w *walker) open(c byte) (ok, entered bool) {
 	b := w.b
 	if len(w.stack) == maxDepth {
 		line, col := position(b, int64(w.prevEnd))
-		w.r.Errors = append(w.r.Errors, Problem{File: w.name, Line: line, Char: col, Rule: "json-syntax", Message: fmt.Sprintf("arrays and objects nested deeper than %d levels", maxDepth)})
+		w.r.add(Problem{File: w.name, Line: line, Char: col, Rule: "json-syntax", Message: fmt.Sprintf("arrays and objects nested deeper than %d levels", maxDepth)})
 		return false, false
 	}
 	// A frame's keys are kept for the next object at its depth: a file

@@ -33,7 +33,7 @@ func TestReloadLogsFewProblems(t *testing.T) {
 	if n := strings.Count(logged.String(), `msg="dataset warning"`); n != server.LoggedProblems {
 		t.Errorf("%d warnings logged, want %d", n, server.LoggedProblems)
 	}
-	if !strings.Contains(logged.String(), `level=WARN msg="more dataset warnings, not logged: ballot validate lists every one" count=980`) {
+	if !strings.Contains(logged.String(), `level=WARN msg="more dataset warnings, not logged: ballot validate lists up to 1,000 of each kind" count=980`) {
 		t.Errorf("no line for the warnings not logged:\n%s", logged.String())
 	}
 
@@ -45,7 +45,7 @@ func TestReloadLogsFewProblems(t *testing.T) {
 	line := logged.String()
 	if strings.Count(line, "\n") != 1 || !strings.Contains(line, `dataset is invalid: 500 errors\nparties.json: /0: party \"p0\" has no candidates`) ||
 		!strings.Contains(line, `/19: party \"p19\"`) || strings.Contains(line, `/20: party`) ||
-		!strings.Contains(line, `\n… and 480 more (ballot validate lists every one)"`) {
+		!strings.Contains(line, `\n… and 480 more (ballot validate lists up to 1,000 of each kind)"`) {
 		t.Errorf("refusal logged as:\n%s", line)
 	}
 }

@@ -332,7 +332,7 @@ func newRefusal(err error, at time.Time, path string) *refusal {
 	r := &refusal{at: at, path: path}
 	var report *dataset.Report
 	if errors.As(err, &report) {
-		r.count = len(report.Errors)
+		r.count, _ = dataset.CountProblems(report.Errors)
 		for _, p := range report.Errors[:min(len(report.Errors), maxRefusalProblems)] {
 			r.problems = append(r.problems, p.String())
 		}
@@ -365,17 +365,21 @@ func (s *Server) Reload(load func() (*dataset.Dataset, error)) (*dataset.Dataset
 
 // LoggedProblems is the most problems of a dataset one load logs: a
 // dataset of a million unused parties would otherwise log a million lines
-// on every reload. ballot validate lists every one.
+// on every reload. ballot validate lists more.
 const LoggedProblems = 20
 
 // LogWarnings logs a loaded dataset's warnings, one line each, up to
 // LoggedProblems, then one line with how many more there are.
 func LogWarnings(l *slog.Logger, ws []dataset.Problem) {
-	for _, w := range ws[:min(LoggedProblems, len(ws))] {
+	logged := ws[:min(LoggedProblems, len(ws))]
+	for _, w := range logged {
 		l.Warn("dataset warning", slog.String("problem", w.String()))
 	}
-	if more := len(ws) - LoggedProblems; more > 0 {
-		l.Warn("more dataset warnings, not logged: ballot validate lists every one", slog.Int("count", more))
+	// A Report's warnings are unmarked: counted as errors.
+	all, _ := dataset.CountProblems(ws)
+	shown, _ := dataset.CountProblems(logged)
+	if more := all - shown; more > 0 {
+		l.Warn("more dataset warnings, not logged: ballot validate lists up to "+dataset.Thousands(dataset.KeptOfAKind)+" of each kind", slog.Int("count", more))
 	}
 }
 

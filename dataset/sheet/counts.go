@@ -133,7 +133,7 @@ func (im *importer) errorsIn(files ...string) int {
 	n := 0
 	for _, p := range im.problems {
 		if !p.Warning && slices.Contains(files, p.File) {
-			n++
+			n += max(p.More, 1)
 		}
 	}
 	return n
@@ -652,6 +652,12 @@ func (cs *countSheets) unread(problems Problems, at map[sheetLine]int) map[int]b
 	for _, p := range problems {
 		if p.Warning || p.File != CountsFile && p.File != DistrictTotalsFile {
 			continue
+		}
+		if p.More > 0 { // of rows not kept, of any district: none is checked
+			for _, n := range cs.order {
+				bad[n] = true
+			}
+			break
 		}
 		switch p.Column {
 		case "name", "candidate", "audited_name", cs.partyCol:

@@ -141,11 +141,22 @@ func (pl *places) cell(file, ptr string) (sheet string, line int, col string) {
 
 // placed adds problems the dataset's rules found in the JSON written, at
 // their sheets' lines and columns, as warnings when warning is set.
+// A note counting the problems of a kind past the bound is put where the
+// last of its kind kept was, and goes with it when that is not kept.
 func (im *importer) placed(problems []dataset.Problem, warning bool, pl *places) {
+	var last dataset.Problem // the last problem placed
+	kept := false            // and whether it was kept
 	for _, p := range problems {
 		p.Warning = warning
-		if p, keep := pl.place(p); keep {
-			im.problems = append(im.problems, p)
+		if p.More > 0 {
+			if kept {
+				p.File, p.Pointer, p.Line, p.Column = last.File, "", last.Line, last.Column
+				im.problems = append(im.problems, p)
+			}
+			continue
+		}
+		if last, kept = pl.place(p); kept {
+			im.problems = append(im.problems, last)
 		}
 	}
 }

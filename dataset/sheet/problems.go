@@ -18,7 +18,9 @@ import (
 // names its column by its header name, as bare shows it; one of
 // dataset.toml names its key as the pointer; one of the JSON written,
 // found by the dataset's rules, is put at the line and column of the sheet
-// it comes from (place.go).
+// it comes from (place.go). Of each kind (the same message in the same
+// file) the first are kept, and a note after them counts the rest
+// (dataset.KeptOfAKind).
 type Problems []dataset.Problem
 
 // Error lists the problems, one a line.
@@ -30,14 +32,10 @@ func (ps Problems) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// Errors counts the problems that are not warnings.
+// Errors counts the problems that are not warnings, those a note counts
+// among them.
 func (ps Problems) Errors() int {
-	n := 0
-	for _, p := range ps {
-		if !p.Warning {
-			n++
-		}
-	}
+	n, _ := dataset.CountProblems(ps)
 	return n
 }
 
@@ -64,12 +62,14 @@ func (ps Problems) sort() {
 
 // add reports a problem at a line and column of a sheet; the column, a
 // header name, is shown as bare shows it.
+// Its kind is the message's format: past the bound of its kind it is
+// counted, its message not written.
 func (im *importer) add(file string, line int, column, format string, args ...any) {
-	im.problems = append(im.problems, dataset.Problem{File: file, Line: line, Column: bare(column), Message: fmt.Sprintf(format, args...)})
+	im.problems = im.bound.Add(im.problems, dataset.Problem{File: file, Line: line, Column: bare(column)}, format, format, args...)
 }
 
 func (im *importer) warn(file string, line int, column, format string, args ...any) {
-	im.problems = append(im.problems, dataset.Problem{File: file, Line: line, Column: bare(column), Message: fmt.Sprintf(format, args...), Warning: true})
+	im.problems = im.bound.Add(im.problems, dataset.Problem{File: file, Line: line, Column: bare(column), Warning: true}, format, format, args...)
 }
 
 // echoLimit is the most characters of a cell or header a message shows:

@@ -123,6 +123,7 @@ func ImportWith(src fs.FS, opts Options) (Result, error) {
 	im := importer{opts: opts, districtCount: dataset.DefaultDistricts}
 	files, err := im.run(src)
 	im.problems.sort()
+	im.problems = dataset.Settle(im.problems)
 	res := Result{Read: im.reads, Problems: im.problems}
 	if err != nil {
 		return res, err
@@ -147,13 +148,26 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 		// elected cell left empty, and refuses one that says no, before
 		// candidates.json is written; and when the sheets have errors,
 		// which stop the files every rule reads being made, a count that
-		// does not add up is reported in this run all the same.
-		countsJSON = dataset.EncodeJSON(counts.records(districts, candidates))
-		counts.dropTotals() // held no more: counts.json holds them
-		problems, seats := dataset.CheckCountSheets(countsJSON)
-		im.electedByCount(candidates, rows, counts, seats)
+		// does not add up is reported in this run all the same. Then a
+		// district some of whose figures could not be read is not
+		// counted: a cell read as 0 would be reported again as a count
+		// that does not add up, and counted among the problems of its
+		// kind.
+		check, checkPlaces := counts, pl
 		if im.problems.Errors() > 0 {
-			im.countProblems(problems, counts, pl)
+			bad := counts.unread(im.problems, counts.lineDistricts())
+			read := *counts
+			read.order = slices.DeleteFunc(slices.Clone(counts.order), func(n int) bool { return bad[n] })
+			check, checkPlaces = &read, newPlaces(parties, districts, rows, &read)
+		}
+		if len(check.order) > 0 {
+			countsJSON = dataset.EncodeJSON(check.records(districts, candidates))
+			counts.dropTotals() // held no more: counts.json holds them
+			problems, seats := dataset.CheckCountSheets(countsJSON)
+			im.electedByCount(candidates, rows, check, seats)
+			if im.problems.Errors() > 0 {
+				im.countProblems(problems, checkPlaces)
+			}
 		}
 	}
 	if im.problems.Errors() > 0 {
@@ -193,20 +207,13 @@ func (im *importer) run(src fs.FS) (map[string][]byte, error) {
 
 // countProblems adds the problems CheckCountSheets found in the count
 // sheets while the other sheets have errors, at the sheets' lines and
-// columns, but those of a district some of whose figures could not be
-// read, and those of a character a cell may not hold, which the cell's
-// check has reported already.
-func (im *importer) countProblems(problems []dataset.Problem, counts *countSheets, pl *places) {
-	at := counts.lineDistricts()
-	bad := counts.unread(im.problems, at)
-	for _, p := range problems {
-		if p.Rule == "control-character" || p.Rule == "bidi-control" {
-			continue
-		}
-		if p, _ = pl.place(p); !bad[at[sheetLine{p.File, p.Line}]] {
-			im.problems = append(im.problems, p)
-		}
-	}
+// columns (pl's, of the districts counted), but those of a character a
+// cell may not hold, which the cell's check has reported already.
+func (im *importer) countProblems(problems []dataset.Problem, pl *places) {
+	problems = slices.DeleteFunc(slices.Clone(problems), func(p dataset.Problem) bool {
+		return p.Rule == "control-character" || p.Rule == "bidi-control"
+	})
+	im.placed(problems, false, pl)
 }
 
 // electedByCount fills the elected of each candidate a count sheet elects
@@ -276,6 +283,7 @@ type importer struct {
 	opts      Options
 	reads     []Read
 	problems  Problems
+	bound     dataset.Bound // of problems, whichever list they go to
 	namespace uuid.UUID
 	keyPrefix string
 	hasNS     bool
