@@ -31,7 +31,7 @@ func (d *records) checkCounts(c *checker) {
 		return
 	}
 	f := &d.counts
-	sound := make([]bool, len(f.recs))
+	sound := make([]bool, len(f.valid))
 	for i, s := range f.objects {
 		sound[i] = d.checkSheetFields(c.r, i, &s) && f.valid[i]
 	}
@@ -318,7 +318,7 @@ func (d *records) checkElectedFlags(r *Report, i int, s *sheetFile, t *tally, ca
 	for _, j := range t.elected {
 		cand := candidates[s.Candidacies[j].CandidateID]
 		if cand.c.Elected == nil || !*cand.c.Elected {
-			r.Errors = append(r.Errors, Problem{File: CandidatesFile, Pointer: pointer(cand.i, "elected"), Rule: "elected-flag",
+			r.add(Problem{File: CandidatesFile, Pointer: pointer(cand.i, "elected"), Rule: "elected-flag",
 				Message: fmt.Sprintf("is %s, and %s is elected at count %d of district %d (counts.json /%d/candidacies/%d); a candidate elected at a count is elected", boolText(cand.c.Elected), cand.c.Name, t.electedAt[j], t.number, i, j)})
 		}
 	}

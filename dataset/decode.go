@@ -102,46 +102,98 @@ func tomlKeys(typ reflect.Type, prefix string) []string {
 // defect is left out of the rules that span records, so each defect is
 // reported once, by the rule it breaks; its fields that decoded are still
 // checked on their own, so every problem is reported in one run.
+//
+// Only the records that decoded whole are held, in recs: a file of a
+// million defective records ({} each, three bytes) held as a million
+// records took fifty times the file. A defective record is decoded again
+// from the file's bytes, held while there is one, each time objects
+// yields it.
 type file[T any] struct {
-	recs     []T
-	valid    []bool          // valid[i]: record i decoded whole
-	object   []bool          // object[i]: record i is an object, so some fields may have decoded
-	good     map[string]bool // pointers of the fields of defective records that decoded
-	complete bool            // the file was read and every record decoded
+	recs     []T    // the records that decoded whole, in order: every record when complete
+	valid    []bool // valid[i]: record i decoded whole
+	object   []bool // object[i]: record i is an object, so some fields may have decoded
+	complete bool   // the file was read and every record decoded
+
+	array []byte          // the file's array, while a record is defective
+	at    int             // the defective record objects yields, whose fields good holds
+	good  map[string]bool // pointers of the fields of record at that decoded
 }
 
 // release drops the bookkeeping of the checks; recs stays.
-func (f *file[T]) release() { f.valid, f.object, f.good = nil, nil, nil }
+func (f *file[T]) release() { f.valid, f.object, f.array, f.good = nil, nil, nil, nil }
 
 // each yields the index and value of every record that decoded.
 func (f *file[T]) each(yield func(int, T) bool) {
-	for i, rec := range f.recs {
-		if f.valid[i] && !yield(i, rec) {
+	k := 0
+	for i, ok := range f.valid {
+		if !ok {
+			continue
+		}
+		if !yield(i, f.recs[k]) {
 			return
 		}
+		k++
 	}
 }
 
 // objects yields every record that is an object, defective or not: the
 // rules that look at one record alone run on each of its fields that
-// decoded (see has).
+// decoded (see has). A defective record is decoded again for it.
 func (f *file[T]) objects(yield func(int, T) bool) {
-	for i, rec := range f.recs {
-		if f.object[i] && !yield(i, rec) {
+	if f.array == nil { // every record whole, or none read
+		for i, rec := range f.recs {
+			if !yield(i, rec) {
+				return
+			}
+		}
+		return
+	}
+	k := 0
+	for i, raw := range items(f.array) {
+		var rec T
+		switch {
+		case f.valid[i]:
+			rec = f.recs[k]
+			k++
+		case f.object[i]:
+			rec = f.decodeAgain(i, raw)
+		default:
+			continue
+		}
+		if !yield(i, rec) {
 			return
 		}
 	}
 }
 
-// has reports whether field of record i decoded.
+// decodeAgain decodes the defective record i, raw, as decodeArray first
+// did, and notes its fields that decoded.
+func (f *file[T]) decodeAgain(i int, raw []byte) T {
+	var rec T
+	if p, ok := any(&rec).(presizer); ok {
+		p.presize(raw)
+	}
+	_ = json.Unmarshal(raw, &rec) // a value of the wrong type is skipped, the rest decoded
+	if f.good == nil {
+		f.good = map[string]bool{}
+	}
+	clear(f.good)
+	c := fieldCheck{r: &Report{quiet: true}, good: f.good, at: []token{{index: i}}} // its problems are reported already
+	c.fields(raw, reflect.TypeFor[T]())
+	f.at = i
+	return rec
+}
+
+// has reports whether field of record i decoded, for a record objects
+// yields.
 func (f *file[T]) has(i int, field string) bool {
-	return f.valid[i] || f.good[pointer(i, field)]
+	return f.valid[i] || f.at == i && f.good[pointer(i, field)]
 }
 
 // hasIn reports whether field of item j of the array list of record i
-// decoded.
+// decoded, for a record objects yields.
 func (f *file[T]) hasIn(i int, list string, j int, field string) bool {
-	return f.valid[i] || f.good[pointer(i, list, j, field)]
+	return f.valid[i] || f.at == i && f.good[pointer(i, list, j, field)]
 }
 
 // decodeArray decodes a JSON file that must hold an array of records of
@@ -161,34 +213,38 @@ func decodeArray[T any](name string, b []byte, r *Report) file[T] {
 		r.errorf(name, "", "type", "must be a JSON array of records, not %s", kind)
 		return file[T]{}
 	}
-	raws := arrayItems(v, nil)
-	f := file[T]{recs: make([]T, len(raws)), valid: make([]bool, len(raws)), object: make([]bool, len(raws)), good: map[string]bool{}, complete: true}
+	n := countItems(v)
+	f := file[T]{valid: make([]bool, n), object: make([]bool, n), complete: true, at: -1}
 	typ := reflect.TypeFor[T]()
 	c := fieldCheck{file: name, r: r}
-	for i, raw := range raws {
-		// Most records are right: the fields that are right are noted
-		// only for a record found defective, in a second pass that
-		// reports nothing again.
-		c.r, c.good = r, nil
+	whole := 0
+	for i, raw := range items(v) {
 		c.at = append(c.at[:0], token{index: i})
-		ok := c.fields(raw, typ)
-		if p, ok := any(&f.recs[i]).(presizer); ok {
-			p.presize(raw)
-		}
-		// A value of the wrong type is skipped and the rest decoded, so
-		// the fields that are right can still be checked.
-		err := json.Unmarshal(raw, &f.recs[i])
+		f.valid[i] = c.fields(raw, typ)
 		f.object[i] = raw[0] == '{'
-		if ok && err == nil {
-			f.valid[i] = true
+		if f.valid[i] {
+			whole++
+		}
+	}
+	// Then the records found whole are decoded, and no other: a record
+	// is as large as its fields, and a defective one may be "{}".
+	f.recs = make([]T, 0, whole)
+	for i, raw := range items(v) {
+		if !f.valid[i] {
 			continue
 		}
-		f.complete = false
-		c.r, c.good = &Report{}, map[string]bool{}
-		c.fields(raw, typ)
-		for ptr := range c.good {
-			f.good[ptr] = true
+		f.recs = append(f.recs, *new(T))
+		rec := &f.recs[len(f.recs)-1]
+		if p, ok := any(rec).(presizer); ok {
+			p.presize(raw)
 		}
+		if err := json.Unmarshal(raw, rec); err != nil {
+			f.valid[i] = false
+			f.recs = f.recs[:len(f.recs)-1]
+		}
+	}
+	if len(f.recs) < n {
+		f.complete, f.array = false, v
 	}
 	return f
 }

@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"encoding/json"
+	"iter"
 	"reflect"
 	"strings"
 )
@@ -147,19 +148,20 @@ func objectMembers(v []byte, dst []member) []member {
 	}
 }
 
-// arrayItems splits the valid JSON array v into its items.
-func arrayItems(v []byte, dst [][]byte) [][]byte {
-	i := skipSpace(v, 1)
-	if v[i] == ']' {
-		return dst
-	}
-	for {
-		end := valueEnd(v, i)
-		dst = append(dst, v[i:end])
-		i = skipSpace(v, end)
-		if v[i] == ']' {
-			return dst
+// items yields the index and the bytes of each item of the valid JSON
+// array v.
+func items(v []byte) iter.Seq2[int, []byte] {
+	return func(yield func(int, []byte) bool) {
+		i := skipSpace(v, 1)
+		for n := 0; v[i] != ']'; n++ {
+			end := valueEnd(v, i)
+			if !yield(n, v[i:end]) {
+				return
+			}
+			i = skipSpace(v, end)
+			if v[i] == ',' {
+				i = skipSpace(v, i+1)
+			}
 		}
-		i = skipSpace(v, i+1)
 	}
 }
