@@ -116,7 +116,7 @@ type file[T any] struct {
 
 	array []byte          // the file's array, while a record is defective
 	at    int             // the defective record objects yields, whose fields good holds
-	good  map[string]bool // pointers of the fields of record at that decoded
+	good  map[string]bool // pointers, within record at, of its fields that decoded
 }
 
 // release drops the bookkeeping of the checks; recs stays.
@@ -178,7 +178,7 @@ func (f *file[T]) decodeAgain(i int, raw []byte) T {
 		f.good = map[string]bool{}
 	}
 	clear(f.good)
-	c := fieldCheck{r: &Report{quiet: true}, good: f.good, at: []token{{index: i}}} // its problems are reported already
+	c := fieldCheck{r: &Report{quiet: true}, good: f.good} // its problems are reported already
 	c.fields(raw, reflect.TypeFor[T]())
 	f.at = i
 	return rec
@@ -187,13 +187,21 @@ func (f *file[T]) decodeAgain(i int, raw []byte) T {
 // has reports whether field of record i decoded, for a record objects
 // yields.
 func (f *file[T]) has(i int, field string) bool {
-	return f.valid[i] || f.at == i && f.good[pointer(i, field)]
+	if f.valid[i] {
+		return true
+	}
+	var b [64]byte
+	return f.at == i && f.good[string(appendPointer(b[:0], field))]
 }
 
 // hasIn reports whether field of item j of the array list of record i
 // decoded, for a record objects yields.
 func (f *file[T]) hasIn(i int, list string, j int, field string) bool {
-	return f.valid[i] || f.at == i && f.good[pointer(i, list, j, field)]
+	if f.valid[i] {
+		return true
+	}
+	var b [64]byte
+	return f.at == i && f.good[string(appendPointer(b[:0], list, j, field))]
 }
 
 // decodeArray decodes a JSON file that must hold an array of records of

@@ -312,22 +312,27 @@ func CountProblems(ps []Problem) (errors, warnings int) {
 // pointer builds an RFC 6901 JSON pointer from reference tokens, escaping
 // "~" and "/" inside them.
 func pointer(tokens ...any) string {
-	var b strings.Builder
+	return string(appendPointer(nil, tokens...))
+}
+
+// appendPointer appends the pointer of tokens to b: a look-up by it in a
+// map of pointers needs no string made.
+func appendPointer(b []byte, tokens ...any) []byte {
 	for _, t := range tokens {
-		b.WriteByte('/')
+		b = append(b, '/')
 		switch v := t.(type) {
 		case int:
-			b.WriteString(strconv.Itoa(v))
+			b = strconv.AppendInt(b, int64(v), 10)
 		case string:
 			if strings.ContainsAny(v, "~/") {
 				v = pointerEscaper.Replace(v)
 			}
-			b.WriteString(v)
+			b = append(b, v...)
 		default:
-			fmt.Fprint(&b, v)
+			b = fmt.Append(b, v)
 		}
 	}
-	return b.String()
+	return b
 }
 
 var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
