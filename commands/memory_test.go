@@ -366,3 +366,219 @@ func nextSheetEdition(t *testing.T, dir string) string {
 	}
 	return next
 }
+
+// TestRefusedMemoryPerByte holds datasets and sheets the rules refuse to
+// the figure TestLoadMemoryPerByte holds those they accept, whatever the
+// number of their problems: ballot validate (and --format json) of a
+// counts.json of empty sheets, seven problems each, and of a count sheet
+// whose every total is -1 (bench/shapes' emptysheets and badtotals), and
+// ballot import of a counts.csv whose every cell is "x", each add at most
+// dataset.PeakMemoryPerByte times the files' size to the peak of the same
+// command on the files they add to (the embedded dataset's, the 2022
+// sheets). A report kept every problem, and a dataset every defective
+// record: 1,160 times a counts.json of empty sheets.
+func TestRefusedMemoryPerByte(t *testing.T) {
+	testprograms.EndToEnd(t, "writes 40 MB of datasets and reads the peak memory of the binary checking each")
+	ballot := e2eBuild(t)
+	tools := t.TempDir()
+	build := exec.Command("go", "build", "-o", tools+"/", "../bench/shapes")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build of bench/shapes: %v\n%s", err, out)
+	}
+	// peak runs ballot with args, which must exit with code, and returns
+	// its peak memory and what it wrote on stdout.
+	peak := func(t *testing.T, code int, args ...string) (int64, []byte) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(ballot, args...)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		peak, err := runPeak(cmd)
+		got := 0
+		if exit := (*exec.ExitError)(nil); errors.As(err, &exit) {
+			got = exit.ExitCode()
+		} else if err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		if got != code {
+			t.Fatalf("%s: exit %d, want %d\n%.2000s", cmd, got, code, stderr.String())
+		}
+		return peak, stdout.Bytes()
+	}
+	base := filepath.Join(t.TempDir(), "base")
+	if out, err := exec.Command(filepath.Join(tools, "shapes"), "-shape", "emptysheets", "-bytes", "2", "-out", base).CombinedOutput(); err != nil {
+		t.Fatalf("shapes: %v\n%s", err, out)
+	}
+	if err := os.Remove(filepath.Join(base, dataset.CountsFile)); err != nil {
+		t.Fatal(err)
+	}
+	var baseValidate int64
+	for _, args := range [][]string{{"validate", base}, {"validate", "--format", "json", base}} {
+		p, _ := peak(t, 0, args...)
+		baseValidate = max(baseValidate, p)
+	}
+	t.Logf("ballot validate of the embedded dataset: peak %d bytes (%.1f MiB)", baseValidate, float64(baseValidate)/(1<<20))
+
+	check := func(t *testing.T, what string, peak, base, files int64) {
+		t.Helper()
+		added := float64(peak-base) / float64(files)
+		t.Logf("%s: peak %d bytes (%.1f MiB), %.1f times the files' %d bytes beyond the %d of the files it adds to", what, peak, float64(peak)/(1<<20), added, files, base)
+		if peak-base > dataset.PeakMemoryPerByte*files {
+			t.Errorf("%s: peak %d bytes, %.1f times the files' %d bytes beyond %d; want at most %d times", what, peak, added, files, base, dataset.PeakMemoryPerByte)
+		}
+	}
+	for _, sh := range []struct {
+		name     string
+		problems func(counts []byte) int // the problems of a counts.json
+		args     []string
+	}{
+		// 700,000 sheets, 4.9 million problems.
+		{"empty sheets", func(b []byte) int { return 7 * bytes.Count(b, []byte("{}")) }, []string{"-shape", "emptysheets", "-bytes", strconv.Itoa(2 << 20)}},
+		// 8 million totals: 27 MB with its candidates.
+		{"wrong totals", func(b []byte) int { return bytes.Count(b, []byte("[-1")) + bytes.Count(b, []byte(",-1")) }, []string{"-shape", "badtotals", "-candidacies", "10000", "-counts", "800"}},
+	} {
+		t.Run(sh.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "shape")
+			gen := exec.Command(filepath.Join(tools, "shapes"), append(sh.args, "-out", dir)...)
+			if out, err := gen.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", gen, err, out)
+			}
+			files, err := dataset.FilesSize(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts, err := os.ReadFile(filepath.Join(dir, dataset.CountsFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			problems := sh.problems(counts)
+			p, stdout := peak(t, 1, "validate", dir)
+			check(t, "ballot validate of "+sh.name, p, baseValidate, files)
+			note := "counts.json: … and " + dataset.Thousands(problems-dataset.KeptOfAKind) + " more problems of the same kind\n"
+			if lines := bytes.Count(stdout, []byte("\n")); lines != dataset.KeptOfAKind+1 || !bytes.HasSuffix(stdout, []byte(note)) {
+				t.Errorf("ballot validate of %s: %d lines, ending %q; want %d, the last %q", sh.name, lines, stdout[max(0, len(stdout)-200):], dataset.KeptOfAKind+1, note)
+			}
+			p, _ = peak(t, 1, "validate", "--format", "json", dir)
+			check(t, "ballot validate --format json of "+sh.name, p, baseValidate, files)
+		})
+	}
+
+	t.Run("wrong cells", func(t *testing.T) {
+		src := filepath.Join("..", "dataset", "malta-2022", "sheets")
+		baseImport, _ := peak(t, 0, "import", src, filepath.Join(t.TempDir(), "out"))
+		dir := filepath.Join(t.TempDir(), "sheets")
+		if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
+		// 2,000 rows of 1,000 counts, every cell "x": 4 MB, 2 million
+		// problems.
+		var b strings.Builder
+		b.WriteString("district,name,party")
+		for k := range 1000 {
+			fmt.Fprintf(&b, ",count_%d", k+1)
+		}
+		cells := strings.Repeat(",x", 1000)
+		for i := range 2000 {
+			fmt.Fprintf(&b, "\n%d,Name %d,PL%s", i%13+1, i, cells)
+		}
+		b.WriteString("\n")
+		if err := os.WriteFile(filepath.Join(dir, "counts.csv"), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var files int64
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			fi, err := e.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			files += fi.Size()
+		}
+		p, stdout := peak(t, 1, "import", dir, filepath.Join(t.TempDir(), "out"))
+		check(t, "ballot import of a counts.csv of 2 million wrong cells", p, baseImport, files)
+		if lines := bytes.Count(stdout, []byte("\n")); lines > dataset.KeptInAll+100 || !bytes.Contains(stdout, []byte("\ncounts.csv: … and 1,999,000 more problems of the same kind\n")) {
+			t.Errorf("ballot import: %d lines; want at most %d, and one for the 1,999,000 cells not listed", lines, dataset.KeptInAll+100)
+		}
+	})
+
+}
+
+// TestReloadRefusedWithinMemory: a reload of files whose count sheet has
+// 8 million wrong totals (27 MB, bench/shapes' badtotals) is refused and
+// logged with the count of its problems, the first listed and how many
+// more; serve lives on, serving the dataset it served, its peak grown by
+// at most dataset.PeakMemoryPerByte times the files. A report of every
+// problem took it past 1.4 GB, out of memory.
+func TestReloadRefusedWithinMemory(t *testing.T) {
+	testprograms.EndToEnd(t, "writes a 27 MB dataset and reads the peak memory of serve refusing it")
+	tools := t.TempDir()
+	build := exec.Command("go", "build", "-o", tools+"/", "../bench/shapes")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build of bench/shapes: %v\n%s", err, out)
+	}
+	shape := filepath.Join(t.TempDir(), "shape")
+	if out, err := exec.Command(filepath.Join(tools, "shapes"), "-shape", "badtotals", "-candidacies", "10000", "-counts", "800", "-out", shape).CombinedOutput(); err != nil {
+		t.Fatalf("shapes: %v\n%s", err, out)
+	}
+	// Served first: the embedded dataset's files the shape adds to.
+	dir := filesCopyRecords(t, "../dataset/malta-2022")
+	p := prodStartWithin(t, t.TempDir(), nil, 2*time.Minute, "--data", dir, "--admin-listen", "127.0.0.1:0")
+	admin := prodAdmin(t, p)
+	hc := prodHTTP(t)
+	before := prodReadyz(t, hc, admin)
+	base := vmHWM(p.cmd.Process.Pid)
+	for _, name := range []string{dataset.CandidatesFile, dataset.CountsFile} {
+		b, err := os.ReadFile(filepath.Join(shape, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := dataset.FilesSize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	// The reload's peak is watched as it runs: past the bound, serve is
+	// stopped rather than left to take the machine's memory.
+	refused := regexp.MustCompile(`level=ERROR msg="reload refused: still serving the previous dataset" version=` + before.Version + ` error=".*"`)
+	bound := base + dataset.PeakMemoryPerByte*files
+	var line string
+	for deadline := time.Now().Add(2 * time.Minute); line == ""; {
+		if peak := vmHWM(p.cmd.Process.Pid); peak > bound {
+			_ = p.cmd.Process.Kill()
+			t.Fatalf("serve's peak reached %d bytes while reloading, %.1f times the files' %d bytes beyond its %d before; want at most %d times", peak, float64(peak-base)/float64(files), files, base, dataset.PeakMemoryPerByte)
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("serve ended while reloading: %v\n%s", p.err, p.stderr.shortened())
+		case <-time.After(20 * time.Millisecond):
+		}
+		line = refused.FindString(p.stderr.String())
+		if line == "" && time.Now().After(deadline) {
+			t.Fatalf("no refused reload logged within 2 minutes:\n%s", p.stderr.shortened())
+		}
+	}
+	peak := vmHWM(p.cmd.Process.Pid)
+	t.Logf("serve refusing %d bytes of files: peak %d bytes (%.1f MiB), %.1f times the files beyond its %d before", files, peak, float64(peak)/(1<<20), float64(peak-base)/float64(files), base)
+	if peak-base > dataset.PeakMemoryPerByte*files {
+		t.Errorf("serve's peak %d bytes, %.1f times the files' %d bytes beyond its %d before; want at most %d times", peak, float64(peak-base)/float64(files), files, base, dataset.PeakMemoryPerByte)
+	}
+	for _, want := range []string{
+		`error="dataset is invalid: 8000000 errors\ncounts.json: /0/candidacies/0/totals/0: district 1, count 1: is -1; must be 0 or more\n`,
+		`\ncounts.json: /0/candidacies/0/totals/19: district 1, count 20: is -1; must be 0 or more\n… and 7,999,980 more (ballot validate lists up to 1,000 of each kind)"`,
+	} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the refused reload's line\n%.600s\nhas not %q", line, want)
+		}
+	}
+	if got := prodReadyz(t, hc, admin); got != before {
+		t.Errorf("/readyz after the refused reload: %+v, want it unchanged: %+v", got, before)
+	}
+}

@@ -121,7 +121,7 @@ func (r *Report) Brief(n int) string {
 	}
 	if shown, _ := CountProblems(listed); errors > shown {
 		b.WriteString("\n… and ")
-		b.WriteString(strconv.Itoa(errors - shown))
+		b.WriteString(Thousands(errors - shown))
 		b.WriteString(" more (ballot validate lists up to " + Thousands(KeptOfAKind) + " of each kind)")
 	}
 	return b.String()

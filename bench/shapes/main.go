@@ -1,6 +1,7 @@
-// Command shapes writes a dataset of one shape the rules accept, near a size,
-// for measuring the memory of a load per byte of data: the embedded dataset
-// with one file replaced by the shape's.
+// Command shapes writes a dataset of one shape, near a size, for measuring
+// the memory of a load per byte of data: the embedded dataset with one
+// file replaced by the shape's. Each shape the rules accept, and two they
+// refuse with a problem for each sheet or each total.
 //
 //	go run ./bench/shapes -shape parties -bytes 67108864 -out /tmp/parties
 //
@@ -16,6 +17,11 @@
 //	counts      one district's count sheet of many candidacies over many
 //	            counts (-candidacies, -counts; 10,000 over 500 by default),
 //	            every candidate of the dataset one of its rows
+//
+// Refused:
+//
+//	emptysheets a counts.json of empty sheets ({}), seven problems each
+//	badtotals   the counts shape with every total -1, a problem each
 //
 // Many candidates, the other shape, is bench/synth's (-n 135000 is near
 // 64 MiB).
@@ -40,7 +46,7 @@ import (
 var namespace = uuid.MustParse("6b616c6c-6f74-2d62-656e-63682d73796e")
 
 func main() {
-	shape := flag.String("shape", "parties", "parties, localities, longparty, longnote, longcand, candidates, everywhere or counts")
+	shape := flag.String("shape", "parties", "parties, localities, longparty, longnote, longcand, candidates, everywhere, counts, emptysheets or badtotals")
 	size := flag.Int("bytes", 64<<20, "the largest the shape's file may be, in bytes")
 	out := flag.String("out", "", "directory to write (created if missing)")
 	flag.IntVar(&sheetRows, "candidacies", 10000, "counts: the sheet's candidacies")
@@ -65,8 +71,18 @@ func write(shape string, size int, out string) error {
 		return manyLocalities(size, out)
 	case "candidates", "everywhere":
 		return manyCandidates(size, out, shape == "everywhere")
-	case "counts":
-		return countSheet(sheetRows, sheetCounts, out)
+	case "counts", "badtotals":
+		return countSheet(sheetRows, sheetCounts, out, shape == "badtotals")
+	case "emptysheets":
+		var b strings.Builder
+		b.WriteByte('[')
+		fill(&b, size, func(i int) string {
+			if i == 0 {
+				return "{}"
+			}
+			return ",{}"
+		})
+		return os.WriteFile(filepath.Join(out, dataset.CountsFile), []byte(b.String()), 0o644)
 	case "longparty":
 		return longField(dataset.PartiesFile, size, out, func(parties []map[string]any) {
 			parties[0]["name"] = "Partit " + strings.Repeat("x", size-16<<10)
@@ -80,7 +96,7 @@ func write(shape string, size int, out string) error {
 			candidates[0]["name"] = "N " + strings.Repeat("y", size-256<<10)
 		})
 	}
-	return fmt.Errorf("no shape %q: parties, localities, longparty, longnote, longcand, candidates, everywhere or counts", shape)
+	return fmt.Errorf("no shape %q: parties, localities, longparty, longnote, longcand, candidates, everywhere, counts, emptysheets or badtotals", shape)
 }
 
 // copyBase writes the embedded dataset's files into out, for a shape to
@@ -231,8 +247,9 @@ var sheetRows, sheetCounts int
 // and candidates.json with its candidates alone: candidate i has i+1 first
 // preferences, and each count after the first excludes the lowest
 // continuing candidate, whose votes all go to non-transferable. No one
-// reaches the quota, so the sheet is still counting.
-func countSheet(rows, counts int, out string) error {
+// reaches the quota, so the sheet is still counting. With bad, every
+// total is -1.
+func countSheet(rows, counts int, out string, bad bool) error {
 	var districts []dataset.District
 	if err := readBase(dataset.DistrictsFile, &districts); err != nil {
 		return err
@@ -264,9 +281,12 @@ func countSheet(rows, counts int, out string) error {
 			if k > 0 {
 				sheet.WriteByte(',')
 			}
-			if k > i { // excluded at count i+2
+			switch {
+			case bad:
+				sheet.WriteString("-1")
+			case k > i: // excluded at count i+2
 				sheet.WriteByte('0')
-			} else {
+			default:
 				sheet.WriteString(strconv.Itoa(i + 1))
 			}
 		}
