@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"encoding/binary"
 	"hash/crc32"
+	"io"
 	"sync"
 	"time"
 
@@ -162,13 +163,34 @@ func (l *list) compress(lc *compressor, limited bool) {
 
 // AppendGzip appends the gzip encoding of the body AppendJSON writes.
 func (r Result) AppendGzip(dst []byte, generatedAt time.Time) []byte {
-	if start, run := r.res.Run(); !run || start > 0 || r.l.gz.stream == nil {
+	head, prepared := r.PreparedGzip()
+	if prepared == nil {
 		return r.appendGzipPage(dst, generatedAt)
 	}
+	dst = append(dst, head...)
+	dst = append(dst, prepared...)
+	return r.AppendGzipRest(dst, generatedAt)
+}
+
+// PreparedGzip returns the body AppendGzip appends up to what is made
+// for the answer, as PreparedRun does for AppendJSON's: head, the gzip
+// header, and prepared, the list's stream compressed at load up to the
+// flush point at or below the count (shared: never to be changed);
+// AppendGzipRest appends the rest. nil, nil for an answer compressed on
+// request.
+func (r Result) PreparedGzip() (head, prepared []byte) {
+	if start, run := r.res.Run(); !run || start > 0 || r.l.gz.stream == nil {
+		return nil, nil
+	}
+	_, end, _ := r.l.gz.flush(r.res.Count())
+	return gzipHeader, r.l.gz.stream[:end]
+}
+
+// AppendGzipRest appends what follows PreparedGzip's bytes: the records
+// past the flush point and the tail, then the gzip trailer.
+func (r Result) AppendGzipRest(dst []byte, generatedAt time.Time) []byte {
 	n := r.res.Count()
-	p, end, crc := r.l.gz.flush(n)
-	dst = append(dst, gzipHeader...)
-	dst = append(dst, r.l.gz.stream[:end]...)
+	p, _, crc := r.l.gz.flush(n)
 	// After a sync flush the stream is byte-aligned, so stored blocks can
 	// follow: a header byte, the length and its complement, then the bytes
 	// as they are. Compressing them would cost more time than it saves.
@@ -188,7 +210,7 @@ func (r Result) AppendGzip(dst []byte, generatedAt time.Time) []byte {
 func (r Result) appendGzipTail(dst []byte, crc uint32, size int, generatedAt time.Time) []byte {
 	mark := len(dst)
 	dst = append(dst, 1, 0, 0, 0, 0) // BFINAL=1, BTYPE=00, LEN, NLEN
-	dst = r.appendTail(dst, generatedAt)
+	dst = r.AppendTail(dst, generatedAt)
 	tail := dst[mark+5:]
 	n := uint16(len(tail))
 	binary.LittleEndian.PutUint16(dst[mark+1:], n)
@@ -278,3 +300,44 @@ func GzipDocument(body []byte) []byte { return gzipMember(nil, body, documentLev
 // GzipOnRequest appends to dst a body made on request compressed, at the
 // fastest level.
 func GzipOnRequest(dst, body []byte) []byte { return gzipMember(dst, body, requestLevel) }
+
+// WriteGzip writes to w the gzip encoding of what write writes, as
+// GzipOnRequest compresses a body made on request, but compressed as it
+// is written, a download of any size never held whole. It stops at the
+// first write to w that fails.
+func WriteGzip(w io.Writer, write func(io.Writer) error) error {
+	c := compressors.get(requestLevel)
+	defer compressors.put(c)
+	header := append(c.out.b[:0], gzipHeader...)
+	header[len(header)-2] = 4 // the extra flags of the fastest level, as compress/gzip sets them
+	if _, err := w.Write(header); err != nil {
+		return err
+	}
+	c.fw.Reset(w)
+	body := &crcWriter{w: c.fw}
+	if err := write(body); err != nil {
+		return err
+	}
+	if err := c.fw.Close(); err != nil {
+		return err
+	}
+	trailer := binary.LittleEndian.AppendUint32(header[:0], body.crc)
+	trailer = binary.LittleEndian.AppendUint32(trailer, uint32(body.size))
+	_, err := w.Write(trailer)
+	return err
+}
+
+// crcWriter writes to w, keeping the CRC-32 and the length of what it
+// wrote, a gzip member's trailer.
+type crcWriter struct {
+	w    io.Writer
+	crc  uint32
+	size int
+}
+
+func (c *crcWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.crc = crc32.Update(c.crc, crc32.IEEETable, p[:n])
+	c.size += n
+	return n, err
+}

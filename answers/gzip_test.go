@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"slices"
 	"testing"
 	"time"
 
@@ -141,5 +142,64 @@ func TestLocalityAnswerOwnETag(t *testing.T) {
 	at := time.Date(2026, 11, 26, 6, 0, 0, 0, time.UTC)
 	if !bytes.Contains(loc.AppendJSON(nil, at), []byte(`"number":1,`)) {
 		t.Errorf("the answer for valletta does not hold district 1: %s", loc.AppendJSON(nil, at))
+	}
+}
+
+// TestPreparedInPlace: an answer whose records are one run of their
+// list's prepared bytes gives those bytes themselves, the same for every
+// answer (PreparedRun, PreparedGzip), and the parts made for it
+// (AppendTail, AppendGzipRest) complete them into the body AppendJSON and
+// AppendGzip append; one record, a page past the first and a list
+// compressed whole are such answers in plain, the first pages of a list
+// in gzip too.
+func TestPreparedInPlace(t *testing.T) {
+	ds := datasettest.Counts(t, true)
+	at := time.Date(2026, 11, 21, 4, 15, 0, 123_000_000, time.UTC)
+	var results []dataset.Result
+	for _, q := range []struct {
+		c dataset.Collection
+		p dataset.Params
+	}{
+		{dataset.Results, nil},
+		{dataset.Parties, nil},
+		{dataset.Candidates, dataset.Params{"limit": {"37"}}},
+		{dataset.Candidates, dataset.Params{"district": {"5"}}},
+		{dataset.Candidates, dataset.Params{"offset": {"3"}, "limit": {"7"}}},
+	} {
+		res, err := ds.Query(q.c, q.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, res)
+	}
+	for _, key := range []string{"1", "5", "13"} {
+		res, err := ds.Record(dataset.Results, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, res)
+	}
+	for _, res := range results {
+		a, b := datasettest.Answer(ds, res), datasettest.Answer(ds, res)
+		name := fmt.Sprint(res.List().ID, res.Pick(), res.Offset())
+		head, prepared := a.PreparedRun()
+		_, again := b.PreparedRun()
+		if len(prepared) == 0 || &prepared[0] != &again[0] {
+			t.Errorf("%s: prepared run %d bytes, not the same bytes for two answers", name, len(prepared))
+			continue
+		}
+		body := a.AppendTail(append(slices.Clone(head), prepared...), at)
+		if want := a.AppendJSON(nil, at); !bytes.Equal(body, want) {
+			t.Errorf("%s: in place %q, want %q", name, body, want)
+		}
+		if head, prepared := a.PreparedGzip(); prepared != nil {
+			if _, again := b.PreparedGzip(); len(prepared) > 0 && &prepared[0] != &again[0] {
+				t.Errorf("%s: prepared gzip not the same bytes for two answers", name)
+			}
+			gz := a.AppendGzipRest(append(slices.Clone(head), prepared...), at)
+			if want := a.AppendGzip(nil, at); !bytes.Equal(gz, want) {
+				t.Errorf("%s: gzip in place differs from AppendGzip's", name)
+			}
+		}
 	}
 }

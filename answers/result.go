@@ -123,23 +123,37 @@ func (r Result) Record(i int) []byte {
 // dst. The HTTP server and the command line both write bodies through it, so
 // their bytes are the same.
 func (r Result) AppendJSON(dst []byte, generatedAt time.Time) []byte {
+	if head, prepared := r.PreparedRun(); prepared != nil {
+		dst = append(dst, head...)
+		dst = append(dst, prepared...)
+		return r.AppendTail(dst, generatedAt)
+	}
+	dst = append(dst, envelopeStart...)
+	for i := range r.res.Count() {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, r.Record(i)...)
+	}
+	return r.AppendTail(dst, generatedAt)
+}
+
+// PreparedRun returns the body AppendJSON appends up to its tail when its
+// records are one run of their list's prepared bytes: head, the
+// envelope's start or nothing, and prepared, the list's bytes from its
+// start or from the run's first record (shared by every answer: never to
+// be changed); AppendTail appends the rest. A large body is written from
+// them in place rather than copied for each answer (a sheet of 26 MB was,
+// for each of 40 slow readers). nil, nil when the records are not one run.
+func (r Result) PreparedRun() (head, prepared []byte) {
 	start, run := r.res.Run()
 	switch {
 	case !run:
-		dst = append(dst, envelopeStart...)
-		for i := range r.res.Count() {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, r.Record(i)...)
-		}
+		return nil, nil
 	case start > 0:
-		dst = append(dst, envelopeStart...)
-		dst = append(dst, r.runRecords(start)...)
-	default:
-		dst = append(dst, r.l.data[:r.l.end(r.res.Count())]...)
+		return envelopeStartBytes, r.runRecords(start)
 	}
-	return r.appendTail(dst, generatedAt)
+	return nil, r.l.data[:r.l.end(r.res.Count())]
 }
 
 // runRecords is the records of a run from start, without the envelope: a
@@ -155,8 +169,8 @@ func (r Result) runRecords(start int) []byte {
 	return r.l.data[r.l.end(start)+1 : r.l.end(start+n)] // +1: past the comma
 }
 
-// appendTail appends what follows the records: the end of data and meta.
-func (r Result) appendTail(dst []byte, generatedAt time.Time) []byte {
+// AppendTail appends what follows the records: the end of data and meta.
+func (r Result) AppendTail(dst []byte, generatedAt time.Time) []byte {
 	if r.meta != nil {
 		dst = append(dst, r.meta...)
 	} else {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -580,5 +581,63 @@ func TestReloadRefusedWithinMemory(t *testing.T) {
 	}
 	if got := prodReadyz(t, hc, admin); got != before {
 		t.Errorf("/readyz after the refused reload: %+v, want it unchanged: %+v", got, before)
+	}
+}
+
+// TestSlowReadersMemory: clients that read slowly (dialSlowReaders: a
+// receive buffer of 2 KiB, and a pause after the head) hold serve
+// writing a large answer, 40 of them one district's count sheet of 26 MB
+// (/api/public/v1/results/1) and 24 its CSV download of 25 MB
+// (/districts/1/count.csv), all at once; while they wait, serve's
+// resident memory has grown by less than one answer's size for them all,
+// as the sheet is written from the bytes prepared at load and the
+// download made as it is sent, and every reader then gets the whole body. Each request copied the sheet, or made the
+// whole download, and held it as long as its reader read.
+func TestSlowReadersMemory(t *testing.T) {
+	testprograms.EndToEnd(t, "writes a 27 MB dataset and reads the peak memory of serve answering slow readers")
+	tools := t.TempDir()
+	build := exec.Command("go", "build", "-o", tools+"/", "../bench/shapes")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build of bench/shapes: %v\n%s", err, out)
+	}
+	dir := filepath.Join(t.TempDir(), "shape")
+	if out, err := exec.Command(filepath.Join(tools, "shapes"), "-shape", "counts", "-candidacies", "10000", "-counts", "500", "-out", dir).CombinedOutput(); err != nil {
+		t.Fatalf("shapes: %v\n%s", err, out)
+	}
+	p := prodStartWithin(t, t.TempDir(), nil, 2*time.Minute, "--data", dir, "--admin-listen", "127.0.0.1:0", "--rate-limit", "1000000")
+	hc := prodHTTP(t)
+	prodReadyz(t, hc, prodAdmin(t, p))
+	for _, tc := range []struct {
+		path    string
+		readers int
+	}{
+		{"/api/public/v1/results/1", 40},
+		{"/districts/1/count.csv", 24},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			// One whole answer first: its size, and whatever the first
+			// request of a path makes once.
+			size := len(prodDo(t, hc, http.MethodGet, "http://"+p.addr+tc.path, nil).body)
+			if size < 16<<20 {
+				t.Fatalf("%s: %d bytes, want the sheet's 25 MB", tc.path, size)
+			}
+			base := procMemory(p.cmd.Process.Pid, "VmRSS")
+			// Each has its answer's head: serve is writing each body,
+			// held by its reader.
+			readers := dialSlowReaders(t, p, tc.path, tc.readers)
+			held := procMemory(p.cmd.Process.Pid, "VmRSS")
+			t.Logf("%d slow readers of %s (%d bytes): serve's resident memory grew by %d bytes (%.1f MiB), from %d", tc.readers, tc.path, size, held-base, float64(held-base)/(1<<20), base)
+			if held-base >= int64(size) {
+				t.Errorf("%d slow readers of %s: serve's resident memory grew by %d bytes, %.1f times the answer's %d; want less than one answer", tc.readers, tc.path, held-base, float64(held-base)/float64(size), size)
+			}
+			for i, r := range readers {
+				_ = r.conn.SetDeadline(time.Now().Add(time.Minute))
+				body, err := io.ReadAll(r.resp.Body)
+				if err != nil || len(body) != size {
+					t.Errorf("slow reader %d: %d bytes (%v), want %d", i, len(body), err, size)
+				}
+				_ = r.conn.Close()
+			}
+		})
 	}
 }

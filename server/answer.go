@@ -1,6 +1,8 @@
 package server
 
 import (
+	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -25,6 +27,9 @@ type answer struct {
 	// result is a collection's records, whose body, plain or gzip, is
 	// made with the request's time; the zero Result for any other answer.
 	result answers.Result
+	// stream, when set, writes a download's body, made as it is written
+	// (writeStream); gzip, when the client takes it, as it is written too.
+	stream func(io.Writer) error
 	// link is the Link header's value, when prepared with result; nil
 	// for nextLink to work out.
 	link []string
@@ -69,13 +74,32 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) 
 		body = a.gzipBody
 		h["Content-Encoding"] = gzipValue
 	}
+	if a.stream != nil {
+		writeStream(w, r, a, gz, cache)
+		return
+	}
+	// A large body whose records are prepared at load as one run is
+	// written from those bytes in place, before and after the parts made
+	// for it: copied, a 26 MB sheet took 26 MB for each client reading
+	// it, as long as it read. A small one is copied whole, one write.
+	var head, prepared []byte
 	if !a.result.IsZero() {
 		bp = bodies.Get().(*[]byte)
-		if gz {
-			// Prepared at load: only the tail is compressed here.
-			body = a.result.AppendGzip((*bp)[:0], stateOf(w).now)
-		} else {
-			body = a.result.AppendJSON((*bp)[:0], stateOf(w).now)
+		now := stateOf(w).now
+		switch {
+		case gz:
+			if head, prepared = a.result.PreparedGzip(); len(prepared) >= inPlaceAt {
+				body = a.result.AppendGzipRest((*bp)[:0], now)
+			} else {
+				// Prepared at load: only the tail is compressed here.
+				head, prepared, body = nil, nil, a.result.AppendGzip((*bp)[:0], now)
+			}
+		default:
+			if head, prepared = a.result.PreparedRun(); len(prepared) >= inPlaceAt {
+				body = a.result.AppendTail((*bp)[:0], now)
+			} else {
+				head, prepared, body = nil, nil, a.result.AppendJSON((*bp)[:0], now)
+			}
 		}
 	}
 	if a.link != nil {
@@ -83,14 +107,87 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) 
 	} else if link := s.nextLink(r.URL.Path, a.result); link != "" {
 		h["Link"] = f.value(link)
 	}
-	writeHead(w, http.StatusOK, a.contentType, cache, f.text(strconv.AppendInt(f.buffer(), int64(len(body)), 10)))
+	length := len(head) + len(prepared) + len(body)
+	writeHead(w, http.StatusOK, a.contentType, cache, f.text(strconv.AppendInt(f.buffer(), int64(length), 10)))
 	if r.Method != http.MethodHead {
-		writeCorked(w, r, body)
+		writeCorked(w, r, length, head, prepared, body)
 	}
 	if bp != nil {
 		*bp = body
 		bodies.Put(bp)
 	}
+}
+
+// inPlaceAt is the least run of prepared records written in place rather
+// than copied into the answer's buffer: below it, the copy costs less than
+// the writes of its own the parts take.
+const inPlaceAt = 64 << 10
+
+// streamAt is the most of a download writeStream holds before it sends
+// it: one that ends within it is sent whole, with its length.
+const streamAt = 64 << 10
+
+// writeStream writes an answer whose body a.stream makes as it is
+// written, a download: into a buffer of up to streamAt bytes, sent with
+// its length when the body ends within it, as every other answer is;
+// past it, the head is sent without a length and the body as it is made
+// (chunked), a download of any size holding no more than the buffer. For
+// HEAD, the body is made only as far as the buffer: past it, the head
+// says no length, as GET's does.
+func writeStream(w http.ResponseWriter, r *http.Request, a *answer, gz bool, cache []string) {
+	bp := bodies.Get().(*[]byte)
+	sw := &spill{w: w, buf: (*bp)[:0], head: r.Method == http.MethodHead, send: func(length []string) {
+		writeHead(w, http.StatusOK, a.contentType, cache, length)
+	}}
+	var err error
+	if gz {
+		err = answers.WriteGzip(sw, a.stream)
+	} else {
+		err = a.stream(sw)
+	}
+	if !sw.sent && err == nil {
+		f := valuesOf(w)
+		sw.send(f.text(strconv.AppendInt(f.buffer(), int64(len(sw.buf)), 10)))
+		if !sw.head {
+			writeCorked(w, r, len(sw.buf), sw.buf)
+		}
+	}
+	// A client gone, or a HEAD past the buffer: the rest is not made,
+	// and the answer ends short, as a client that left ends it.
+	*bp = sw.buf
+	bodies.Put(bp)
+}
+
+// spill is writeStream's writer: it holds what it is given up to
+// streamAt bytes, then sends the head, what it holds, and the rest as it
+// comes.
+type spill struct {
+	w    http.ResponseWriter
+	buf  []byte
+	send func(length []string) // writes the head, with the length when known
+	sent bool
+	head bool // a HEAD request: nothing of the body is sent
+}
+
+// errHeadSent stops the body of a HEAD answer once its head is sent.
+var errHeadSent = errors.New("the head of a HEAD answer is sent")
+
+func (s *spill) Write(p []byte) (int, error) {
+	if !s.sent {
+		if len(s.buf)+len(p) <= streamAt {
+			s.buf = append(s.buf, p...)
+			return len(p), nil
+		}
+		s.sent = true
+		s.send(nil)
+		if s.head {
+			return 0, errHeadSent
+		}
+		if _, err := s.w.Write(s.buf); err != nil {
+			return 0, err
+		}
+	}
+	return s.w.Write(p)
 }
 
 // valuesOf returns the fieldValues of w's response: the exchange's on
@@ -112,6 +209,9 @@ func writeHead(w http.ResponseWriter, status int, contentType, cacheControl, len
 	if contentType != nil {
 		h["Content-Type"] = contentType
 		h["Content-Length"] = length
+		if length == nil { // a download sent as it is made
+			delete(h, "Content-Length")
+		}
 	}
 	w.WriteHeader(status)
 }

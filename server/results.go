@@ -48,7 +48,7 @@ func (s *Server) sheetDownload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	csv := answers.NewSheetDownload(ds, &ds.Sheets()[res.Index(0)])
-	a := csvAnswer(r, csv.ETag(), csv.AppendCSV)
+	a := csvAnswer(csv.ETag(), csv.WriteCSV)
 	w.Header()["Content-Disposition"] = []string{`attachment; filename="` + csv.Filename() + `"`}
 	s.writeAnswer(w, r, a)
 }
