@@ -485,6 +485,14 @@ func (im *importer) matchRow(t *table, r row, n int, partyCol string, ps parties
 			found = append(found, i)
 		}
 	}
+	if len(found) > 1 {
+		// A candidate's slug that is also the key of the name they share
+		// with another names them alone, as the message below asks.
+		bySlug := slices.DeleteFunc(slices.Clone(found), func(i int) bool { return ci.cands[i].Slug != name })
+		if len(bySlug) == 1 {
+			found = bySlug
+		}
+	}
 	var forms []int
 	if len(found) == 0 {
 		forms = ci.formsOf(name, n, party)

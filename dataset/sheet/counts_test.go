@@ -324,6 +324,12 @@ func TestImportCountsProblems(t *testing.T) {
 		{"two candidates fit", base.with(sheet.CandidatesFile, addColumn(cands, "slug", "")+"Ivan Castillo,Ivan,Castillo,PN,12,no,ivan-castillo-b\n"), []string{
 			`counts.csv:66: audited_name: "Ivan Castillo", of PN, standing in district 12, fits 2 candidates in candidates.csv, "ivan-castillo" and "ivan-castillo-b": write the slug of the one meant in a candidate column`,
 		}},
+		// A slug that is also the key of the name two candidates share
+		// names the one whose slug it is: the second is then a candidate
+		// with no row.
+		{"two candidates fit, one named by its slug", base.with(sheet.CandidatesFile, addColumn(cands, "slug", "")+"Ivan Castillo,Ivan,Castillo,PN,12,no,ivan-castillo-b\n", sheet.CountsFile, setCell(counts, lineCastillo, 4, "ivan-castillo")), []string{
+			"counts.csv:49: district: district 12: Ivan Castillo (candidates.csv line 65) stands in district 12 and has no row; a sheet holds every candidacy of its district",
+		}},
 		// A character a cell may not hold is reported once, at the
 		// cell, not again as the count's rules find it in counts.json.
 		{"a control character in a name, and another problem", base.with(sheet.CountsFile, setCell(counts, lineCastillo, 2, "Ivan\aCastillo"), sheet.CandidatesFile, setCell(cands, 2, 4, "XX")), []string{
