@@ -234,7 +234,7 @@ func TestCountRules(t *testing.T) {
 		name: "elected-seats: a final sheet one count short",
 		edit: func(t *testing.T, m fstest.MapFS, s sheet) { dropCount(s, 18) },
 		want: func(*testing.T, fstest.MapFS) []string {
-			return []string{"counts.json: /4/status: district 5, the sheet is final, but its 17 counts elect 4 of its 5 seats: after count 17, Owen Bonnici's surplus of 235 votes is still to transfer [elected-seats]"}
+			return []string{"counts.json: /4/status: district 5, the sheet is final, but its 17 counts elect 4 of its 5 seats: after count 17, Anthony [Toni] Bezzina, below the last seat, has 3,250 votes, 3,485 with Owen Bonnici's surplus of 235 votes still to transfer, and Stefan Zrinzo Azzopardi, who would take it, has 3,274; a further count could still change who is elected [elected-seats]"}
 		},
 	}, {
 		name:   "elected-seats: a counting sheet may elect fewer",
@@ -243,9 +243,17 @@ func TestCountRules(t *testing.T) {
 		want:   func(*testing.T, fstest.MapFS) []string { return nil },
 	}, {
 		name: "elected-seats: a count after the last seat",
-		edit: func(t *testing.T, m fstest.MapFS, s sheet) { repeatCount(s, 18) },
+		// Count 19 excludes Anthony [Toni] Bezzina, the one left out
+		// after count 18, and gives his votes to Stefan Zrinzo
+		// Azzopardi, who takes the last seat; count 20 repeats it.
+		edit: func(t *testing.T, m fstest.MapFS, s sheet) {
+			repeatCount(s, 18)
+			repeatCount(s, 19)
+			add(candidacy(t, s, "Stefan Zrinzo Azzopardi"), 19, 20, 3251)
+			add(candidacy(t, s, "Anthony [Toni] Bezzina"), 19, 20, -3251)
+		},
 		want: func(*testing.T, fstest.MapFS) []string {
-			return []string{"counts.json: /4/counts/18: district 5, count 19: every seat was filled at count 18, so the count ends there [elected-seats]"}
+			return []string{"counts.json: /4/counts/19: district 5, count 20: every seat was filled at count 19, so the count ends there [elected-seats]"}
 		},
 	}, {
 		name: "candidacy-missing: a candidate of the district without a row",

@@ -242,9 +242,10 @@ func (t *tally) exclude(out []int, k int) {
 
 // elect elects, after count k, the continuing candidates who reach the
 // quota, highest first; then, once as many continuing candidates remain
-// as seats are still to fill, those remaining; or, when the seats still
-// to fill can go no other way (filled), the highest of those remaining. A
-// tie at the line is settled as settleSeats says.
+// as seats are still to fill, those remaining; or, after the sheet's last
+// count, when the seats still to fill can go no other way (filled), the
+// highest of those remaining. A tie at the line is settled as settleSeats
+// says.
 func (t *tally) elect(k int) {
 	var reach, left []int
 	for j := range t.sheet.Candidacies {
@@ -264,12 +265,13 @@ func (t *tally) elect(k int) {
 		case len(left) <= seats:
 			t.byTotal(left, k)
 			t.electAll(left, k)
-		case !t.surplusLeft(k) && (len(left) == seats+1 || k == len(t.sheet.Counts)-1):
-			// The Commission's sheets end here without printing the
-			// exclusions left, and so does a tally: always with one
-			// candidate more than seats, as the 2022 sheets do; with
-			// more, at the sheet's last count, for a returning officer
-			// may also exclude them one by one.
+		case k == len(t.sheet.Counts)-1:
+			// A sheet may end here without printing the exclusions
+			// left, as the Commission's 2022 sheets do with one
+			// candidate more than seats; or print them, count by count,
+			// as the sheets of 1947 and 1981 print the last, until as
+			// many continuing candidates remain as seats: so only its
+			// last count is read as its end.
 			if t.byTotal(left, k); t.filled(left, seats, k) {
 				t.electAll(t.settleSeats(left, seats, k), k)
 			}
@@ -280,34 +282,29 @@ func (t *tally) elect(k int) {
 	}
 }
 
-// filled reports whether, after count k with no surplus left, the seats
-// still to fill can go no other way: the continuing candidates left, by
-// their totals highest first, less the first seats, could all be excluded
-// at once by the law's rule for an exclusion (one with votes, or several
-// whose votes together are fewer than the lowest of those who would take
-// the seats), which leaves as many as there are seats. With one left
-// over, the only step left is to exclude the lowest.
+// filled reports whether, after count k, the seats still to fill can go
+// no other way: the continuing candidates left, by their totals highest
+// first, less the first seats, have fewer votes together, with every
+// surplus still to transfer, than the lowest of those who would take the
+// seats, so that no transfer or exclusion can lift one of them above
+// her; or, with no surplus left, one of them at most has votes, and the
+// only step left is to exclude the lowest.
 func (t *tally) filled(left []int, seats, k int) bool {
 	low := t.total(left[seats-1], k)
-	sum, withVotes := 0, 0
+	sum, withVotes := t.pending(k), 0
 	for _, j := range left[seats:] {
 		sum = saturated(sum, t.total(j, k))
 		if t.total(j, k) > 0 {
 			withVotes++
 		}
 	}
-	return withVotes <= 1 || sum < low
+	return withVotes <= 1 && t.pending(k) == 0 || sum < low
 }
 
 // unfinished says, for a final sheet whose counts leave seats to fill,
 // what was still to count after its last count; "" when nothing was.
 func (t *tally) unfinished() string {
 	k := len(t.sheet.Counts) - 1
-	for _, j := range t.elected {
-		if !t.surplusGone[j] && t.total(j, k) > t.sheet.Quota {
-			return fmt.Sprintf(": after count %d, %s's surplus of %s is still to transfer", k+1, t.name(j), votes(t.total(j, k)-t.sheet.Quota))
-		}
-	}
 	var left []int
 	for j := range t.sheet.Candidacies {
 		if t.state[j] == continuing {
@@ -327,18 +324,45 @@ func (t *tally) unfinished() string {
 	if seats > 1 {
 		what, who = fmt.Sprintf("the %d seats left", seats), "the lowest of those who would take them"
 	}
-	return fmt.Sprintf(": after count %d, the %d candidates below %s have %s together, and %s, %s, has %s; a further count could still change who is elected", k+1, len(left)-seats, what, votes(sum), t.name(left[seats-1]), who, Thousands(t.total(left[seats-1], k)))
+	below := fmt.Sprintf("the %d candidates below %s have %s together", len(left)-seats, what, votes(sum))
+	if len(left)-seats == 1 {
+		below = fmt.Sprintf("%s, below %s, has %s", t.name(left[seats]), what, votes(sum))
+	}
+	if pending := t.pending(k); pending > 0 {
+		below += fmt.Sprintf(", %s with %s still to transfer", sumText(saturated(sum, pending)), t.surpluses(k))
+	}
+	return fmt.Sprintf(": after count %d, %s, and %s, %s, has %s; a further count could still change who is elected", k+1, below, t.name(left[seats-1]), who, Thousands(t.total(left[seats-1], k)))
 }
 
-// surplusLeft reports whether an elected candidate's surplus is still to
-// be transferred after count k.
-func (t *tally) surplusLeft(k int) bool {
+// pending is the votes of the surpluses still to transfer after count k.
+func (t *tally) pending(k int) int {
+	sum := 0
 	for _, j := range t.elected {
 		if !t.surplusGone[j] && t.total(j, k) > t.sheet.Quota {
-			return true
+			sum = saturated(sum, t.total(j, k)-t.sheet.Quota)
 		}
 	}
-	return false
+	return sum
+}
+
+// surpluses names the surpluses still to transfer after count k:
+// "Robert Abela's surplus of 6 votes", or "the surpluses of Robert Abela
+// (6 votes) and Chris Fearne (4 votes)".
+func (t *tally) surpluses(k int) string {
+	var js []int
+	for _, j := range t.elected {
+		if !t.surplusGone[j] && t.total(j, k) > t.sheet.Quota {
+			js = append(js, j)
+		}
+	}
+	if len(js) == 1 {
+		return fmt.Sprintf("%s's surplus of %s", t.name(js[0]), votes(t.total(js[0], k)-t.sheet.Quota))
+	}
+	each := make([]string, len(js))
+	for n, j := range js {
+		each[n] = fmt.Sprintf("%s (%s)", t.name(j), votes(t.total(j, k)-t.sheet.Quota))
+	}
+	return "the surpluses of " + suggest.List(each, "and")
 }
 
 // byTotal sorts the candidacies js by their totals after count k, highest

@@ -1,6 +1,7 @@
 package dataset_test
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -66,12 +67,14 @@ func fates(s *dataset.CountSheet, names []string, n int) []string {
 
 // TestLastCount: the seats still to fill are filled, without the quota,
 // by the highest continuing candidates once no count can change who takes
-// them: with as many continuing as seats; with one more, and no surplus
-// left (the 2022 sheets end so); with several more, at the sheet's last
-// count, when no surplus is left and those below the last seat have
-// fewer votes together than the lowest who would take one. A final
-// sheet that ends before that is refused, saying what was still to
-// count.
+// them: with as many continuing as seats, at any count; at the sheet's
+// last count, with one more and no surplus left (the 2022 sheets end
+// so), or when those below the last seat have fewer votes together, with
+// every surplus still to transfer, than the lowest who would take one
+// (1924's district 4 ends so). A sheet may also print the exclusions
+// left (1947's district 1 prints the last). A final sheet that ends
+// before the outcome is settled is refused, saying what was still to
+// count, and so is a count after every seat was filled.
 func TestLastCount(t *testing.T) {
 	// Two seats, 100 valid votes, a quota of 34: Robert Abela is elected
 	// on first preferences and his surplus of 6 transferred at count 2.
@@ -81,6 +84,7 @@ func TestLastCount(t *testing.T) {
 	several := [][]int{{40, 34}, {30, 33}, {18, 19}, {7, 8}, {5, 5}}
 	tests := []struct {
 		name     string
+		seats    int // 2 when not given
 		nt       []int
 		rows     [][]int
 		want     []string // the fates of the first five rows
@@ -126,21 +130,47 @@ func TestLastCount(t *testing.T) {
 		nt:   []int{0},
 		rows: [][]int{{40}, {30}, {18}, {7}, {5}},
 		problems: []string{
-			"counts.json: /4/status: district 5, the sheet is final, but its 1 counts elect 1 of its 2 seats: after count 1, Robert Abela's surplus of 6 votes is still to transfer [elected-seats]",
+			"counts.json: /4/status: district 5, the sheet is final, but its 1 counts elect 1 of its 2 seats: after count 1, the 17 candidates below the last seat have 30 votes together, 36 with Robert Abela's surplus of 6 votes still to transfer, and Bernard Grech, who would take it, has 30; a further count could still change who is elected [elected-seats]",
 		},
 	}, {
-		name: "one more than seats ends the count",
-		// Count 4 excludes Miriam Dalli, after the last seat was filled.
+		name:  "ends too early: surpluses left",
+		seats: 3,
+		// 100 valid votes, a quota of 26: Robert Abela (14 over) and
+		// Bernard Grech (4 over) are elected on first preferences;
+		// Owen Bonnici's 8 and their 18 are more than Miriam Dalli's 22.
+		nt:   []int{0},
+		rows: [][]int{{40}, {30}, {22}, {8}},
+		problems: []string{
+			"counts.json: /4/status: district 5, the sheet is final, but its 1 counts elect 2 of its 3 seats: after count 1, the 16 candidates below the last seat have 8 votes together, 26 with the surpluses of Robert Abela (14 votes) and Bernard Grech (4 votes) still to transfer, and Miriam Dalli, who would take it, has 22; a further count could still change who is elected [elected-seats]",
+		},
+	}, {
+		name:  "settled with surpluses left",
+		seats: 3,
+		// As above, with Miriam Dalli at 25 and Owen Bonnici at 5: the
+		// 18 votes of the surpluses and his 5 cannot overtake her.
+		nt:   []int{0},
+		rows: [][]int{{40}, {30}, {25}, {5}},
+		want: []string{"Robert Abela: elected 1", "Bernard Grech: elected 1", "Miriam Dalli: elected 1", "Owen Bonnici: -", "Stefan Zrinzo Azzopardi: -"},
+	}, {
+		name: "the exclusion left printed",
+		// Count 5 excludes Miriam Dalli, the one more than seats after
+		// count 4: Bernard Grech is left alone for the last seat.
 		nt:   []int{0, 1, 1, 1, 1},
 		rows: [][]int{{40, 34, 34, 34, 34}, {30, 33, 33, 33, 65}, {18, 19, 22, 32, 0}, {7, 8, 10, 0, 0}, {5, 5, 0, 0, 0}},
+		want: []string{"Robert Abela: elected 1", "Bernard Grech: elected 5", "Miriam Dalli: excluded 5", "Owen Bonnici: excluded 4", "Stefan Zrinzo Azzopardi: excluded 3"},
+	}, {
+		name: "a count after every seat was filled",
+		// As above, and count 6 repeats count 5.
+		nt:   []int{0, 1, 1, 1, 1, 1},
+		rows: [][]int{{40, 34, 34, 34, 34, 34}, {30, 33, 33, 33, 65, 65}, {18, 19, 22, 32, 0, 0}, {7, 8, 10, 0, 0, 0}, {5, 5, 0, 0, 0, 0}},
 		problems: []string{
-			"counts.json: /4/counts/4: district 5, count 5: every seat was filled at count 4, so the count ends there [elected-seats]",
+			"counts.json: /4/counts/5: district 5, count 6: every seat was filled at count 5, so the count ends there [elected-seats]",
 		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := countSheets(t)
-			names := datasettest.Synthetic(t, m, 2, tt.nt, tt.rows...)
+			names := datasettest.Synthetic(t, m, cmp.Or(tt.seats, 2), tt.nt, tt.rows...)
 			errs, warnings, s := outcome(t, m)
 			if !slices.Equal(errs, tt.problems) || warnings != nil {
 				t.Fatalf("problems:\n%s\nwarnings:\n%s\nwant:\n%s", strings.Join(errs, "\n"), strings.Join(warnings, "\n"), strings.Join(tt.problems, "\n"))
