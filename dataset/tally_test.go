@@ -185,6 +185,105 @@ func TestLastCount(t *testing.T) {
 	}
 }
 
+// TestLastCountOfHistory holds the rules of the last count to real sheets
+// that show them, put in the place of district 5's sheet (its rows take
+// the names of 2022's; the comments give those the sheets print): 1924's
+// district 4 and 1945's district 2 fill their last seat with a surplus
+// untransferred, which cannot change who takes it; 1947's district 1
+// prints the exclusion of the one left out.
+func TestLastCountOfHistory(t *testing.T) {
+	tests := []struct {
+		name  string
+		seats int
+		nt    []int
+		rows  [][]int
+		fates []string // of each row, by its place
+	}{{
+		name:  "1924, district 4",
+		seats: 4,
+		// Count 9 excludes Michael Dundon: Carmelo Bugelli reaches 763,
+		// 93 over the quota of 670; Agius Muscat's 449 and those 93
+		// cannot reach Giovanni Bencini's 611 for the last seat.
+		nt: []int{0, 0, 0, 4, 10, 38, 149, 155, 183},
+		rows: [][]int{
+			{43, 43, 99, 99, 161, 161, 0, 0, 0},           // Joseph E.H. Gatt
+			{772, 772, 670, 670, 670, 670, 670, 670, 670}, // Robert E. Hamilton
+			{40, 41, 77, 80, 0, 0, 0, 0, 0},               // Joseph Pace
+			{84, 146, 147, 160, 160, 0, 0, 0, 0},          // Giuseppe Lia
+			{806, 670, 670, 670, 670, 670, 670, 670, 670}, // Carmelo Mifsud Bonnici
+			{231, 232, 233, 234, 234, 236, 236, 0, 0},     // Alberto Abela
+			{322, 323, 324, 325, 328, 329, 348, 520, 611}, // Giovanni Bencini
+			{448, 484, 486, 495, 500, 523, 530, 555, 763}, // Carmelo Bugelli
+			{273, 284, 287, 289, 292, 301, 321, 339, 0},   // Michael Dundon
+			{279, 295, 297, 320, 321, 418, 422, 437, 449}, // Giuseppe Agius Muscat
+			{48, 56, 56, 0, 0, 0, 0, 0, 0},                // Antonio Vella
+		},
+		fates: []string{"excluded 7", "elected 1", "excluded 5", "excluded 6", "elected 1", "excluded 8", "elected 9", "elected 9", "excluded 9", "-", "excluded 4"},
+	}, {
+		name:  "1945, district 2",
+		seats: 5,
+		// Count 7 transfers Arthur F. Colombo's surplus: Godwin G. Ganado
+		// reaches 2,552, 150 over the quota of 2,402; Guze Schembri's
+		// 1,291 and those 150 cannot reach Ant. Schembri Adami's 1,980.
+		nt: []int{0, 874, 997, 997, 1297, 1381, 1381},
+		rows: [][]int{
+			{2371, 2395, 2413, 2402, 2402, 2402, 2402}, // Robert Bencini
+			{1142, 1154, 1165, 1170, 1184, 0, 0},       // Bertram Camilleri
+			{2126, 2153, 2173, 2176, 2196, 2969, 2402}, // Arthur F. Colombo
+			{1830, 1858, 1869, 1870, 1897, 2099, 2552}, // Godwin G. Ganado
+			{1719, 1758, 1775, 1775, 1801, 1887, 1980}, // Ant. Schembri Adami
+			{302, 349, 0, 0, 0, 0, 0},                  // Charles Chetcuti
+			{3786, 2402, 2402, 2402, 2402, 2402, 2402}, // Henry Jones
+			{692, 859, 1001, 1003, 1231, 1270, 1291},   // Guze Schembri
+			{442, 608, 615, 615, 0, 0, 0},              // Joseph James Scorey
+		},
+		fates: []string{"elected 3", "excluded 6", "elected 6", "elected 7", "elected 7", "excluded 3", "elected 1", "-", "excluded 5"},
+	}, {
+		name:  "1947, district 1",
+		seats: 5,
+		// After count 12 four continuing candidates remain for three
+		// seats; count 13 excludes Robert Bencini, the lowest, and the
+		// three are elected at it.
+		nt: []int{0, 0, 2, 3, 4, 5, 9, 9, 12, 38, 67, 1263, 1298},
+		rows: [][]int{
+			{1391, 1498, 1498, 1500, 1500, 1501, 1503, 1503, 1604, 1618, 1623, 1625, 0},    // Robert Bencini
+			{2504, 2113, 2113, 2113, 2113, 2113, 2113, 2113, 2113, 2113, 2113, 2113, 2113}, // Pawlu Boffa
+			{1633, 1737, 1738, 1742, 1742, 1744, 1744, 1744, 1874, 1880, 1891, 1910, 3188}, // Bertram Camilleri
+			{1459, 1595, 1597, 1600, 1600, 1600, 1603, 1603, 1825, 1839, 1848, 1854, 2159}, // Guze Ellul
+			{423, 462, 463, 465, 465, 467, 467, 467, 0, 0, 0, 0, 0},                        // Guze Miceli
+			{654, 655, 656, 659, 751, 970, 1083, 1234, 1234, 1262, 1290, 0, 0},             // Giorgio Borg Olivier
+			{381, 381, 382, 384, 393, 414, 0, 0, 0, 0, 0, 0, 0},                            // Giuseppe Camilleri
+			{1816, 1817, 1819, 1823, 1874, 1984, 2267, 2113, 2113, 2113, 2113, 2113, 2113}, // Enrico Mizzi
+			{168, 168, 170, 170, 0, 0, 0, 0, 0, 0, 0, 0, 0},                                // Vincenzo Maria Pellegrini
+			{350, 350, 351, 351, 363, 0, 0, 0, 0, 0, 0, 0, 0},                              // Emanuel Quattromani
+			{448, 449, 466, 512, 513, 517, 518, 518, 520, 739, 0, 0, 0},                    // Alb. V. Bernard
+			{140, 141, 157, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},                                  // George Borg Barthet
+			{125, 125, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},                                    // Maurice Caruana Curran
+			{728, 728, 787, 856, 859, 860, 865, 866, 870, 1071, 1728, 1795, 1802},          // Joseph Hyzler
+			{453, 454, 474, 495, 496, 498, 501, 503, 508, 0, 0, 0, 0},                      // Henry Sacco
+		},
+		fates: []string{"excluded 13", "elected 1", "elected 13", "elected 13", "excluded 9", "excluded 12", "excluded 7", "elected 7", "excluded 5", "excluded 6", "excluded 11", "excluded 4", "excluded 3", "elected 13", "excluded 10"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := countSheets(t)
+			names := datasettest.Synthetic(t, m, tt.seats, tt.nt, tt.rows...)
+			errs, warnings, s := outcome(t, m)
+			if errs != nil || warnings != nil {
+				t.Fatalf("problems:\n%s\nwarnings:\n%s", strings.Join(errs, "\n"), strings.Join(warnings, "\n"))
+			}
+			var got []string
+			for _, f := range fates(s, names, len(tt.rows)) {
+				_, fate, _ := strings.Cut(f, ": ")
+				got = append(got, fate)
+			}
+			if !slices.Equal(got, tt.fates) {
+				t.Errorf("fates:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.fates, "\n"))
+			}
+		})
+	}
+}
+
 // TestTies: a tie for the lowest place, or for the last seat, settled by
 // the earlier counts or by a lot the sheet states; a statement the totals
 // contradict is an error, and a tie no decision settles a warning. Each
