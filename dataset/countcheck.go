@@ -72,6 +72,7 @@ func (d *records) checkCounts(c *checker) {
 		if !sound[i] || !rowsOK {
 			continue
 		}
+		d.checkCorrections(c.r, i, s, number, candidates)
 		before := c.r.found
 		t := newTally(c.r, s, i, number)
 		t.run()
@@ -124,9 +125,6 @@ func (d *records) checkSheetFields(r *Report, i int, s *sheetFile) bool {
 		r.errorf(CountsFile, pointer(i, "seats"), "range", "is %s, more than the sheet's %d candidacies", Thousands(s.Seats), len(s.Candidacies))
 		ok, figures = false, false
 	}
-	if has("registered") && has("valid_votes") && s.Registered != nil && *s.Registered < s.ValidVotes {
-		r.errorf(CountsFile, pointer(i, "registered"), "range", "is %s, fewer than the %s valid votes", Thousands(*s.Registered), Thousands(s.ValidVotes))
-	}
 	if figures {
 		// Every rule of the count reads the quota: a sheet with another
 		// is not counted, or each surplus would be reported again.
@@ -164,7 +162,8 @@ func (d *records) checkSheetFields(r *Report, i int, s *sheetFile) bool {
 			}
 		}
 	}
-	return d.checkTieFields(r, i, s) && ok
+	d.checkCorrectionFields(r, i, s)
+	return d.checkTieFields(r, i, s) && d.checkDefectFields(r, i, s) && ok
 }
 
 // checkTieFields applies the rules of one field to the ties sheet i
@@ -380,6 +379,11 @@ func (t *tally) checkGiven() {
 			default:
 				differs(pointer(t.i, "candidacies", j, f.field), ": %s: is %d, and the totals %s %d", row.Name, *f.given, f.which, f.want)
 			}
+		}
+	}
+	for n, def := range s.Defects {
+		if said := strings.Join(t.breaks[n], "; "); def.Message != "" && def.Message != said {
+			differs(pointer(t.i, "defects", n, "message"), ": is %q, and the rule says %q", def.Message, said)
 		}
 	}
 	if s.Elected != nil {

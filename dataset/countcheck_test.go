@@ -651,7 +651,7 @@ func TestCountSheetFields(t *testing.T) {
 			s["registered"] = 22788
 			return sheets
 		},
-		want: []string{"counts.json: /4/registered: is 22,788, fewer than the 22,789 valid votes [range]"},
+		want: []string{"counts.json: /4/registered: district 5, the registered voters are 22,788, fewer than the 22,789 valid votes [registered]"},
 	}, {
 		name: "more valid votes than a JSON reader keeps exact",
 		edit: func(s sheet, sheets []map[string]any) []map[string]any {

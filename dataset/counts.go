@@ -34,6 +34,11 @@ const (
 	// votes together are below the next, excluded and their votes
 	// transferred.
 	EventExclusion = "exclusion"
+	// EventIrregular is a count that is neither one surplus nor an
+	// exclusion (several surpluses, a surplus and an exclusion, or
+	// nothing moving): only a sheet that states it as a known defect
+	// (rule count-event) is served with one.
+	EventIrregular = "irregular"
 )
 
 // The kinds of a tie, and how one was decided.
@@ -81,6 +86,14 @@ type CountSheet struct {
 	// Ties is every tie of the count, in count order: those the sheet
 	// states and those the totals show; empty when none.
 	Ties []Tie `json:"ties"`
+	// Corrections are the changes the publisher made to the figures of
+	// the source the sheet was made from, each with its evidence; empty
+	// when none.
+	Corrections []Correction `json:"corrections"`
+	// Defects are the breaks of the rules of the count the publisher
+	// states of the sheet: a sheet with any is served with them, never
+	// as sound; empty when none.
+	Defects []Defect `json:"defects"`
 }
 
 // Tie is a tie the count met: for the lowest place, when one candidate
@@ -105,11 +118,12 @@ type Tie struct {
 type Count struct {
 	Number int    `json:"number"`
 	Event  string `json:"event"`
-	// CandidateIDs is whose surplus moved, or who was excluded; empty for
-	// count 1.
+	// CandidateIDs is whose surplus moved, or who was excluded (of an
+	// irregular count, those whose totals fell); empty for count 1.
 	CandidateIDs []string `json:"candidate_ids"`
 	// Votes is how many votes moved: the surplus, or the excluded
-	// candidates' totals; 0 for count 1.
+	// candidates' totals (of an irregular count, what those whose
+	// totals fell lost); 0 for count 1.
 	Votes           int `json:"votes"`
 	NonTransferable int `json:"non_transferable"`
 }
@@ -160,6 +174,8 @@ type sheetFile struct {
 	Candidacies    []candidacyFile `json:"candidacies"`
 	Elected        []string        `json:"elected" dataset:"optional"`
 	Ties           []tieFile       `json:"ties" dataset:"optional"`
+	Corrections    []Correction    `json:"corrections" dataset:"optional"`
+	Defects        []Defect        `json:"defects" dataset:"optional"`
 }
 
 // tieFile is how a sheet of counts.json states that a tie was decided:
@@ -287,7 +303,10 @@ func (s *sheetFile) served(number int, candidates map[string]candidateAt, t *tal
 		DistrictID: s.DistrictID, DistrictNumber: number, Status: s.Status, Seats: s.Seats,
 		Registered: s.Registered, ValidVotes: s.ValidVotes, Quota: s.Quota,
 		Counts: t.counts, Candidacies: make([]Candidacy, len(s.Candidacies)), Elected: make([]string, len(t.elected)),
-		Ties: make([]Tie, len(t.ties)),
+		Ties: make([]Tie, len(t.ties)), Corrections: s.Corrections, Defects: t.defects(),
+	}
+	if out.Corrections == nil {
+		out.Corrections = []Correction{}
 	}
 	order := t.order()
 	for n, j := range order {

@@ -424,6 +424,9 @@ func fieldNamesOf(typ reflect.Type) []string {
 
 // checkValue checks that one JSON value decodes into typ.
 func (c *fieldCheck) value(v json.RawMessage, typ reflect.Type) bool {
+	if typ == cellType {
+		return c.cell(bytes.TrimSpace(v))
+	}
 	isNull := bytes.Equal(bytes.TrimSpace(v), []byte("null"))
 	switch {
 	case isNull && typ.Kind() == reflect.Pointer:
@@ -470,6 +473,30 @@ func (c *fieldCheck) value(v json.RawMessage, typ reflect.Type) bool {
 		return false
 	}
 	return true
+}
+
+// cellType is Cell's type, a value of one of three kinds.
+var cellType = reflect.TypeFor[Cell]()
+
+// cell checks that the JSON value t decodes into a Cell: a whole number
+// (of 64 bits), a string or null.
+func (c *fieldCheck) cell(t []byte) bool {
+	switch kind := jsonKind(t); {
+	case kind == "string", kind == "null":
+		return true
+	case kind == "number" && isInteger(t):
+		if _, ok := wholeNumber(t); ok {
+			return true
+		}
+		c.r.errorf(c.file, c.ptr(), "range", "%s", tooLarge(t))
+		return false
+	case kind == "number" && len(t) <= 40:
+		kind = string(t)
+		fallthrough
+	default:
+		c.r.errorf(c.file, c.ptr(), "type", "must be a whole number, a string or null, not %s", kind)
+		return false
+	}
 }
 
 // isInteger reports whether the JSON number v is written as an integer:

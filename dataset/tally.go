@@ -31,11 +31,13 @@ type tally struct {
 	filledAt    int   // the count at which the last seat was filled
 	counts      []Count
 	ties        []tallyTie
-	matched     []bool        // matched[n]: the sheet's ties[n] states a tie the count met, or is reported
-	statedAt    map[int][]int // the sheet's ties by count, those stated twice left out
-	rank        []int         // each candidacy's rank by the earlier counts (rankTo)
-	ranked      []int         // the candidacies in rank order
-	rankedTo    int           // the counts rank reads
+	matched     []bool            // matched[n]: the sheet's ties[n] states a tie the count met, or is reported
+	statedAt    map[int][]int     // the sheet's ties by count, those stated twice left out
+	rank        []int             // each candidacy's rank by the earlier counts (rankTo)
+	ranked      []int             // the candidacies in rank order
+	rankedTo    int               // the counts rank reads
+	stated      map[defectKey]int // the sheet's defects by count and rule, those stated twice left out
+	breaks      [][]string        // breaks[n]: what the rule says of the break the sheet's defects[n] states
 }
 
 func newTally(r *Report, s *sheetFile, i, number int) *tally {
@@ -49,29 +51,38 @@ func newTally(r *Report, s *sheetFile, i, number int) *tally {
 }
 
 // run walks every count. The sheet's candidacies all have a total for
-// each count, none negative, and it has a count at least.
+// each count, none negative, and it has a count at least. A break of a
+// rule the sheet states as a defect is a warning, and the walk goes on
+// past it as past any other.
 func (t *tally) run() {
-	errors := len(t.r.Errors)
+	errors := t.r.found
 	t.checkStatements()
+	t.checkStated()
+	if reg := t.sheet.Registered; reg != nil && *reg < t.sheet.ValidVotes {
+		t.broken(0, pointer(t.i, "registered"), "registered", "the registered voters are %s, fewer than the %s valid votes", Thousands(*reg), Thousands(t.sheet.ValidVotes))
+	}
 	for k := range t.sheet.Counts {
 		t.balance(k)
 		if k == 0 {
 			t.counts = append(t.counts, Count{Number: 1, Event: EventFirstPreferences, CandidateIDs: []string{}, NonTransferable: t.sheet.Counts[0].NonTransferable})
 		} else {
 			if t.filledAt > 0 {
-				t.errorf(pointer(t.i, "counts", k), "elected-seats", "count %d: every seat was filled at count %d, so the count ends there", k+1, t.filledAt)
-				return
+				t.broken(k+1, pointer(t.i, "counts", k), "elected-seats", "count %d: every seat was filled at count %d, so the count ends there", k+1, t.filledAt)
+				if !t.isStated(k+1, "elected-seats") {
+					return
+				}
 			}
 			t.counts = append(t.counts, t.event(k))
 		}
 		t.elect(k)
 	}
 	if t.sheet.Status == StatusFinal && len(t.elected) != t.sheet.Seats {
-		t.errorf(pointer(t.i, "status"), "elected-seats", "the sheet is final, but its %d counts elect %d of its %d seats%s", len(t.sheet.Counts), len(t.elected), t.sheet.Seats, t.unfinished())
+		t.broken(0, pointer(t.i, "status"), "elected-seats", "the sheet is final, but its %d counts elect %d of its %d seats%s", len(t.sheet.Counts), len(t.elected), t.sheet.Seats, t.unfinished())
 	}
+	t.checkUnbroken()
 	// A statement of a tie the totals do not show, once the count is
 	// sound: a broken count may hide the tie it states.
-	if len(t.r.Errors) == errors {
+	if t.r.found == errors {
 		t.checkUnmatched()
 	}
 }
@@ -94,7 +105,7 @@ func (t *tally) balance(k int) {
 		sum = saturated(sum, t.total(j, k))
 	}
 	if sum != t.sheet.ValidVotes {
-		t.errorf(pointer(t.i, "counts", k), "count-balance", "count %d: the totals add up to %s, and the valid votes are %s", k+1, sumText(sum), Thousands(t.sheet.ValidVotes))
+		t.broken(k+1, pointer(t.i, "counts", k), "count-balance", "count %d: the totals add up to %s, and the valid votes are %s", k+1, sumText(sum), Thousands(t.sheet.ValidVotes))
 	}
 }
 
@@ -121,7 +132,7 @@ func sumText(sum int) string {
 func (t *tally) event(k int) Count {
 	c := Count{Number: k + 1, CandidateIDs: []string{}, NonTransferable: t.sheet.Counts[k].NonTransferable}
 	if prev := t.sheet.Counts[k-1].NonTransferable; c.NonTransferable < prev {
-		t.errorf(pointer(t.i, "counts", k, "non_transferable"), "total-falls", "count %d: non-transferable falls from %s to %s; it never falls", k+1, Thousands(prev), Thousands(c.NonTransferable))
+		t.broken(k+1, pointer(t.i, "counts", k, "non_transferable"), "total-falls", "count %d: non-transferable falls from %s to %s; it never falls", k+1, Thousands(prev), Thousands(c.NonTransferable))
 	}
 	var surplus, out []int // who falls: elected with a surplus, continuing to 0
 	for j := range t.sheet.Candidacies {
@@ -133,18 +144,18 @@ func (t *tally) event(k int) Count {
 		case t.state[j] == elected && !t.surplusGone[j]:
 			surplus = append(surplus, j)
 		case t.state[j] == elected:
-			t.errorf(t.at(j, k), "elected-total-changes", "count %d: %s's surplus went at an earlier count, and their total falls from %s to %s; it never changes after", k+1, t.name(j), Thousands(before), Thousands(after))
+			t.broken(k+1, t.at(j, k), "elected-total-changes", "count %d: %s's surplus went at an earlier count, and their total falls from %s to %s; it never changes after", k+1, t.name(j), Thousands(before), Thousands(after))
 		case after == 0:
 			out = append(out, j)
 		default:
-			t.errorf(t.at(j, k), "total-falls", "count %d: %s's total falls from %s to %s; a continuing candidate's total never falls", k+1, t.name(j), Thousands(before), Thousands(after))
+			t.broken(k+1, t.at(j, k), "total-falls", "count %d: %s's total falls from %s to %s; a continuing candidate's total never falls", k+1, t.name(j), Thousands(before), Thousands(after))
 		}
 	}
 	switch {
 	case len(surplus) > 0 && len(out) > 0:
-		t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s's surplus moves and %s %s excluded at the same count; a count is one event", k+1, t.list(surplus), t.list(out), isAre(len(out)))
+		t.broken(k+1, pointer(t.i, "counts", k), "count-event", "count %d: %s's surplus moves and %s %s excluded at the same count; a count is one event", k+1, t.list(surplus), t.list(out), isAre(len(out)))
 	case len(surplus) > 1:
-		t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: the surpluses of %s move at the same count; a count transfers one", k+1, t.list(surplus))
+		t.broken(k+1, pointer(t.i, "counts", k), "count-event", "count %d: the surpluses of %s move at the same count; a count transfers one", k+1, t.list(surplus))
 	case len(surplus) == 1:
 		return t.surplus(c, surplus[0], k)
 	}
@@ -155,6 +166,11 @@ func (t *tally) event(k int) Count {
 		}
 	}
 	if len(surplus) > 0 { // reported above: go on from what the totals show
+		c.Event = EventIrregular
+		for _, j := range append(surplus, out...) {
+			c.CandidateIDs = append(c.CandidateIDs, t.sheet.Candidacies[j].CandidateID)
+			c.Votes += t.total(j, k-1) - t.total(j, k)
+		}
 		for _, j := range surplus {
 			t.surplusGone[j] = true
 		}
@@ -162,7 +178,8 @@ func (t *tally) event(k int) Count {
 		return c
 	}
 	if len(out) == 0 {
-		t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: no total falls; a count transfers a surplus or excludes a candidate", k+1)
+		t.broken(k+1, pointer(t.i, "counts", k), "count-event", "count %d: no total falls; a count transfers a surplus or excludes a candidate", k+1)
+		c.Event = EventIrregular
 		return c
 	}
 	return t.exclusion(c, out, k)
@@ -176,11 +193,11 @@ func (t *tally) at(j, k int) string { return pointer(t.i, "candidacies", j, "tot
 func (t *tally) gains(j, k, before, after int) {
 	switch {
 	case t.state[j] == excluded:
-		t.errorf(t.at(j, k), "count-event", "count %d: %s was excluded at count %d, and gains %s; votes go only to continuing candidates or non-transferable", k+1, t.name(j), t.excludedAt[j], votes(after-before))
+		t.broken(k+1, t.at(j, k), "count-event", "count %d: %s was excluded at count %d, and gains %s; votes go only to continuing candidates or non-transferable", k+1, t.name(j), t.excludedAt[j], votes(after-before))
 	case t.surplusGone[j] || t.electedAt[j] > 0 && t.total(j, t.electedAt[j]-1) == t.sheet.Quota:
-		t.errorf(t.at(j, k), "elected-total-changes", "count %d: %s was elected at count %d, and their total rises from %s to %s; it never changes after their surplus has gone", k+1, t.name(j), t.electedAt[j], Thousands(before), Thousands(after))
+		t.broken(k+1, t.at(j, k), "elected-total-changes", "count %d: %s was elected at count %d, and their total rises from %s to %s; it never changes after their surplus has gone", k+1, t.name(j), t.electedAt[j], Thousands(before), Thousands(after))
 	case t.state[j] == elected:
-		t.errorf(t.at(j, k), "count-event", "count %d: %s was elected at count %d, and gains %s before their surplus moves; votes go only to continuing candidates or non-transferable", k+1, t.name(j), t.electedAt[j], votes(after-before))
+		t.broken(k+1, t.at(j, k), "count-event", "count %d: %s was elected at count %d, and gains %s before their surplus moves; votes go only to continuing candidates or non-transferable", k+1, t.name(j), t.electedAt[j], votes(after-before))
 	}
 }
 
@@ -189,7 +206,7 @@ func (t *tally) gains(j, k, before, after int) {
 func (t *tally) surplus(c Count, j, k int) Count {
 	before, after := t.total(j, k-1), t.total(j, k)
 	if after != t.sheet.Quota {
-		t.errorf(t.at(j, k), "count-event", "count %d: %s's surplus leaves them %s, not the quota of %s", k+1, t.name(j), Thousands(after), Thousands(t.sheet.Quota))
+		t.broken(k+1, t.at(j, k), "count-event", "count %d: %s's surplus leaves them %s, not the quota of %s", k+1, t.name(j), Thousands(after), Thousands(t.sheet.Quota))
 	}
 	t.surplusGone[j] = true
 	c.Event, c.CandidateIDs, c.Votes = EventSurplus, []string{t.sheet.Candidacies[j].CandidateID}, before-after
@@ -219,9 +236,9 @@ func (t *tally) exclusion(c Count, out []int, k int) Count {
 		low := t.total(next, k-1)
 		switch {
 		case withVotes == 1 && total > low:
-			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s is excluded with %s, but %s has fewer (%s); the lowest continuing candidate is excluded", k+1, t.name(out[len(out)-1]), votes(total), t.name(next), Thousands(low))
+			t.broken(k+1, pointer(t.i, "counts", k), "count-event", "count %d: %s is excluded with %s, but %s has fewer (%s); the lowest continuing candidate is excluded", k+1, t.name(out[len(out)-1]), votes(total), t.name(next), Thousands(low))
 		case withVotes > 1 && total >= low:
-			t.errorf(pointer(t.i, "counts", k), "count-event", "count %d: %s are excluded together with %s, and %s has %s; several are excluded at once only when their votes together are fewer than the next-lowest's", k+1, t.list(out), votes(total), t.name(next), Thousands(low))
+			t.broken(k+1, pointer(t.i, "counts", k), "count-event", "count %d: %s are excluded together with %s, and %s has %s; several are excluded at once only when their votes together are fewer than the next-lowest's", k+1, t.list(out), votes(total), t.name(next), Thousands(low))
 		case withVotes == 1 && total == low:
 			// The one excluded with votes shares the lowest place.
 			t.exclusionTie(out[len(out)-1], k)

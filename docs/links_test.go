@@ -181,10 +181,11 @@ func TestFieldTablesFollowOpenAPI(t *testing.T) {
 		return out
 	}
 	want := map[string][]string{
-		"`GET /parties`":          props("Party", ""),
-		"`GET /districts`":        append(props("District", ""), props("Locality", "localities[].")...),
-		"`GET /candidates`":       props("Candidate", ""),
-		"`GET /results`":          slices.Concat(props("CountSheet", ""), props("Count", "counts[]."), props("Candidacy", "candidacies[]."), props("Tie", "ties[].")),
+		"`GET /parties`":    props("Party", ""),
+		"`GET /districts`":  append(props("District", ""), props("Locality", "localities[].")...),
+		"`GET /candidates`": props("Candidate", ""),
+		"`GET /results`": slices.Concat(props("CountSheet", ""), props("Count", "counts[]."), props("Candidacy", "candidacies[]."), props("Tie", "ties[]."),
+			props("Correction", "corrections[]."), props("Defect", "defects[].")),
 		"`GET /results/national`": append(props("NationalTotals", ""), props("PartyTotal", "parties[].")...),
 	}
 	got := map[string][]string{}

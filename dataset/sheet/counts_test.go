@@ -94,10 +94,11 @@ func TestImportCounts(t *testing.T) {
 	if err != nil {
 		t.Fatalf("LoadFiles: %v", err)
 	}
-	// It writes the ties the sheets state, and these state none.
+	// It writes the ties, corrections and defects the sheets state, and
+	// these state none.
 	served := slices.Clone(ds.Sheets())
 	for i := range served {
-		served[i].Ties = nil
+		served[i].Ties, served[i].Corrections, served[i].Defects = nil, nil, nil
 	}
 	written := dataset.EncodeJSON(decode[[]dataset.CountSheet](t, files, dataset.CountsFile))
 	if served := dataset.EncodeJSON(served); !bytes.Equal(written, served) {
@@ -355,7 +356,7 @@ func TestImportCountsProblems(t *testing.T) {
 			"district_totals.csv:2: quota: district 4: the quota is 3,753, and floor(22,506 / (5 + 1)) + 1 is 3,752",
 		}},
 		{"registered fewer than valid votes", base.with(sheet.DistrictTotalsFile, setCell(totals, 2, 2, "22505")), []string{
-			"district_totals.csv:2: registered: is 22,505, fewer than the 22,506 valid votes",
+			"district_totals.csv:2: registered: district 4, the registered voters are 22,505, fewer than the 22,506 valid votes",
 		}},
 		{"final before every seat is filled", base.with(sheet.CountsFile, cutCounts(counts, "4", 10), sheet.DistrictTotalsFile, setCell(totals, 2, 6, "10")), []string{
 			"district_totals.csv:2: status: district 4, the sheet is final, but its 10 counts elect 2 of its 5 seats: after count 10, the 12 candidates below the 3 seats left have 9,052 votes together, and Carm Mifsud Bonnici, the lowest of those who would take them, has 1,549; a further count could still change who is elected; while the count goes on, write counting in its status column",

@@ -95,8 +95,11 @@ func encodeCandidates(candidates []dataset.Candidate) []byte {
 // of 10,000 candidacies over 500 counts takes a few bytes a total rather
 // than a line each. Of a sheet's ties it writes those the sheets state
 // (ties.csv), and no ties field when they state none: the others follow
-// from the totals.
+// from the totals; nor a corrections or defects field when the sheets
+// state none (corrections.csv, defects.csv).
 func encodeSheets(sheets []dataset.CountSheet) []byte {
+	// The lists a sheet may leave out, when it has none.
+	optionalList := map[string]bool{"ties": true, "corrections": true, "defects": true}
 	if len(sheets) == 0 {
 		return []byte("[]\n")
 	}
@@ -118,7 +121,7 @@ func encodeSheets(sheets []dataset.CountSheet) []byte {
 		v := reflect.ValueOf(s)
 		var fields []int
 		for f := range v.NumField() {
-			if name := v.Type().Field(f).Tag.Get("json"); name != "-" && (name != "ties" || len(s.Ties) > 0) {
+			if name := v.Type().Field(f).Tag.Get("json"); name != "-" && (v.Field(f).Kind() != reflect.Slice || v.Field(f).Len() > 0 || !optionalList[name]) {
 				fields = append(fields, f)
 			}
 		}
