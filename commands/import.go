@@ -25,7 +25,8 @@ func importCommand() *cli.Command {
 		ArgsUsage: "SRC OUT",
 		Description: "Reads dataset.toml, parties.csv, districts.csv and candidates.csv from SRC,\n" +
 			"with the count sheets counts.csv and district_totals.csv when it has them\n" +
-			"(and ties.csv, how their ties were decided),\n" +
+			"(and ties.csv, how their ties were decided; corrections.csv, the changes made\n" +
+			"to the source's figures; defects.csv, the breaks of the rules they are known to have),\n" +
 			"and writes the dataset they describe to OUT, which must not exist or be\n" +
 			"empty unless --force is given; --force replaces only a dataset directory\n" +
 			"(one holding dataset.toml). Every problem is reported at once, one per\n" +

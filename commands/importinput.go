@@ -61,7 +61,8 @@ func stopped(ctx context.Context) error {
 // sheetRows gives, for each sheet, the JSON file import writes from it and
 // the fewest bytes one of its rows adds there: its record (a district
 // sheet's row is a locality, a line of district_totals.csv a count sheet,
-// a line of ties.csv a tie of two) with every value empty, written
+// a line of ties.csv a tie of two, of corrections.csv a correction, of
+// defects.csv a defect) with every value empty, written
 // compactly. A row of counts.csv is a
 // candidacy with a total at one count at least (a Non-transferable row
 // adds its counts and its district's figures, more still), and each
@@ -74,6 +75,8 @@ var sheetRows = []sheetRow{
 	{sheet.CountsFile, dataset.CountsFile, leastBytes(dataset.Candidacy{CandidateID: uuidShape, Totals: []int{0}}), int64(len(",0"))},
 	{sheet.DistrictTotalsFile, dataset.CountsFile, leastBytes(dataset.CountSheet{DistrictID: uuidShape}), 0},
 	{sheet.TiesFile, dataset.CountsFile, leastBytes(dataset.Tie{CandidateIDs: []string{uuidShape, uuidShape}}), 0},
+	{sheet.CorrectionsFile, dataset.CountsFile, leastBytes(dataset.Correction{}), 0},
+	{sheet.DefectsFile, dataset.CountsFile, leastBytes(dataset.Defect{}), 0},
 }
 
 type sheetRow struct {

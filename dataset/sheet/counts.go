@@ -37,19 +37,22 @@ var nonTransferable = key(dataset.NonTransferableRow)
 // each came from, to place a problem the dataset's rules find at its line
 // and column.
 type countSheets struct {
-	totals     []*districtTotals
-	rows       []*districtRows
-	read       [2]bool  // counts.csv, district_totals.csv could be used
-	partyCol   string   // the header name of the party column
-	countCols  int      // count_1 to count_countCols
-	countNames []string // "count_1" to "count_<countCols>"
-	order      []int    // the districts of counts.json, in its order
-	ties       [][]tieLine
+	totals      []*districtTotals
+	rows        []*districtRows
+	read        [2]bool  // counts.csv, district_totals.csv could be used
+	partyCol    string   // the header name of the party column
+	countCols   int      // count_1 to count_countCols
+	countNames  []string // "count_1" to "count_<countCols>"
+	order       []int    // the districts of counts.json, in its order
+	ties        [][]tieLine
+	corrections [][]correctionLine
+	defects     [][]defectLine
 }
 
 // newCountSheets makes the count sheets of an election of n districts.
 func newCountSheets(n int) *countSheets {
-	return &countSheets{totals: make([]*districtTotals, n+1), rows: make([]*districtRows, n+1), ties: make([][]tieLine, n+1)}
+	return &countSheets{totals: make([]*districtTotals, n+1), rows: make([]*districtRows, n+1), ties: make([][]tieLine, n+1),
+		corrections: make([][]correctionLine, n+1), defects: make([][]defectLine, n+1)}
 }
 
 // districtTotals is a line of district_totals.csv.
@@ -81,9 +84,17 @@ type countRow struct {
 // row to its candidate. It returns nil when src has neither.
 func (im *importer) counts(src fs.FS, ps parties, ds *districts, cands []dataset.Candidate) *countSheets {
 	hasCounts, hasTotals, hasTies := exists(src, CountsFile), exists(src, DistrictTotalsFile), exists(src, TiesFile)
+	hasCorrections, hasDefects := exists(src, CorrectionsFile), exists(src, DefectsFile)
 	switch {
-	case !hasCounts && !hasTotals && hasTies:
-		im.add(CountsFile, 0, "", "file is missing: %s needs it and %s beside it, for the count sheets whose ties it states", TiesFile, DistrictTotalsFile)
+	case !hasCounts && !hasTotals && (hasTies || hasCorrections || hasDefects):
+		for _, s := range []struct {
+			file, what string
+			has        bool
+		}{{TiesFile, "whose ties it states", hasTies}, {CorrectionsFile, "whose figures it corrects", hasCorrections}, {DefectsFile, "whose defects it states", hasDefects}} {
+			if s.has {
+				im.add(CountsFile, 0, "", "file is missing: %s needs it and %s beside it, for the count sheets %s", s.file, DistrictTotalsFile, s.what)
+			}
+		}
 		return nil
 	case !hasCounts && !hasTotals:
 		return nil
@@ -114,6 +125,12 @@ func (im *importer) counts(src fs.FS, ps parties, ds *districts, cands []dataset
 	// Its names are matched to the rows of counts.csv, once they are.
 	if hasTies && cs.read[0] && match != nil {
 		im.ties(src, cs, cands)
+	}
+	if hasCorrections && cs.read[0] && match != nil {
+		im.corrections(src, cs, ps, cands)
+	}
+	if hasDefects && cs.read[0] {
+		im.defects(src, cs)
 	}
 	return cs
 }
@@ -586,16 +603,18 @@ func (ci *candidateIndex) nearest(name string, forms []int) string {
 // sheets give, which the dataset's rules check and complete. Who took a
 // seat by a lot that ties.csv states is its candidacy's elected_at_count.
 type sheetRecord struct {
-	DistrictID     string            `json:"district_id"`
-	DistrictNumber int               `json:"district_number"`
-	Status         string            `json:"status"`
-	Seats          int               `json:"seats"`
-	Registered     *int              `json:"registered"`
-	ValidVotes     int               `json:"valid_votes"`
-	Quota          int               `json:"quota"`
-	Counts         []countRecord     `json:"counts"`
-	Candidacies    []candidacyRecord `json:"candidacies"`
-	Ties           []tieRecord       `json:"ties,omitempty"`
+	DistrictID     string               `json:"district_id"`
+	DistrictNumber int                  `json:"district_number"`
+	Status         string               `json:"status"`
+	Seats          int                  `json:"seats"`
+	Registered     *int                 `json:"registered"`
+	ValidVotes     int                  `json:"valid_votes"`
+	Quota          int                  `json:"quota"`
+	Counts         []countRecord        `json:"counts"`
+	Candidacies    []candidacyRecord    `json:"candidacies"`
+	Ties           []tieRecord          `json:"ties,omitempty"`
+	Corrections    []dataset.Correction `json:"corrections,omitempty"`
+	Defects        []dataset.Defect     `json:"defects,omitempty"`
 }
 
 type countRecord struct {
@@ -625,6 +644,12 @@ func (cs *countSheets) records(ds *districts, cands []dataset.Candidate) []sheet
 		}
 		ties, seats := cs.tieRecords(n)
 		s.Ties = ties
+		for _, cl := range cs.corrections[n] {
+			s.Corrections = append(s.Corrections, cl.c)
+		}
+		for _, dl := range cs.defects[n] {
+			s.Defects = append(s.Defects, dl.d)
+		}
 		for j, r := range d.candidacies {
 			s.Candidacies[j] = candidacyRecord{Name: r.name, Totals: r.totals}
 			if r.candidate >= 0 { // else reported: no records are written
@@ -753,13 +778,62 @@ func (cs *countSheets) line(ptr string) (file string, line int) {
 			return CountsFile, d.nt.line
 		case parts[1] == "ties" && j >= 0 && j < len(cs.ties[cs.order[i]]):
 			return TiesFile, cs.ties[cs.order[i]][j].line
+		case parts[1] == "corrections" || parts[1] == "defects":
+			if file, line := cs.statement(cs.order[i], parts[1], j); line > 0 {
+				return file, line
+			}
 		}
 	}
 	return DistrictTotalsFile, dt.line
 }
 
-// tiePointer is the pointer of a tie a sheet states, in a message.
-var tiePointer = regexp.MustCompile(`at /\d+/ties/(\d+)`)
+// statedPointer is the pointer of a tie, a correction or a defect a sheet
+// states, in a message.
+var statedPointer = regexp.MustCompile(`at /(\d+)/(ties|corrections|defects)/(\d+)`)
+
+// statement returns the sheet and line of item m of district n's ties,
+// corrections or defects (list); 0 for none.
+func (cs *countSheets) statement(n int, list string, m int) (string, int) {
+	if m < 0 {
+		return "", 0
+	}
+	switch {
+	case list == "ties" && m < len(cs.ties[n]):
+		return TiesFile, cs.ties[n][m].line
+	case list == "corrections" && m < len(cs.corrections[n]):
+		return CorrectionsFile, cs.corrections[n][m].line
+	case list == "defects" && m < len(cs.defects[n]):
+		return DefectsFile, cs.defects[n][m].line
+	}
+	return "", 0
+}
+
+// statedColumn is the column of corrections.csv and defects.csv of each
+// field of a correction or a defect.
+var statedColumn = map[string]string{"candidate_id": "name", "count": "count", "field": "field", "from": "from", "to": "to", "evidence": "evidence", "rule": "rule", "note": "note", "message": "rule"}
+
+// placeStated names each statement a placed problem's message points to
+// by its line: "on line 4" in the sheet the problem is placed in, "on
+// defects.csv line 4" in another.
+func (cs *countSheets) placeStated(p dataset.Problem) dataset.Problem {
+	p.Message = statedPointer.ReplaceAllStringFunc(p.Message, func(ptr string) string {
+		m := statedPointer.FindStringSubmatch(ptr)
+		i, _ := strconv.Atoi(m[1])
+		k, _ := strconv.Atoi(m[3])
+		if i >= len(cs.order) {
+			return ptr
+		}
+		file, line := cs.statement(cs.order[i], m[2], k)
+		switch {
+		case line == 0:
+			return ptr
+		case file == p.File:
+			return fmt.Sprintf("on line %d", line)
+		}
+		return fmt.Sprintf("on %s line %d", file, line)
+	})
+	return p
+}
 
 // place puts a problem the dataset's rules found in counts.json at the
 // line and column of the sheet it came from: a candidacy's total at its
@@ -771,6 +845,11 @@ func (cs *countSheets) place(p dataset.Problem) dataset.Problem {
 	if p.File != dataset.CountsFile {
 		return p
 	}
+	return cs.placeStated(cs.placeAt(p))
+}
+
+// placeAt is place, but for the statements a message points to.
+func (cs *countSheets) placeAt(p dataset.Problem) dataset.Problem {
 	parts := strings.Split(strings.TrimPrefix(p.Pointer, "/"), "/")
 	i, err := strconv.Atoi(parts[0])
 	if err != nil || i < 0 || i >= len(cs.order) || len(parts) < 2 {
@@ -793,19 +872,21 @@ func (cs *countSheets) place(p dataset.Problem) dataset.Problem {
 		return p
 	}
 	switch field := parts[1]; field {
+	case "corrections", "defects":
+		file, line := cs.statement(n, field, index(2))
+		if line == 0 {
+			return p
+		}
+		col := "district"
+		if len(parts) > 3 {
+			col = statedColumn[parts[3]]
+		}
+		return at(file, line, col)
 	case "ties":
 		m := index(2)
 		if m < 0 || m >= len(cs.ties[n]) {
 			return p
 		}
-		// A tie stated twice names the line of the first.
-		p.Message = tiePointer.ReplaceAllStringFunc(p.Message, func(ptr string) string {
-			first, _ := strconv.Atoi(tiePointer.FindStringSubmatch(ptr)[1])
-			if first >= len(cs.ties[n]) {
-				return ptr
-			}
-			return fmt.Sprintf("on line %d", cs.ties[n][first].line)
-		})
 		col := "district"
 		if len(parts) > 3 {
 			col = map[string]string{"count": "count", "decided_by": "decided_by"}[parts[3]]
@@ -841,7 +922,7 @@ func (cs *countSheets) place(p dataset.Problem) dataset.Problem {
 		}
 		return at(CountsFile, d.nt.line, "")
 	case "status":
-		if p.Rule == "elected-seats" {
+		if p.Rule == "elected-seats" && !p.Warning {
 			p.Message += "; while the count goes on, write counting in its status column"
 		}
 		return at(DistrictTotalsFile, dt.line, "status")

@@ -775,3 +775,164 @@ func TestImportSeatTie(t *testing.T) {
 		})
 	}
 }
+
+// TestImportErrata: corrections.csv states the changes made to the
+// source's figures, and defects.csv the breaks of the rules of the count
+// a sheet is known to have; import writes them into their sheets of
+// counts.json, and a stated break is a warning at the sheet's cell,
+// naming the line that states it. The 2022 sheets of district 1 with
+// count 2's non-transferable one too many.
+func TestImportErrata(t *testing.T) {
+	base := countsFolder2022(t)
+	src := base.with(
+		sheet.CountsFile, setCell(base[sheet.CountsFile], 26, countsColumnBase+2, "1"),
+		sheet.CorrectionsFile, "district,count,name,field,from,to,evidence\n"+
+			"1,7,Sean Apap Meli,total,,0,the cell is empty in the transcription\n"+
+			"1,,Sammy Farrugia,party,PL,ABBA,the row's party total is ABBA's\n"+
+			"1,2,,non_transferable,0,1,the transcription's count 2\n",
+		sheet.DefectsFile, "district,count,rule,note\n1,2,Count-Balance,one vote too many in the transcription\n",
+	)
+	res, err := sheet.ImportWith(src.fs(), sheet.Options{})
+	if err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	var warnings []string
+	for _, p := range res.Problems {
+		warnings = append(warnings, p.String())
+	}
+	want := []string{"counts.csv:26: count_2: warning: district 1, count 2: the totals add up to 21,685, and the valid votes are 21,684; a known defect, stated on defects.csv line 2"}
+	if !slices.Equal(warnings, want) {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
+	}
+	sheets := decode[[]dataset.CountSheet](t, res.Files, dataset.CountsFile)
+	ids := map[string]string{}
+	for _, c := range sheets[0].Candidacies {
+		ids[c.Name] = c.CandidateID
+	}
+	ds, err := dataset.LoadFiles(res.Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parties := map[string]string{}
+	for _, p := range ds.Parties() {
+		parties[p.ShortName] = p.ID
+	}
+	got := string(dataset.EncodeJSON(map[string]any{"corrections": sheets[0].Corrections, "defects": sheets[0].Defects}))
+	wantJSON := string(dataset.EncodeJSON(map[string]any{
+		"corrections": []dataset.Correction{
+			{CandidateID: ptr(ids["Sean Apap Meli"]), Count: intPtr(7), Field: "total", To: dataset.Number(0), Evidence: "the cell is empty in the transcription"},
+			{CandidateID: ptr(ids["Sammy Farrugia"]), Field: "party", From: dataset.TextCell(parties["PL"]), To: dataset.TextCell(parties["ABBA"]), Evidence: "the row's party total is ABBA's"},
+			{Count: intPtr(2), Field: "non_transferable", From: dataset.Number(0), To: dataset.Number(1), Evidence: "the transcription's count 2"},
+		},
+		"defects": []dataset.Defect{{Count: intPtr(2), Rule: "count-balance", Message: "count 2: the totals add up to 21,685, and the valid votes are 21,684", Note: "one vote too many in the transcription"}},
+	}))
+	if got != wantJSON {
+		t.Errorf("district 1's corrections and defects in counts.json:\n%s\nwant\n%s", got, wantJSON)
+	}
+	for _, s := range sheets[1:] {
+		if s.Corrections != nil || s.Defects != nil {
+			t.Errorf("district %d: counts.json has corrections or defects, and the sheets state none", s.DistrictNumber)
+		}
+	}
+}
+
+func intPtr(n int) *int { return &n }
+
+// TestImportErrataProblems: each problem of corrections.csv and
+// defects.csv at its line and column, those import finds as it reads and
+// those the dataset's rules find in what they state.
+func TestImportErrataProblems(t *testing.T) {
+	base := countsFolder2022(t)
+	corrections := func(lines ...string) string {
+		return "district,count,name,field,from,to,evidence\n" + strings.Join(lines, "\n") + "\n"
+	}
+	defects := func(lines ...string) string {
+		return "district,count,rule,note\n" + strings.Join(lines, "\n") + "\n"
+	}
+	broken := setCell(base[sheet.CountsFile], 26, countsColumnBase+2, "1") // district 1, count 2: one vote too many
+	tests := []struct {
+		name string
+		src  sheets
+		want []string
+	}{
+		{"without the count sheets", base.without(sheet.CountsFile).without(sheet.DistrictTotalsFile).with(sheet.CorrectionsFile, corrections(), sheet.DefectsFile, defects()), []string{
+			"counts.csv: file is missing: corrections.csv needs it and district_totals.csv beside it, for the count sheets whose figures it corrects",
+			"counts.csv: file is missing: defects.csv needs it and district_totals.csv beside it, for the count sheets whose defects it states",
+		}},
+		{"cells of corrections.csv", base.with(sheet.CorrectionsFile, corrections(
+			"1,7,Sean Apap Meli,name,,0,e",
+			"1,7,,total,,0,e",
+			"1,7,Sean Apap Meli,non_transferable,,0,e",
+			"1,,Sean Apap Meli,total,,0,e",
+			"1,7,Sean Apap Meli,party,PL,PL,e",
+			"1,seven,Sean Apap Meli,total,,0,e",
+			"1,7,Sean Apap Meli,total,none,,e",
+			"1,,Sean Apap Meli,party,XX,PL,e",
+			"14,7,Sean Apap Meli,total,,0,e",
+			"1,7,Sean Apap Meli,total,,0,",
+			"1,,Sean Apap Meli,district,,1,e",
+		)), []string{
+			`corrections.csv:2: field: "name" is not a field a correction changes: write total, non_transferable, party or district`,
+			"corrections.csv:3: name: is empty: a correction of total names its row, as counts.csv prints it",
+			`corrections.csv:4: name: is "Sean Apap Meli": a correction of non_transferable names no row; leave it empty`,
+			"corrections.csv:5: count: is empty: a correction of total names its count",
+			`corrections.csv:6: count: is "7": a correction of party names no count; leave it empty`,
+			`corrections.csv:7: count: "seven" is not a count: write its number, such as 7`,
+			`corrections.csv:8: from: "none" is not a whole number of votes: write digits only, such as 1234`,
+			"corrections.csv:8: to: is empty: write what the sheet holds",
+			`corrections.csv:9: from: no party in parties.csv has the slug, short name, name or English name "XX"; leave it empty for an independent`,
+			`corrections.csv:10: district: district "14" is not a number from 1 to 13`,
+			"corrections.csv:11: evidence: must not be empty",
+			"corrections.csv:12: from: is empty: write the district the source gives the row, or where it files it, in words",
+		}},
+		{"what the sheet does not hold", base.with(sheet.CorrectionsFile, corrections(
+			"1,7,Sean Apap Meli,total,,5,e",
+			"1,,Sean Apap Meli,district,2017,2,e",
+			"1,7,Sean Apap Meli,total,,0,e",
+			"1,7,Sean Apap Meli,total,,0,e",
+		)), []string{
+			"corrections.csv:2: to: district 1, count 7: is 5, and Sean Apap Meli's total there is 0",
+			"corrections.csv:3: to: is 2, and the sheet is district 1's",
+			"corrections.csv:4: district: district 1, count 7: Sean Apap Meli's total is corrected already, on line 2",
+			"corrections.csv:5: district: district 1, count 7: Sean Apap Meli's total is corrected already, on line 2",
+		}},
+		{"a count or a row the sheet has not", base.with(sheet.CorrectionsFile, corrections(
+			"1,40,Sean Apap Meli,total,,0,e",
+			"1,7,Sean Apap Mel,total,,0,e",
+			"1,7,Sean Apap Meli,total,0,0,e",
+		)), []string{
+			"corrections.csv:2: count: is 40; must be a count of the sheet, 1 to 22",
+			`corrections.csv:3: name: no row of district 1 in counts.csv is "Sean Apap Mel" (did you mean "Sean Apap Meli"?)`,
+			"corrections.csv:4: from: is 0, as to is; a correction changes the source's figure",
+		}},
+		{"defects stated and not found", base.with(sheet.CountsFile, broken, sheet.DefectsFile, defects(
+			"1,2,count-balance,one vote too many",
+			"1,3,count-balance,one vote too many",
+			"1,2,count-balance,again",
+		)), []string{
+			// The warnings are given once nothing is wrong.
+			"defects.csv:3: district: district 1, count 3 is stated to break count-balance, and it balances",
+			"defects.csv:4: district: district 1, count 2: count-balance is stated already, on line 2",
+		}},
+		{"cells of defects.csv", base.with(sheet.CountsFile, broken, sheet.DefectsFile, defects(
+			"1,,quota,the quota",
+			"1,x,count-event,e",
+			"1,4,count-event,",
+			"1,2,count-balance,one vote too many",
+		)), []string{
+			`defects.csv:2: rule: is "quota"; a defect names a rule of the count: count-balance, count-event, total-falls, elected-total-changes, elected-seats, registered`,
+			`defects.csv:3: count: "x" is not a count: write its number, such as 7`,
+			"defects.csv:4: note: must not be empty",
+		}},
+		{"a break not stated", base.with(sheet.CountsFile, broken, sheet.DefectsFile, defects()), []string{
+			"counts.csv:26: count_2: district 1, count 2: the totals add up to 21,685, and the valid votes are 21,684",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, want := importProblems(t, tt.src.fs()), strings.Join(tt.want, "\n"); got != want {
+				t.Errorf("report\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}

@@ -41,7 +41,7 @@ func (ps Problems) Errors() int {
 
 // fileOrder ranks the files a problem may name: the manifest, the CSV
 // files in the order they are read, then the JSON files checked last.
-var fileOrder = []string{dataset.ManifestFile, PartiesFile, DistrictsFile, CandidatesFile, CountsFile, DistrictTotalsFile, TiesFile}
+var fileOrder = []string{dataset.ManifestFile, PartiesFile, DistrictsFile, CandidatesFile, CountsFile, DistrictTotalsFile, TiesFile, CorrectionsFile, DefectsFile}
 
 // sort puts the problems in file and line order, keeping the order in
 // which they were found within a line.

@@ -61,7 +61,7 @@ func (im *importer) ties(src fs.FS, cs *countSheets, cands []dataset.Candidate) 
 		}
 		for name := range strings.SplitSeq(t.get(r, "elected"), ";") {
 			if name = strings.TrimSpace(name); name != "" {
-				if j, ok := im.electedRow(t, r, n, d, name, cands); ok {
+				if j, ok := im.rowNamed(t, r, n, d, "elected", name, cands); ok {
 					tl.elected = append(tl.elected, j)
 				}
 			}
@@ -72,10 +72,11 @@ func (im *importer) ties(src fs.FS, cs *countSheets, cands []dataset.Candidate) 
 	}
 }
 
-// electedRow returns the row of district n, d, that a name of the elected
-// column of ties.csv names: the name the row prints, or its candidate's
-// name or slug, compared as names are everywhere in import.
-func (im *importer) electedRow(t *table, r row, n int, d *districtRows, name string, cands []dataset.Candidate) (int, bool) {
+// rowNamed returns the row of district n, d, that a name in column col of
+// a line names (ties.csv's elected, corrections.csv's name): the name the
+// row prints, or its candidate's name or slug, compared as names are
+// everywhere in import.
+func (im *importer) rowNamed(t *table, r row, n int, d *districtRows, col, name string, cands []dataset.Candidate) (int, bool) {
 	k := key(name)
 	var found, lines []int
 	var keys []nameKey
@@ -93,13 +94,13 @@ func (im *importer) electedRow(t *table, r row, n int, d *districtRows, name str
 		for _, j := range nearest(k, keys) {
 			near = append(near, strconv.Quote(d.candidacies[j].name))
 		}
-		im.add(t.file, r.line, "elected", "no row of district %d in %s is %q%s", n, CountsFile, name, suggest.Offer(near...))
+		im.add(t.file, r.line, col, "no row of district %d in %s is %q%s", n, CountsFile, name, suggest.Offer(near...))
 	default:
 		var at []string
 		for _, l := range lines {
 			at = append(at, strconv.Itoa(l))
 		}
-		im.add(t.file, r.line, "elected", "%q fits %d rows of district %d in %s, lines %s: write the candidate's slug", name, len(found), n, CountsFile, suggest.List(at, "and"))
+		im.add(t.file, r.line, col, "%q fits %d rows of district %d in %s, lines %s: write the candidate's slug", name, len(found), n, CountsFile, suggest.List(at, "and"))
 	}
 	return -1, false
 }
