@@ -87,10 +87,34 @@ type countView struct {
 	Sheet                    sheetTable
 	JSON                     string // the count as the API serves it
 	CSV                      string // the sheet as CSV, when the server serves the downloads
+	Defects                  []defectView
+	RegisteredDefect         bool // the registered voters are a stated defect
+	Corrections              []correctionView
 }
 
-// storyLine is one count's sentence: "Count 2:", and what happened.
-type storyLine struct{ Count, Text string }
+// storyLine is one count's sentence: "Count 2:", and what happened;
+// Defect marks a count the sheet states a defect of.
+type storyLine struct{ Count, Text, Defect string }
+
+// defectView is a defect the sheet states, as the notice above its count
+// names it: what it is, in the page's language; the rule, and what the
+// rule says of it (in English, as validate says it); and the publisher's
+// note.
+type defectView struct{ Headline, Rule, Message, Note string }
+
+// correctionView is a correction of the sheet, as the list beside its
+// table gives it: its mark (ID the anchor the table's mark links to),
+// where it is, what the sheet holds and what the source gives (a party's
+// as parties, a district's as where the source filed the row), and the
+// evidence.
+type correctionView struct {
+	ID, Mark, Where         string
+	Sheet, Source           string
+	Party                   bool
+	SheetParty, SourceParty partyRef
+	Place                   string
+	Evidence                string
+}
 
 // legendItem is an elected candidate as the narrow chart numbers them.
 type legendItem struct{ Colour, Name string }
@@ -115,12 +139,14 @@ type sheetTable struct {
 
 type countHead struct {
 	Label, Event string
+	Defect       bool // the sheet states a defect of this count
 }
 
 type sheetRow struct {
 	Slug, Name string
 	Elected    bool
 	Cells      []sheetCell
+	Fix        fix // a correction of the row's party or district
 }
 
 // sheetCell is one total of the sheet and its change at that count.
@@ -129,7 +155,12 @@ type sheetCell struct {
 	Quota         bool // at or above the quota
 	Elected       bool // elected at this count
 	Gone          bool // excluded at or before this count: no total
+	Fix           fix  // a correction of this total
 }
+
+// fix marks a corrected figure: its mark ("*1") and the anchor of the
+// correction's item beside the table; empty for none.
+type fix struct{ Mark, ID string }
 
 // candidacyRow is the dataset's candidate of a sheet's row, or nil when
 // the dataset has none, and the row's name and slug: the candidate's,
@@ -199,10 +230,12 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 		v.More = append(v.More, t("count_more_counts", len(shown.Counts), len(sh.Counts)))
 	}
 	byID := rowsByID(sh)
+	v.Defects, v.RegisteredDefect = s.defectViews(sh)
 	v.Story = s.story(shown, names, byID)
 	v.JSON = s.api + "/results/" + strconv.Itoa(sh.DistrictNumber)
 	v.CSV = s.csvLink(strings.Replace(SheetCSV, "{number}", strconv.Itoa(sh.DistrictNumber), 1))
 	v.Sheet = s.sheetTable(shown, names, slugs, byID)
+	v.Corrections = s.corrections(sh, names, byID, &v.Sheet)
 	v.Chart, v.ChartNarrow = s.drawChart(shown, names, wideChart), s.drawChart(shown, names, narrowChart)
 	// The elected are the sheet's first rows, in the order they were
 	// elected.
@@ -210,6 +243,75 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 		v.Legend = append(v.Legend, legendItem{chartColour(j), names[j]})
 	}
 	return v
+}
+
+// defectViews is the defects sh states, as the notice above its count
+// names them, and whether its registered voters are one.
+func (s *Site) defectViews(sh *dataset.CountSheet) ([]defectView, bool) {
+	t := s.lang.T
+	var out []defectView
+	registered := false
+	for _, d := range sh.Defects {
+		head := t("defect_" + d.Rule + "_sheet")
+		if d.Count != nil {
+			head = t("defect_"+d.Rule, *d.Count)
+		}
+		registered = registered || d.Rule == "registered"
+		out = append(out, defectView{Headline: head, Rule: d.Rule, Message: d.Message, Note: d.Note})
+	}
+	return out, registered
+}
+
+// defectAt reports whether sh states a defect of count n.
+func defectAt(sh *dataset.CountSheet, n int) bool {
+	return slices.ContainsFunc(sh.Defects, func(d dataset.Defect) bool { return d.Count != nil && *d.Count == n })
+}
+
+// corrections is the corrections of sh as the list beside its table
+// gives them, each marked where tab shows the figure it changes.
+func (s *Site) corrections(sh *dataset.CountSheet, names []string, byID map[string]int, tab *sheetTable) []correctionView {
+	t, num := s.lang.T, s.lang.Num
+	out := make([]correctionView, 0, len(sh.Corrections))
+	for n, c := range sh.Corrections {
+		f := fix{Mark: "*" + strconv.Itoa(n+1), ID: "correction-" + strconv.Itoa(n+1)}
+		v := correctionView{ID: f.ID, Mark: f.Mark, Evidence: c.Evidence}
+		row := -1
+		if c.CandidateID != nil {
+			row = byID[*c.CandidateID]
+		}
+		cell := func(x dataset.Cell) string {
+			if x.Number == nil {
+				return t("correction_empty")
+			}
+			return num(*x.Number)
+		}
+		switch c.Field {
+		case dataset.CorrectedTotal:
+			k := *c.Count - 1
+			v.Where, v.Sheet, v.Source = t("count_n", *c.Count)+", "+names[row], cell(c.To), cell(c.From)
+			if row < len(tab.Rows) && k < len(tab.Rows[row].Cells) {
+				tab.Rows[row].Cells[k].Fix = f
+			}
+		case dataset.CorrectedNonTransferable:
+			k := *c.Count - 1
+			v.Where, v.Sheet, v.Source = t("count_n", *c.Count)+", "+t("non_transferable"), cell(c.To), cell(c.From)
+			if k < len(tab.NonTransferable.Cells) {
+				tab.NonTransferable.Cells[k].Fix = f
+			}
+		case dataset.CorrectedParty:
+			v.Where, v.Party, v.SheetParty, v.SourceParty = names[row], true, s.partyOf(c.To.Text), s.partyOf(c.From.Text)
+		case dataset.CorrectedDistrict:
+			v.Where, v.Place = names[row], dataset.Text(c.From.Text)
+			if c.From.Number != nil {
+				v.Place = t("district_n", *c.From.Number)
+			}
+		}
+		if (c.Field == dataset.CorrectedParty || c.Field == dataset.CorrectedDistrict) && row < len(tab.Rows) {
+			tab.Rows[row].Fix = f
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // firstCounts is sh up to its shownCounts-th count: sh itself when it
@@ -233,7 +335,7 @@ func (s *Site) sheetTable(sh *dataset.CountSheet, names, slugs []string, byID ma
 	t, num := s.lang.T, s.lang.Num
 	tab := sheetTable{Caption: t("sheet_caption", sh.DistrictNumber, num(sh.Quota)), Note: t("sheet_note", num(sh.Quota))}
 	for _, c := range sh.Counts {
-		h := countHead{Label: t("count_n", c.Number)}
+		h := countHead{Label: t("count_n", c.Number), Defect: defectAt(sh, c.Number)}
 		switch c.Event {
 		case dataset.EventFirstPreferences:
 			h.Event = t("event_first")
@@ -245,6 +347,8 @@ func (s *Site) sheetTable(sh *dataset.CountSheet, names, slugs []string, byID ma
 			} else {
 				h.Event = t("event_excluded_n", len(c.CandidateIDs))
 			}
+		case dataset.EventIrregular:
+			h.Event = t("event_irregular")
 		}
 		tab.Counts = append(tab.Counts, h)
 	}
@@ -401,6 +505,17 @@ func (s *Site) story(sh *dataset.CountSheet, names []string, byID map[string]int
 			b.WriteString(t("story_first", s.lang.Num(sh.ValidVotes), s.lang.Num(sh.Quota)))
 		case dataset.EventSurplus:
 			b.WriteString(t("story_surplus", s.joinNames(namesOf(names, who)), s.votes(c.Votes), s.gains(sh, k, names)))
+		case dataset.EventIrregular:
+			// Neither a surplus nor an exclusion: only what the totals
+			// show, whose fell and by how much, and who gained.
+			switch len(who) {
+			case 0:
+				b.WriteString(t("story_irregular_none"))
+			case 1:
+				b.WriteString(t("story_irregular_one", names[who[0]], s.votes(c.Votes), s.gains(sh, k, names)))
+			default:
+				b.WriteString(t("story_irregular_many", s.listSome(namesOf(names, who), nil), s.votes(c.Votes), s.gains(sh, k, names)))
+			}
 		default:
 			if tie := tieAt(sh, c.Number, dataset.TieExclusion); tie != nil {
 				b.WriteString(s.tieSentence(sh, tie, names, byID) + " ")
@@ -421,7 +536,10 @@ func (s *Site) story(sh *dataset.CountSheet, names []string, byID map[string]int
 		if e := s.electedAt(sh, k, names, byID); e != "" {
 			b.WriteString(" " + e)
 		}
-		out[k] = storyLine{t("story_count", c.Number), b.String()}
+		out[k] = storyLine{Count: t("story_count", c.Number), Text: b.String()}
+		if defectAt(sh, c.Number) {
+			out[k].Defect = t("defect_mark")
+		}
 	}
 	return out
 }

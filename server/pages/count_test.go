@@ -46,16 +46,16 @@ func TestStory(t *testing.T) {
 		want []storyLine
 	}{
 		{English, []storyLine{
-			{"Count 1:", "The first preferences of 100 valid votes; the quota is 34. Anna reaches the quota and is elected."},
-			{"Count 2:", "Carm and Dora excluded with 6 votes between them: Bert +2; 1 vote became non-transferable."},
-			{"Count 3:", "Anna's surplus of 6 votes transferred: no candidate gained; 6 votes became non-transferable."},
-			{"Count 4:", "Emma excluded with 27 votes: Bert +4; none became non-transferable. Bert is elected without reaching the quota, as many candidates being left as seats."},
+			{"Count 1:", "The first preferences of 100 valid votes; the quota is 34. Anna reaches the quota and is elected.", ""},
+			{"Count 2:", "Carm and Dora excluded with 6 votes between them: Bert +2; 1 vote became non-transferable.", ""},
+			{"Count 3:", "Anna's surplus of 6 votes transferred: no candidate gained; 6 votes became non-transferable.", ""},
+			{"Count 4:", "Emma excluded with 27 votes: Bert +4; none became non-transferable. Bert is elected without reaching the quota, as many candidates being left as seats.", ""},
 		}},
 		{Maltese, []storyLine{
-			{"Għadd 1:", "L-ewwel preferenzi; il-voti validi huma 100 u l-kwota hija 34. Anna: elett/a, bil-kwota."},
-			{"Għadd 2:", "Carm u Dora eliminati b'6 voti bejniethom: Bert +2; mhux trasferibbli: 1 vot."},
-			{"Għadd 3:", "Is-surplus ta' Anna ta' 6 voti ġie trasferit: l-ebda kandidat ma kiseb voti; mhux trasferibbli: 6 voti."},
-			{"Għadd 4:", "Emma eliminat/a b'27 vot: Bert +4; il-voti kollha ġew trasferiti. Bert: elett/a mingħajr il-kwota, għax baqgħu kandidati daqs is-siġġijiet."},
+			{"Għadd 1:", "L-ewwel preferenzi; il-voti validi huma 100 u l-kwota hija 34. Anna: elett/a, bil-kwota.", ""},
+			{"Għadd 2:", "Carm u Dora eliminati b'6 voti bejniethom: Bert +2; mhux trasferibbli: 1 vot.", ""},
+			{"Għadd 3:", "Is-surplus ta' Anna ta' 6 voti ġie trasferit: l-ebda kandidat ma kiseb voti; mhux trasferibbli: 6 voti.", ""},
+			{"Għadd 4:", "Emma eliminat/a b'27 vot: Bert +4; il-voti kollha ġew trasferiti. Bert: elett/a mingħajr il-kwota, għax baqgħu kandidati daqs is-siġġijiet.", ""},
 		}},
 	}
 	for _, tt := range tests {
@@ -73,6 +73,103 @@ func TestStory(t *testing.T) {
 				t.Errorf("%s, count %d:\n got %q\nwant %q", tt.lang.Code, i+1, g, w)
 			}
 		}
+	}
+}
+
+// TestStoryOfDefects: the counts a sheet states defects of are marked,
+// and an irregular count (neither one surplus nor an exclusion, which
+// only such a sheet has) is told as its totals show it: whose fell, by how
+// much together, and who gained; or that none fell. In both languages.
+func TestStoryOfDefects(t *testing.T) {
+	at := func(n int) *int { return &n }
+	// Seats 2, valid votes 100, quota 34: A is elected on first
+	// preferences; count 2 moves A's surplus and excludes C at once;
+	// count 3 moves nothing; B takes the last seat.
+	sheet := &dataset.CountSheet{
+		Seats: 2, ValidVotes: 100, Quota: 34,
+		Counts: []dataset.Count{
+			{Number: 1, Event: dataset.EventFirstPreferences},
+			{Number: 2, Event: dataset.EventIrregular, CandidateIDs: []string{"a", "c"}, Votes: 11, NonTransferable: 1},
+			{Number: 3, Event: dataset.EventIrregular, CandidateIDs: []string{}, NonTransferable: 1},
+		},
+		Candidacies: []dataset.Candidacy{
+			{CandidateID: "a", Totals: []int{40, 34, 34}, ElectedAtCount: at(1)},
+			{CandidateID: "b", Totals: []int{30, 33, 33}, ElectedAtCount: at(3)},
+			{CandidateID: "e", Totals: []int{25, 32, 32}},
+			{CandidateID: "c", Totals: []int{5, 0, 0}, ExcludedAtCount: at(2)},
+		},
+		Elected: []string{"a", "b"},
+		Defects: []dataset.Defect{
+			{Count: at(2), Rule: "count-event", Message: "count 2: A's surplus moves and C is excluded at the same count; a count is one event"},
+			{Count: at(3), Rule: "count-event", Message: "count 3: no total falls; a count transfers a surplus or excludes a candidate"},
+		},
+	}
+	names := []string{"Anna", "Bert", "Emma", "Carm"}
+	tests := []struct {
+		lang *Lang
+		want []storyLine
+	}{
+		{English, []storyLine{
+			{"Count 1:", "The first preferences of 100 valid votes; the quota is 34. Anna reaches the quota and is elected.", ""},
+			{"Count 2:", "The totals of Anna and Carm fall by 11 votes together: Emma +7, Bert +3; 1 vote became non-transferable.", "⚠ known defect"},
+			{"Count 3:", "No total falls; none became non-transferable. Bert is elected without reaching the quota: no surplus is left, and of the 2 candidates still in the count the highest takes the last seat; Emma, with 32, is not elected.", "⚠ known defect"},
+		}},
+		{Maltese, []storyLine{
+			{"Għadd 1:", "L-ewwel preferenzi; il-voti validi huma 100 u l-kwota hija 34. Anna: elett/a, bil-kwota.", ""},
+			{"Għadd 2:", "It-totali ta' Anna u Carm jonqsu b'11 vot flimkien: Emma +7, Bert +3; mhux trasferibbli: 1 vot.", "⚠ difett magħruf"},
+			{"Għadd 3:", "L-ebda total ma jonqos; il-voti kollha ġew trasferiti. Bert: elett/a mingħajr il-kwota, għax ma fadal l-ebda surplus u, minn 2 kandidati li għadhom fl-għadd, l-ogħla jieħu l-aħħar siġġu; Emma, b'32, mhux elett/a.", "⚠ difett magħruf"},
+		}},
+	}
+	for _, tt := range tests {
+		s := &Site{lang: tt.lang}
+		got := s.story(sheet, names, rowsByID(sheet))
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s:\n got %q\nwant %q", tt.lang.Code, got, tt.want)
+		}
+	}
+}
+
+// TestCorrectionMarks: each corrected figure is marked in the sheet's
+// table, where it shows it: a total in its row and count, a count's
+// non-transferable in its row, a party or a district at the row's name.
+func TestCorrectionMarks(t *testing.T) {
+	at := func(n int) *int { return &n }
+	id := func(s string) *string { return &s }
+	sheet := &dataset.CountSheet{
+		Seats: 1, ValidVotes: 10, Quota: 6,
+		Counts:      []dataset.Count{{Number: 1, Event: dataset.EventFirstPreferences}, {Number: 2, Event: dataset.EventExclusion, CandidateIDs: []string{"b"}, Votes: 4, NonTransferable: 1}},
+		Candidacies: []dataset.Candidacy{{CandidateID: "a", Totals: []int{6, 9}, ElectedAtCount: at(1)}, {CandidateID: "b", Totals: []int{4, 0}, ExcludedAtCount: at(2)}},
+		Elected:     []string{"a"},
+		Corrections: []dataset.Correction{
+			{CandidateID: id("b"), Count: at(2), Field: dataset.CorrectedTotal, To: dataset.Number(0), Evidence: "empty"},
+			{Count: at(2), Field: dataset.CorrectedNonTransferable, From: dataset.Number(0), To: dataset.Number(1), Evidence: "the sum"},
+			{CandidateID: id("a"), Field: dataset.CorrectedDistrict, From: dataset.Number(3), To: dataset.Number(1), Evidence: "the figures"},
+		},
+	}
+	s := &Site{lang: English}
+	names := []string{"Anna", "Bert"}
+	tab := s.sheetTable(sheet, names, []string{"", ""}, rowsByID(sheet))
+	got := s.corrections(sheet, names, rowsByID(sheet), &tab)
+	marks := []fix{tab.Rows[1].Cells[1].Fix, tab.NonTransferable.Cells[1].Fix, tab.Rows[0].Fix, tab.Rows[0].Cells[1].Fix}
+	want := []fix{{"*1", "correction-1"}, {"*2", "correction-2"}, {"*3", "correction-3"}, {}}
+	if !slices.Equal(marks, want) {
+		t.Errorf("marks %v, want %v", marks, want)
+	}
+	wantViews := []string{
+		"*1 Count 2, Bert: 0 from an empty cell",
+		"*2 Count 2, Non-transferable: 1 from 0",
+		"*3 Anna: under District 3",
+	}
+	var views []string
+	for _, v := range got {
+		if v.Place != "" {
+			views = append(views, v.Mark+" "+v.Where+": under "+v.Place)
+			continue
+		}
+		views = append(views, v.Mark+" "+v.Where+": "+v.Sheet+" from "+v.Source)
+	}
+	if !slices.Equal(views, wantViews) {
+		t.Errorf("corrections:\n%s\nwant:\n%s", strings.Join(views, "\n"), strings.Join(wantViews, "\n"))
 	}
 }
 

@@ -1,0 +1,106 @@
+package server_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"ballot/dataset"
+	"ballot/internal/datasettest"
+	"ballot/server"
+)
+
+// errataDataset is the embedded dataset whose district 5 sheet has one
+// vote too many in count 4's non-transferable, stated as a known defect,
+// and two corrections: Radu Gheorghe's total at count 4, an empty cell in
+// the source, and Tania Gauci's party, which the source gives as the PL.
+func errataDataset(t *testing.T) *dataset.Dataset {
+	t.Helper()
+	m := datasettest.CountsFiles(t, true)
+	party := map[string]any{} // short name -> id
+	datasettest.Edit(t, m, dataset.PartiesFile, func(ps []map[string]any) []map[string]any {
+		for _, p := range ps {
+			party[p["short_name"].(string)] = p["id"]
+		}
+		return ps
+	})
+	datasettest.Edit(t, m, dataset.CountsFile, func(sheets []map[string]any) []map[string]any {
+		s := sheets[4]
+		for _, k := range []string{"district_number", "elected"} {
+			delete(s, k)
+		}
+		counts := s["counts"].([]any)
+		for k := range counts {
+			counts[k] = map[string]any{"non_transferable": counts[k].(map[string]any)["non_transferable"]}
+		}
+		counts[3].(map[string]any)["non_transferable"] = counts[3].(map[string]any)["non_transferable"].(float64) + 1
+		id := map[string]any{}
+		for _, row := range s["candidacies"].([]any) {
+			r := row.(map[string]any)
+			id[r["name"].(string)] = r["candidate_id"]
+			for _, k := range []string{"party_id", "first_preferences", "elected_at_count", "excluded_at_count"} {
+				delete(r, k)
+			}
+		}
+		s["defects"] = []any{map[string]any{"count": 4, "rule": "count-balance", "note": "the transcription's count 4 has one vote too many"}}
+		s["corrections"] = []any{
+			map[string]any{"candidate_id": id["Radu Gheorghe"], "count": 4, "field": "total", "from": nil, "to": 0, "evidence": "the cell is empty in the source"},
+			map[string]any{"candidate_id": id["Tania Gauci"], "count": nil, "field": "party", "from": party["PL"], "to": party["ABBA"], "evidence": "her row's party total is ABBA's"},
+		}
+		return sheets
+	})
+	ds, err := dataset.Load(m)
+	if err != nil {
+		t.Fatalf("loading the dataset with errata: %v", err)
+	}
+	return ds
+}
+
+// TestPagesOfErrata: a district's page whose sheet states a known defect
+// says so above the count, naming it with the rule's message and the
+// note; marks the count concerned in the story and the sheet's table; and
+// marks each corrected figure in the table, listing it beside the table
+// with the source's figure and the evidence; in both languages.
+func TestPagesOfErrata(t *testing.T) {
+	s, _ := serverOf(errataDataset(t), server.Options{Pages: true, RateLimit: 1000})
+	for _, tt := range []pageCase{
+		{"a district with a defect and corrections", "/districts/5", 200, "district-errata.html", []string{
+			`<div class="defects" id="defects">`,
+			`<p><strong>This count sheet is known to be wrong.</strong> The record it was made from breaks the rules of the count, as listed here.`,
+			`<li><strong>Count 4 does not add up to the valid votes.</strong> <code>count-balance</code>: <q>count 4: the totals add up to 22,790, and the valid votes are 22,789</q>. The publisher&#39;s note: <span>the transcription&#39;s count 4 has one vote too many</span></li>`,
+			`<li><strong>Count 4:</strong> <a class="defect" href="#defects">⚠ known defect</a> Radu Gheorghe excluded with 31 votes:`,
+			`Count 4<span class="event">Radu Gheorghe excluded</span><a class="defect" href="#defects">⚠ known defect</a></th>`,
+			`>Radu Gheorghe</a></th>`,
+			`>Tania Gauci Fiorini</a> <a class="fix" href="#correction-2">*2</a></th>`,
+			`<td class="number gone"><span class="change">−31</span>— <a class="fix" href="#correction-1">*1</a></td>`,
+			`<li id="correction-1"><strong>*1</strong> Count 4, Radu Gheorghe — in the sheet: 0; in the source: an empty cell. Evidence: <span>the cell is empty in the source</span></li>`,
+			`<li id="correction-2"><strong>*2</strong> Tania Gauci Fiorini — party in the sheet:`,
+		}, []string{`<li><strong>Count 3:</strong> <a class="defect"`, `<li><strong>Count 5:</strong> <a class="defect"`}},
+		{"in Maltese", "/mt/districts/5", 200, "", []string{
+			`<p><strong>Din il-folja tal-għadd hija magħrufa li fiha żbalji.</strong>`,
+			`<li><strong>It-totali tal-għadd 4 ma jaqblux mal-voti validi.</strong> <code>count-balance</code>: <q lang="en">count 4: the totals add up to 22,790, and the valid votes are 22,789</q>. In-nota tal-pubblikatur: <span lang="en">the transcription&#39;s count 4 has one vote too many</span></li>`,
+			`<li><strong>Għadd 4:</strong> <a class="defect" href="#defects">⚠ difett magħruf</a> Radu Gheorghe eliminat/a b&#39;31 vot:`,
+			`<li id="correction-1"><strong>*1</strong> Għadd 4, Radu Gheorghe — fil-folja: 0; fis-sors: ċella vojta. Evidenza: <span lang="en">the cell is empty in the source</span></li>`,
+			`<li id="correction-2"><strong>*2</strong> Tania Gauci Fiorini — partit fil-folja:`,
+		}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) { checkPage(t, s, tt, "errata-") })
+	}
+}
+
+// TestAPIOfErrata: the result record of a sheet with a defect and
+// corrections serves them, and one without serves empty arrays.
+func TestAPIOfErrata(t *testing.T) {
+	s, _ := serverOf(errataDataset(t), server.Options{RateLimit: 1000})
+	for _, tt := range []struct{ target, body string }{
+		{"/api/public/v1/results/5", `"defects":[{"count":4,"rule":"count-balance","message":"count 4: the totals add up to 22,790, and the valid votes are 22,789","note":"the transcription's count 4 has one vote too many"}]`},
+		{"/api/public/v1/results/5", `"corrections":[{"candidate_id":"7b74d698-9f3c-5cbc-addd-a8b6c90f3271","count":4,"field":"total","from":null,"to":0,"evidence":"the cell is empty in the source"},{"candidate_id":"151928f3-62c7-5963-8167-d9bd2778fba3","count":null,"field":"party","from":"3340687a-1cbe-535f-87e7-72791cd00741","to":"a2207904-8b5f-5135-9321-5a3721b07366","evidence":"her row's party total is ABBA's"}]`},
+		{"/api/public/v1/results/6", `"ties":[{"count":6,`},
+		{"/api/public/v1/results/6", `"corrections":[],"defects":[]}]`},
+	} {
+		rec := do(t, s, request{method: http.MethodGet, target: tt.target})
+		if rec.Code != 200 || !strings.Contains(rec.Body.String(), tt.body) {
+			t.Errorf("%s: status %d, body %.400s…; want 200 holding %s", tt.target, rec.Code, rec.Body, tt.body)
+		}
+	}
+}
