@@ -936,3 +936,31 @@ func TestImportErrataProblems(t *testing.T) {
 		})
 	}
 }
+
+// TestImportErrataOfTheSheet: a final sheet that ends before every seat is
+// filled, and registered voters fewer than the valid votes, stated in
+// defects.csv with no count: each is a warning at its cell of
+// district_totals.csv, which does not ask for counting in the status.
+func TestImportErrataOfTheSheet(t *testing.T) {
+	base := countsFolder(t)
+	src := base.with(
+		sheet.CountsFile, cutCounts(base[sheet.CountsFile], "4", 10),
+		sheet.DistrictTotalsFile, setCell(setCell(base[sheet.DistrictTotalsFile], 2, 6, "10"), 2, 2, "22505"),
+		sheet.DefectsFile, "district,count,rule,note\n4,,elected-seats,the record ends at count 10\n4,,registered,the figure is another district's\n",
+	)
+	res, err := sheet.ImportWith(src.fs(), sheet.Options{})
+	if err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	var warnings []string
+	for _, p := range res.Problems {
+		warnings = append(warnings, p.String())
+	}
+	want := []string{
+		"district_totals.csv:2: registered: warning: district 4, the registered voters are 22,505, fewer than the 22,506 valid votes; a known defect, stated on defects.csv line 3",
+		"district_totals.csv:2: status: warning: district 4, the sheet is final, but its 10 counts elect 2 of its 5 seats: after count 10, the 12 candidates below the 3 seats left have 9,052 votes together, and Carm Mifsud Bonnici, the lowest of those who would take them, has 1,549; a further count could still change who is elected; a known defect, stated on defects.csv line 2",
+	}
+	if !slices.Equal(warnings, want) {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
+	}
+}
