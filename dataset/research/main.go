@@ -40,13 +40,18 @@ import (
 )
 
 func main() {
-	later := flag.String("later", "", "the later election's dataset directory, whose candidates the research's people file links to")
+	later := flag.String("later", "", "the later election's dataset directory, whose candidates the research's people file links to, or, with -history, the people of the oldest election after the history")
+	history := flag.Bool("history", false, "make the sheets of every year of the history in DIR/source")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: research [-later DIR] ELECTION_DIR")
+		fmt.Fprintln(os.Stderr, "usage: research [-later DIR] [-history] DIR")
 		os.Exit(2)
 	}
-	if err := run(flag.Arg(0), *later); err != nil {
+	do := run
+	if *history {
+		do = runHistory
+	}
+	if err := do(flag.Arg(0), *later); err != nil {
 		fmt.Fprintln(os.Stderr, "research:", err)
 		os.Exit(1)
 	}
@@ -301,6 +306,7 @@ type candidate struct {
 	districts   []string
 	slug        string // given where two candidates share a name
 	person      string
+	rows        []map[string]string // its rows of counts.csv (the history's)
 }
 
 // writeCandidates writes candidates.csv from the count sheets' rows.
