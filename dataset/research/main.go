@@ -420,14 +420,14 @@ func split(name string, lexicon [][]string) (given, family string) {
 }
 
 // fold is a name compared as the research compares them: lower case,
-// without accents.
+// without accents, brackets and punctuation, each run of spaces one.
 func fold(s string) string {
 	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
 	r, _, err := transform.String(t, strings.ToLower(s))
 	if err != nil {
-		return strings.ToLower(s)
+		r = strings.ToLower(s)
 	}
-	return r
+	return strings.Join(strings.FieldsFunc(r, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }), " ")
 }
 
 // slugOf makes a slug of a name as ballot import does: folded, each run of
