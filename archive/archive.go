@@ -219,6 +219,6 @@ func electionID(ns, slug string) string {
 	return uuid.NewSHA1(space, []byte(ElectionKey(slug))).String()
 }
 
-// Default returns the embedded archive, loaded once: for now the embedded
-// dataset (dataset.DefaultFS), an archive of one.
-var Default = sync.OnceValues(func() (*Archive, error) { return Load(dataset.DefaultFS()) })
+// Default returns the embedded archive (dataset.ArchiveFS), loaded once:
+// the Malta general elections of 2022, the current one, and of 2017.
+var Default = sync.OnceValues(func() (*Archive, error) { return Load(dataset.ArchiveFS()) })
