@@ -21,13 +21,23 @@ import (
 const namespace = "813b69c7-cf6a-402e-aa77-01673dae86ce"
 
 // election is the embedded dataset's files with an [election] table of
-// the lines given added to its dataset.toml.
+// the lines given in its dataset.toml, or none without lines, and no
+// candidate's person_id: each test gives the persons it is about
+// (setPerson).
 func election(t *testing.T, lines ...string) fstest.MapFS {
 	t.Helper()
 	m := datasettest.Files(t)
+	table := ""
 	if len(lines) > 0 {
-		m[dataset.ManifestFile].Data = append(m[dataset.ManifestFile].Data, []byte("\n[election]\n"+strings.Join(lines, "\n")+"\n")...)
+		table = "[election]\n" + strings.Join(lines, "\n") + "\n"
 	}
+	datasettest.WithElection(t, m, table)
+	datasettest.Edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
+		for _, r := range rs {
+			delete(r, "person_id")
+		}
+		return rs
+	})
 	return m
 }
 
@@ -85,11 +95,11 @@ func personID(key string) string {
 // current, whose dataset is the dataset as it loads alone, and whose
 // record says what a dataset without [election] can say.
 func TestSingleDataset(t *testing.T) {
-	a, err := archive.Load(datasettest.Files(t))
+	a, err := archive.Load(election(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := dataset.Load(datasettest.Files(t))
+	ds, err := dataset.Load(election(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +318,7 @@ func TestArchiveRules(t *testing.T) {
 		{"no name", twoTOML, nil, replace(`name = "Elezzjoni Ġenerali 2017"`, ``), []string{
 			`2017/dataset.toml: election.name: key "election.name" is missing: an archive gives each election a name, in [election]`,
 		}},
-		{"no [election]", twoTOML, nil, func(m fstest.MapFS) { m[dataset.ManifestFile] = datasettest.Files(t)[dataset.ManifestFile] }, []string{
+		{"no [election]", twoTOML, nil, func(m fstest.MapFS) { datasettest.WithElection(t, m, "") }, []string{
 			`2017/dataset.toml: election.slug: key "election.slug" is missing: an archive names each election by a slug, in [election] (slug = "2022")`,
 			`2017/dataset.toml: election.name: key "election.name" is missing: an archive gives each election a name, in [election]`,
 		}},

@@ -16,6 +16,7 @@ import (
 
 	"ballot/commands"
 	"ballot/dataset"
+	"ballot/internal/datasettest"
 )
 
 // archiveElection is an election of a test archive: its directory, the
@@ -62,7 +63,7 @@ func writeArchive(t *testing.T, manifest string, elections ...archiveElection) s
 				continue // counts.json is optional
 			}
 			if name == dataset.ManifestFile {
-				b = append(b, []byte("\n[election]\n"+strings.Join(e.table, "\n")+"\n")...)
+				b = datasettest.ReplaceElection(b, "[election]\n"+strings.Join(e.table, "\n")+"\n")
 			}
 			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 				t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"ballot/archive"
 	"ballot/dataset"
 )
 
@@ -121,33 +122,56 @@ func TestDiffManifestAbsent(t *testing.T) {
 	}
 }
 
-// TestDiffEmbedded compares the embedded dataset with itself, and with a
-// directory. Its version comes from the dataset package, so the test holds
-// whatever the embedded data becomes.
+// TestDiffEmbedded compares the embedded archive with itself, and with a
+// dataset directory; and the embedded 2022 election's directory with the
+// same directory. The versions come from the archive and dataset
+// packages, so the test holds whatever the embedded data becomes.
 func TestDiffEmbedded(t *testing.T) {
-	ds, err := dataset.Default()
+	arch, err := archive.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := ds.Version[:12]
+	v := arch.Version[:12]
 	code, stdout, stderr := run(t, "diff", "embedded", "embedded")
 	want := fmt.Sprintf("--- embedded (version %s)\n+++ embedded (version %s)\nballot: no differences\n", v, v)
 	if code != 0 || stdout != want || stderr != "" {
 		t.Errorf("diff embedded embedded: exit %d, stdout %q, stderr %q; want exit 0, stdout %q", code, stdout, stderr, want)
 	}
 
+	// An archive against a dataset directory: the elections of each, by
+	// slug, none of them in both.
 	code, stdout, _ = run(t, "diff", "embedded", diffBase)
 	if code != 1 || !strings.HasPrefix(stdout, "--- embedded (version "+v+")\n+++ "+diffBase+" (version ") {
 		t.Errorf("diff embedded %s: exit %d, stdout starting %.120q; want exit 1 and the two sides named", diffBase, code, stdout)
 	}
-	// Every record of one is removed and every record of the other added:
-	// they share no id.
+	for _, line := range []string{
+		"elections: 1 added, 2 removed, 0 changed\n",
+		"  + current \"Small test election\"\n",
+		"  - 2022 \"Elezzjoni ġenerali 2022\" in malta-2022/\n",
+		"  - 2017 \"Elezzjoni ġenerali 2017\" in malta-2017/\n",
+	} {
+		if !strings.Contains(stdout, line) {
+			t.Errorf("diff embedded %s does not say %q", diffBase, line)
+		}
+	}
+
+	// Two dataset directories: every record of one is removed and every
+	// record of the other added: they share no id.
+	const malta2022 = "../dataset/malta-2022"
+	ds, err := dataset.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ = run(t, "diff", malta2022, diffBase)
+	if code != 1 || !strings.HasPrefix(stdout, "--- "+malta2022+" (version "+ds.Version[:12]+")\n+++ "+diffBase+" (version ") {
+		t.Errorf("diff %s %s: exit %d, stdout starting %.120q; want exit 1 and the two sides named", malta2022, diffBase, code, stdout)
+	}
 	for _, line := range []string{
 		fmt.Sprintf("parties: 2 added, %d removed, 0 changed\n", len(ds.Parties())),
 		fmt.Sprintf("candidates: 13 added, %d removed, 0 changed\n", len(ds.Candidates())),
 	} {
 		if !strings.Contains(stdout, line) {
-			t.Errorf("diff embedded %s does not say %q", diffBase, line)
+			t.Errorf("diff %s %s does not say %q", malta2022, diffBase, line)
 		}
 	}
 }
@@ -278,7 +302,7 @@ func diffWriteEdition(t *testing.T, dir string, edition int) int64 {
 // TestDiffResults: the count sheets are compared too, as election night
 // changes them. The embedded sheets with district 5's stopped at its 12th
 // count (counting; imported from the committed sheets so cut) against the
-// embedded dataset show that sheet's status, its six counts added and
+// embedded 2022 election's directory, a dataset as they are, show that sheet's status, its six counts added and
 // each row's changes, rows named by candidate whatever their order; and
 // a dataset without counts.json shows its 13 sheets removed, not "no
 // differences". The temporary directories' paths are written as COUNTING
@@ -323,9 +347,9 @@ func TestDiffResults(t *testing.T) {
 		}
 		return paths.Replace(stdout)
 	}
-	golden(t, "testdata/diff/results.txt", []byte(diff(counting, "embedded")))
-	golden(t, "testdata/diff/results.json", []byte(diff("--format", "json", counting, "embedded")))
-	golden(t, "testdata/diff/results-removed.txt", []byte(diff("embedded", noSheets)))
+	golden(t, "testdata/diff/results.txt", []byte(diff(counting, embedded)))
+	golden(t, "testdata/diff/results.json", []byte(diff("--format", "json", counting, embedded)))
+	golden(t, "testdata/diff/results-removed.txt", []byte(diff(embedded, noSheets)))
 	// In JSON, each removed sheet is held whole, as /results/{number}
 	// serves it: the 13 sheets, in the district's order.
 	var report struct {
@@ -337,7 +361,7 @@ func TestDiffResults(t *testing.T) {
 			} `json:"removed"`
 		} `json:"collections"`
 	}
-	if err := json.Unmarshal([]byte(diff("--format", "json", "embedded", noSheets)), &report); err != nil {
+	if err := json.Unmarshal([]byte(diff("--format", "json", embedded, noSheets)), &report); err != nil {
 		t.Fatal(err)
 	}
 	ds, err := dataset.Default()

@@ -381,7 +381,7 @@ func TestQueryTable(t *testing.T) {
 			t.Fatalf("exit %d", code)
 		}
 		lines := strings.Split(out, "\n")
-		want := "id slug name party_id party primary_district_id district district_ids districts elected"
+		want := "id slug name party_id party primary_district_id district district_ids districts elected person_id"
 		if got := strings.Join(strings.Fields(lines[0]), " "); got != want {
 			t.Errorf("--ids header %q, want the columns %q", got, want)
 		}

@@ -323,7 +323,9 @@ func TestTLSRefusesToStart(t *testing.T) {
 			"ballot: flag --tls-cert-file: tls_cert_file and tls_key_file go together: set both to serve HTTPS, or neither\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			args := append([]string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", ""}, tt.args...)
+			// A dataset without warnings: the embedded archive's would be
+			// logged before the refusal.
+			args := append([]string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", "", "--data", prodValidDataset}, tt.args...)
 			code, _, stderr := runWithin(t, 30*time.Second, args...)
 			if code != tt.code || stderr != tt.wantStderr {
 				t.Errorf("exit %d, stderr %q; want exit %d, stderr %q", code, stderr, tt.code, tt.wantStderr)

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"io/fs"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -196,4 +197,38 @@ func Answer(ds *dataset.Dataset, res dataset.Result) answers.Result {
 		a, _ = prepared.LoadOrStore(ds, answers.Prepare(ds))
 	}
 	return a.(*answers.Answers).Of(res)
+}
+
+// WithElection replaces the [election] table of m's dataset.toml with
+// table (see ReplaceElection).
+func WithElection(t testing.TB, m fstest.MapFS, table string) {
+	t.Helper()
+	m[dataset.ManifestFile] = &fstest.MapFile{Data: ReplaceElection(m[dataset.ManifestFile].Data, table)}
+}
+
+// ReplaceElection returns manifest, a dataset.toml, with its [election]
+// table replaced by table, the text of another ("[election]\nslug = …"),
+// or removed when table is "": the embedded dataset's manifest has one,
+// and TOML refuses a table defined twice, so a test that gives its own
+// replaces it. The table is written last, after a blank line.
+func ReplaceElection(manifest []byte, table string) []byte {
+	var kept []string
+	in := false
+	for _, line := range strings.SplitAfter(string(manifest), "\n") {
+		switch trimmed := strings.TrimSpace(line); {
+		case trimmed == "[election]":
+			in = true
+			continue
+		case strings.HasPrefix(trimmed, "["):
+			in = false
+		}
+		if !in {
+			kept = append(kept, line)
+		}
+	}
+	b := strings.Join(kept, "")
+	if table != "" {
+		b += "\n" + table
+	}
+	return []byte(b)
 }
