@@ -172,7 +172,7 @@ func TestValidateArchive(t *testing.T) {
 	t.Run("valid", func(t *testing.T) {
 		root := writeArchive(t, archiveTOML, elections2022and2017("")...)
 		code, stdout, stderr := run(t, "validate", root)
-		if code != commands.ExitOK || stdout != "" || stderr != "ballot: dataset valid: 0 errors, 0 warnings\n" {
+		if code != commands.ExitOK || stdout != "" || stderr != "ballot: archive valid: 2 elections, 0 errors, 0 warnings\n" {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 		}
 	})
@@ -183,7 +183,7 @@ func TestValidateArchive(t *testing.T) {
 			want := brokenLines(t, root, b.want)
 			code, stdout, stderr := run(t, "validate", root)
 			if code != commands.ExitFailure || stdout != strings.Join(want, "\n")+"\n" ||
-				stderr != fmt.Sprintf("ballot: dataset invalid: %s, 0 warnings\n", dataset.Quantity(len(want), "error")) {
+				stderr != fmt.Sprintf("ballot: archive invalid: %s, 0 warnings\n", dataset.Quantity(len(want), "error")) {
 				t.Errorf("exit %d, stdout:\n%s\nstderr %q\nwant exit 1 and:\n%s", code, stdout, stderr, strings.Join(want, "\n"))
 			}
 			// serve refuses to start on it, with validate's report.
@@ -217,7 +217,7 @@ func TestValidateArchive(t *testing.T) {
 		})
 		code, stdout, stderr := run(t, "validate", root)
 		want := "2022/candidates.json: warning: Person Number3, BM, in 2017 and 2022 (a person_id in 2022 only): give both the same person key if they are one person\n"
-		if code != commands.ExitOK || stdout != want || stderr != "ballot: dataset valid: 0 errors, 1 warning\n" {
+		if code != commands.ExitOK || stdout != want || stderr != "ballot: archive valid: 2 elections, 0 errors, 1 warning\n" {
 			t.Errorf("exit %d, stdout %q, stderr %q; want 0, %q", code, stdout, stderr, want)
 		}
 		if code, _, _ := run(t, "validate", "--strict", root); code != commands.ExitFailure {

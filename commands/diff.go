@@ -171,14 +171,11 @@ func loadEditions(c *cli.Context, format string, args []string) ([2]diffSideOf, 
 		switch {
 		case errors.As(err, &report):
 			invalid = true
+			subject := checkedSubject{what: subjectOf(dir)}
 			if format == "text" {
-				what := "dataset"
-				if dir != "" && archive.IsArchiveDir(dir) {
-					what = "archive"
-				}
-				_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: %s is not a valid %s:\n", arg, what)
+				_, _ = fmt.Fprintf(c.App.ErrWriter, "ballot: %s is not a valid %s:\n", arg, subject.what)
 			}
-			if err := writeReport(c.App.ErrWriter, c.App.ErrWriter, format, report, false); err != nil {
+			if err := writeReport(c.App.ErrWriter, c.App.ErrWriter, format, subject, report, false); err != nil {
 				return sides, err
 			}
 		case err != nil:

@@ -16,7 +16,7 @@ func TestLoadPacesGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	const dir = "testdata/datasets/warnings"
 	var during []int
-	if _, err := checkDataset(context.Background(), dir, 0, func(dataset.Problem) { during = append(during, gcpace.Percent()) }); err != nil {
+	if _, _, err := checkDataset(context.Background(), dir, 0, func(dataset.Problem) { during = append(during, gcpace.Percent()) }); err != nil {
 		t.Fatal(err)
 	}
 	if len(during) == 0 {

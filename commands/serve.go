@@ -151,7 +151,7 @@ func openArchive(c *cli.Context, dir string, maxBytes int) (*archive.Archive, er
 	arch, err := loadArchive(c.Context, dir, dataset.Options{MaxFileBytes: int64(maxBytes)})
 	var report *dataset.Report
 	if errors.As(err, &report) {
-		if werr := writeReport(c.App.ErrWriter, c.App.ErrWriter, "text", report, false); werr != nil {
+		if werr := writeReport(c.App.ErrWriter, c.App.ErrWriter, "text", checkedSubject{what: subjectOf(dir)}, report, false); werr != nil {
 			return nil, werr
 		}
 		return nil, quietError{ExitFailure}

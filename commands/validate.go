@@ -105,7 +105,7 @@ func validate(c *cli.Context) error {
 		warn = text.warn
 	}
 	report := &dataset.Report{}
-	warnings, err := checkDataset(c.Context, dir, maxBytes, warn)
+	warnings, elections, err := checkDataset(c.Context, dir, maxBytes, warn)
 	switch {
 	case err == nil:
 		report.Warnings = warnings
@@ -127,8 +127,9 @@ func validate(c *cli.Context) error {
 	for _, p := range report.Errors {
 		text.problem(p)
 	}
+	subject := checkedSubject{what: subjectOf(dir), elections: elections}
 	count, _ := dataset.CountProblems(report.Errors)
-	if err := text.finish(c.App.ErrWriter, count, valid); err != nil {
+	if err := text.finish(c.App.ErrWriter, subject, count, valid); err != nil {
 		return err
 	}
 	if !valid {
@@ -158,10 +159,27 @@ func maxDatasetBytesFrom(c *cli.Context) (int, error) {
 	return cfg.MaxDatasetBytes, nil
 }
 
-// writeReport prints the report to w: in text, one line per problem
-// ("FILE: POINTER: message", warnings marked "warning:") and a summary line
-// on summary.
-func writeReport(w, summary io.Writer, format string, r *dataset.Report, valid bool) error {
+// checkedSubject is what a report's summary line says was checked: a
+// dataset, or an archive, with how many elections a valid one holds (0
+// when it is not known: an invalid archive's may not all be read).
+type checkedSubject struct {
+	what      string // "dataset" or "archive"
+	elections int
+}
+
+// subjectOf is what the directory dir holds, for a report's summary: an
+// archive or a dataset; "" is the embedded archive.
+func subjectOf(dir string) string {
+	if dir == "" || archive.IsArchiveDir(dir) {
+		return "archive"
+	}
+	return "dataset"
+}
+
+// writeReport prints the report of subject to w: in text, one line per
+// problem ("FILE: POINTER: message", warnings marked "warning:") and a
+// summary line on summary.
+func writeReport(w, summary io.Writer, format string, subject checkedSubject, r *dataset.Report, valid bool) error {
 	if format == "json" {
 		return writeJSONReport(w, r, valid)
 	}
@@ -173,7 +191,7 @@ func writeReport(w, summary io.Writer, format string, r *dataset.Report, valid b
 		t.warn(p)
 	}
 	count, _ := dataset.CountProblems(r.Errors)
-	return t.finish(summary, count, valid)
+	return t.finish(summary, subject, count, valid)
 }
 
 // textReport writes a report in text, problem by problem, each line
@@ -215,8 +233,10 @@ func (t *textReport) flush() error {
 	return t.w.Flush()
 }
 
-// finish writes what is buffered, then the summary line on summary.
-func (t *textReport) finish(summary io.Writer, errors int, valid bool) error {
+// finish writes what is buffered, then the summary line on summary:
+// "ballot: dataset valid: 0 errors, 2 warnings", or for an archive
+// "ballot: archive valid: 2 elections, 0 errors, 1 warning".
+func (t *textReport) finish(summary io.Writer, subject checkedSubject, errors int, valid bool) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
@@ -224,7 +244,11 @@ func (t *textReport) finish(summary io.Writer, errors int, valid bool) error {
 	if !valid {
 		verdict = "invalid"
 	}
-	_, err := fmt.Fprintf(summary, "ballot: dataset %s: %s, %s\n", verdict, dataset.Quantity(errors, "error"), dataset.Quantity(t.warnings, "warning"))
+	elections := ""
+	if subject.elections > 0 {
+		elections = dataset.Quantity(subject.elections, "election") + ", "
+	}
+	_, err := fmt.Fprintf(summary, "ballot: %s %s: %s%s, %s\n", subject.what, verdict, elections, dataset.Quantity(errors, "error"), dataset.Quantity(t.warnings, "warning"))
 	return err
 }
 
@@ -296,23 +320,30 @@ func writeJSONReport(w io.Writer, r *dataset.Report, valid bool) error {
 
 // checkDataset applies the rules of a load to the dataset or archive in
 // dir (the embedded one when dir is ""), without preparing the answers a
-// server gives, and returns its warnings or a *dataset.Report. With warn
-// set, each warning is given to it instead, in order, and none is
-// returned. The garbage collector runs at gcpace.LoadPercent meanwhile.
-func checkDataset(ctx context.Context, dir string, maxBytes int, warn func(dataset.Problem)) ([]dataset.Problem, error) {
+// server gives, and returns its warnings and, for a valid archive, how
+// many elections it holds, or a *dataset.Report. With warn set, each
+// warning is given to it instead, in order, and none is returned. The
+// garbage collector runs at gcpace.LoadPercent meanwhile.
+func checkDataset(ctx context.Context, dir string, maxBytes int, warn func(dataset.Problem)) ([]dataset.Problem, int, error) {
 	if dir == "" {
 		arch, err := archive.Default()
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if warn == nil {
-			return arch.Warnings, nil
+			return arch.Warnings, len(arch.Elections()), nil
 		}
 		for _, p := range arch.Warnings {
 			warn(p)
 		}
-		return nil, nil
+		return nil, len(arch.Elections()), nil
 	}
 	defer gcpace.Load()()
-	return archive.CheckDirContext(ctx, dir, dataset.Options{MaxFileBytes: int64(maxBytes), Warn: warn})
+	warnings, err := archive.CheckDirContext(ctx, dir, dataset.Options{MaxFileBytes: int64(maxBytes), Warn: warn})
+	elections := 0
+	if err == nil && archive.IsArchiveDir(dir) {
+		// Valid, every election's directory resolves.
+		elections = len(archive.ElectionDirs(dir))
+	}
+	return warnings, elections, err
 }
