@@ -124,17 +124,36 @@ func (a *Archive) Size() int64 { return a.size }
 
 // Election finds an election by its slug or its id, in any letter case.
 func (a *Archive) Election(key string) (*Election, error) {
+	i, err := a.ElectionIndex(key)
+	if err != nil {
+		return nil, err
+	}
+	return a.elections[i], nil
+}
+
+// ElectionIndex finds an election by its slug or its id, in any letter
+// case, and returns its position in Elections, or a *NotFoundError that
+// names every election's slug.
+func (a *Archive) ElectionIndex(key string) (int, error) {
 	lower := strings.ToLower(key)
-	for _, e := range a.elections {
+	for i, e := range a.elections {
 		if e.Record.Slug == lower || e.Record.ID == lower {
-			return e, nil
+			return i, nil
 		}
 	}
 	slugs := make([]string, len(a.elections))
 	for i, e := range a.elections {
 		slugs[i] = e.Record.Slug
 	}
-	return nil, &NotFoundError{What: "election", Key: key, Near: suggestSlug(lower, slugs), Slugs: slugs}
+	return -1, &NotFoundError{What: "election", Key: key, Near: suggestSlug(lower, slugs), Slugs: slugs}
+}
+
+// Of is the archive of one election, ds, loaded and checked, as a load
+// makes of a dataset directory: the dataset served alone, its election
+// current, its warnings the archive's.
+func Of(ds *dataset.Dataset) *Archive {
+	e := newElection("", ds)
+	return newArchive([]*Election{e}, e.Record.Slug, true, ds.Warnings, int64(ds.Size()))
 }
 
 // newArchive makes the archive of elections, in archive.toml's order (or

@@ -1,6 +1,7 @@
 package archive_test
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -126,6 +127,26 @@ func TestSingleDataset(t *testing.T) {
 	}
 }
 
+// TestOf: an archive of a dataset already loaded is what a load of its
+// files makes of it: one election, current, its record and its warnings.
+func TestOf(t *testing.T) {
+	m := election(t)
+	loaded, err := archive.Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := archive.Of(ds)
+	if !a.Single() || a.Current().Dataset != ds || a.Version != loaded.Version || a.Size() != loaded.Size() ||
+		len(a.Warnings) != len(loaded.Warnings) || !bytes.Equal(dataset.EncodeRecord(a.Current().Record), dataset.EncodeRecord(loaded.Current().Record)) {
+		t.Errorf("Of: single %t, version %s, size %d, %d warnings, record %+v; want the load's %s, %d, %d, %+v",
+			a.Single(), a.Version, a.Size(), len(a.Warnings), a.Current().Record, loaded.Version, loaded.Size(), len(loaded.Warnings), loaded.Current().Record)
+	}
+}
+
 // TestSingleDatasetElection: a dataset's [election] names its election,
 // and its id, without [election] id, is derived from the slug; without
 // ids.namespace, in ballot's own namespace.
@@ -193,8 +214,16 @@ current = "2022"
 			t.Errorf("Election(%q) = %v, %v", key, e, err)
 		}
 	}
-	if _, err := a.Election("2016"); err == nil || err.Error() != `no election has the slug or id "2016"; did you mean "2017"?` {
-		t.Errorf("Election(2016): %v", err)
+	for key, want := range map[string]string{
+		"2016":   `no election has the slug or id "2016"; the elections are "2022" and "2017"; did you mean "2017"?`,
+		"latest": `no election has the slug or id "latest"; the elections are "2022" and "2017"`,
+	} {
+		if _, err := a.Election(key); err == nil || err.Error() != want {
+			t.Errorf("Election(%s): %v, want %s", key, err, want)
+		}
+	}
+	if i, err := a.ElectionIndex("2017"); err != nil || a.Elections()[i].Record.Slug != "2017" {
+		t.Errorf("ElectionIndex(2017) = %d, %v", i, err)
 	}
 
 	// People: Robert Abela in both; the 2022 Ivan Bartolo keeps the slug,
@@ -212,6 +241,9 @@ current = "2022"
 	}
 	if q, err := a.Person(strings.ToUpper(personID("robert-abela"))); err != nil || q != p {
 		t.Errorf("Person by id: %v, %v", q, err)
+	}
+	if i, err := a.PersonIndex("robert-abela"); err != nil || &a.People()[i] != p {
+		t.Errorf("PersonIndex(robert-abela) = %d, %v", i, err)
 	}
 	if p.ID != personID("robert-abela") || p.Candidacies[0].ElectionSlug != "2022" || p.Candidacies[1].ElectionSlug != "2017" {
 		t.Errorf("Robert Abela: %s, candidacies in %s then %s", p.ID, p.Candidacies[0].ElectionSlug, p.Candidacies[1].ElectionSlug)
@@ -281,6 +313,30 @@ func TestSearchPeople(t *testing.T) {
 		}
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("q=%q: %v, want %v", tt.q, got, tt.want)
+		}
+	}
+	// The API's search: q required, once, then as SearchPeople reads it.
+	for _, tt := range []struct {
+		params dataset.Params
+		want   string
+	}{
+		{dataset.Params{"q": {"ABELA"}}, "3 people"},
+		{dataset.Params{"q": {"abela"}, "limit": {"1"}}, "3 people"},
+		{nil, "q is required: the text to look for in the names, of 2 to 100 characters"},
+		{dataset.Params{"q": {""}}, "q is required: the text to look for in the names, of 2 to 100 characters"},
+		{dataset.Params{"q": {"ab", "cd"}}, "q must be given at most once"},
+		{dataset.Params{"q": {"a"}}, "q must be text of 2 to 100 characters, spaces at either end not counted"},
+	} {
+		found, err := a.QueryPeople(tt.params)
+		got := strconv.Itoa(len(found)) + " people"
+		var perr *dataset.ParamError
+		if errors.As(err, &perr) && len(perr.Params) == 1 && perr.Params[0].Name == "q" {
+			got = err.Error()
+		} else if err != nil {
+			got = "error " + err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("QueryPeople(%v): %s, want %s", tt.params, got, tt.want)
 		}
 	}
 	ds := a.Current().Dataset

@@ -184,12 +184,11 @@ func load(ctx context.Context, src source, opts dataset.Options) (*Archive, erro
 		if err != nil {
 			return nil, err
 		}
-		warnings := ds.Warnings
+		a := Of(ds)
 		if opts.Warn != nil {
-			warnings = nil
+			a.Warnings = nil
 		}
-		e := newElection("", ds)
-		return newArchive([]*Election{e}, e.Record.Slug, true, warnings, int64(ds.Size())), nil
+		return a, nil
 	}
 	if err != nil {
 		var perr *fs.PathError

@@ -62,12 +62,22 @@ func (a *Archive) People() []Person { return a.people }
 
 // Person finds a person by their slug or their id, in any letter case.
 func (a *Archive) Person(key string) (*Person, error) {
+	i, err := a.PersonIndex(key)
+	if err != nil {
+		return nil, err
+	}
+	return &a.people[i], nil
+}
+
+// PersonIndex finds a person by their slug or their id, in any letter
+// case, and returns their position in People, or a *NotFoundError.
+func (a *Archive) PersonIndex(key string) (int, error) {
 	lower := strings.ToLower(key)
 	if i, ok := a.bySlug[lower]; ok {
-		return &a.people[i], nil
+		return i, nil
 	}
 	if i, ok := a.byID[lower]; ok {
-		return &a.people[i], nil
+		return i, nil
 	}
 	near := suggest.Best(lower, func(yield func(string) bool) {
 		for i := range a.people {
@@ -76,7 +86,7 @@ func (a *Archive) Person(key string) (*Person, error) {
 			}
 		}
 	}, 1)
-	return nil, &NotFoundError{What: "person", Key: key, Near: near}
+	return -1, &NotFoundError{What: "person", Key: key, Near: near}
 }
 
 // SearchPeople returns the positions in People, in published order, of
@@ -95,6 +105,18 @@ func (a *Archive) SearchPeople(q string) ([]int32, error) {
 		found = []int32{}
 	}
 	return found, nil
+}
+
+// QueryPeople answers a search of the people by name with the parameters
+// p: q, required, once (dataset.QParam), read as SearchPeople reads it;
+// any other parameter is ignored, as a collection ignores those it does
+// not take. A q missing or refused is a *dataset.ParamError naming q.
+func (a *Archive) QueryPeople(p dataset.Params) ([]int32, error) {
+	q, err := dataset.QParam(p)
+	if err != nil {
+		return nil, err
+	}
+	return a.SearchPeople(q)
 }
 
 // indexPeople gathers the people of the elections, newest first, with
@@ -220,8 +242,17 @@ type NotFoundError struct {
 	Slugs []string
 }
 
-// Error names what was looked for and the key, and offers the slug the
-// key misspells, as the API's other 404s do.
+// Error names what was looked for and the key, for an election every
+// election's slug, and offers the slug the key misspells, as the API's
+// other 404s do.
 func (e *NotFoundError) Error() string {
-	return "no " + e.What + " has the slug or id " + dataset.QuoteKey(e.Key) + suggest.OfferClause(suggest.Quoted(e.Near)...)
+	msg := "no " + e.What + " has the slug or id " + dataset.QuoteKey(e.Key)
+	if e.What == "election" {
+		quoted := make([]string, len(e.Slugs))
+		for i, slug := range e.Slugs {
+			quoted[i] = strconv.Quote(slug)
+		}
+		msg += "; the elections are " + orNone(suggest.List(quoted, "and"))
+	}
+	return msg + suggest.OfferClause(suggest.Quoted(e.Near)...)
 }

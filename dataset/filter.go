@@ -27,6 +27,7 @@ const (
 	reasonElected = "must be true or false"
 	reasonQ       = "must be text of 2 to 100 characters, spaces at either end not counted"
 	reasonQLetter = "must hold a letter or a digit"
+	reasonQNeeded = "is required: the text to look for in the names, of 2 to 100 characters"
 )
 
 func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
@@ -155,6 +156,24 @@ func (d *Dataset) parseReadersFilters(p Params, refuse func(name, reason string)
 		}
 	}
 	return f
+}
+
+// QParam reads the q parameter of p where a name search is all there is
+// to ask (the people's): required, where the candidates' q may be left
+// out, and given once; its one value read by ParseQ. A q missing, empty
+// or refused is a *ParamError naming q.
+func QParam(p Params) (string, error) {
+	reason := reasonQNeeded
+	switch vs := p["q"]; {
+	case len(vs) > 1:
+		reason = reasonOnce
+	case len(vs) == 1 && vs[0] != "":
+		var q string
+		if q, reason = ParseQ(vs[0]); reason == "" {
+			return q, nil
+		}
+	}
+	return "", &ParamError{Params: []InvalidParam{{Name: "q", Reason: reason}}}
 }
 
 // ParseQ reads the value of a q parameter, a name search: the text
