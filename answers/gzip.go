@@ -209,9 +209,22 @@ func (r Result) AppendGzipRest(dst []byte, generatedAt time.Time) []byte {
 // as the final, stored block, then the gzip trailer.
 func (r Result) appendGzipTail(dst []byte, crc uint32, size int, generatedAt time.Time) []byte {
 	mark := len(dst)
-	dst = append(dst, 1, 0, 0, 0, 0) // BFINAL=1, BTYPE=00, LEN, NLEN
+	dst = append(dst, finalStoredHead...)
 	dst = r.AppendTail(dst, generatedAt)
-	tail := dst[mark+5:]
+	return endGzip(dst, mark, crc, size)
+}
+
+// finalStoredHead is the head of the final, stored block that holds an
+// answer's tail, its length filled in by endGzip: BFINAL=1, BTYPE=00,
+// LEN, NLEN.
+var finalStoredHead = []byte{1, 0, 0, 0, 0}
+
+// endGzip ends a gzip body whose final stored block, begun at mark with
+// finalStoredHead, holds the tail appended after it, the DEFLATE stream
+// before mark holding size bytes of CRC-32 crc: the block's length, then
+// the gzip trailer.
+func endGzip(dst []byte, mark int, crc uint32, size int) []byte {
+	tail := dst[mark+len(finalStoredHead):]
 	n := uint16(len(tail))
 	binary.LittleEndian.PutUint16(dst[mark+1:], n)
 	binary.LittleEndian.PutUint16(dst[mark+3:], ^n)

@@ -1,0 +1,82 @@
+package answers_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"testing"
+	"time"
+
+	"ballot/answers"
+	"ballot/archive"
+)
+
+// TestArchiveRecords: each answer of an archive's records (the elections,
+// one election, a person, the people a search finds, none) is the
+// envelope of its records, count and total, as the collections'; its gzip
+// body, prepared at load for the elections or compressed on request for
+// a pick, is valid gzip of exactly the plain body; PrepareArchiveJSON
+// gives the same bytes; and no two answers share an ETag.
+func TestArchiveRecords(t *testing.T) {
+	a, err := archive.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 21, 4, 15, 0, 123_000_000, time.UTC)
+	const path = "/api/public/v1/elections"
+	prepared, plain := answers.PrepareArchive(a, path), answers.PrepareArchiveJSON(a, path)
+	found, err := a.SearchPeople("abela")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pick := func(ans *answers.ArchiveAnswers) map[string]answers.Records {
+		return map[string]answers.Records{
+			"elections":       ans.Elections(),
+			"election 1":      ans.Election(1),
+			"person 0":        ans.Person(0),
+			"abela":           ans.People(found),
+			"nobody":          ans.People(nil),
+			"the first Abela": ans.People(found[:1]),
+		}
+	}
+	json2 := pick(plain)
+	etags := map[string]string{}
+	for name, rec := range pick(prepared) {
+		body := rec.AppendJSON(nil, at)
+		var env struct {
+			Data []json.RawMessage
+			Meta struct{ Count, Total int }
+		}
+		if err := json.Unmarshal(body, &env); err != nil || len(env.Data) != rec.Count() || env.Meta.Count != rec.Count() || env.Meta.Total != rec.Count() {
+			t.Errorf("%s: %d records, meta %+v (%v); want %d", name, len(env.Data), env.Meta, err, rec.Count())
+		}
+		for i, r := range env.Data {
+			if !bytes.Equal(r, rec.Record(i)) {
+				t.Errorf("%s: record %d is not Record(%d)", name, i, i)
+			}
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(rec.AppendGzip(nil, at)))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		unzipped, err := io.ReadAll(zr)
+		if err != nil || !bytes.Equal(unzipped, body) {
+			t.Errorf("%s: the gzip body is not the plain one (%v)", name, err)
+		}
+		if other := json2[name]; !bytes.Equal(other.AppendJSON(nil, at), body) || other.ETag() != rec.ETag() {
+			t.Errorf("%s: PrepareArchiveJSON answers other bytes or another ETag", name)
+		}
+		if other, ok := etags[rec.ETag()]; ok {
+			t.Errorf("%s and %s share the ETag %s", name, other, rec.ETag())
+		}
+		etags[rec.ETag()] = name
+	}
+	if n := prepared.Elections().Count(); n != 2 {
+		t.Errorf("%d elections, want 2", n)
+	}
+	var e answers.ElectionRecord
+	if err := json.Unmarshal(prepared.Election(1).Record(0), &e); err != nil || e.Slug != "2017" || e.Paths.Candidates != path+"/2017/candidates" {
+		t.Errorf("election 1: %+v (%v), want 2017 with its paths", e, err)
+	}
+}
