@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"ballot/answers"
+	"ballot/archive"
 	"ballot/dataset"
 	"ballot/internal/datasettest"
 	"ballot/internal/redistest"
@@ -67,7 +68,7 @@ func benchServeWith(b *testing.B, ds *dataset.Dataset, target string, header map
 	opts := server.DefaultOptions()
 	opts.RateLimit, opts.MaxClients = 1_000_000_000, 1_000_000
 	set(&opts)
-	srv := server.New(ds, opts)
+	srv := server.New(archive.Of(ds), opts)
 	req := httptest.NewRequest(http.MethodGet, target, nil)
 	// As on a connection that server.Serve accepted.
 	peer := &net.TCPAddr{IP: net.IPv4(192, 0, 2, 7), Port: 40000}
@@ -290,7 +291,7 @@ func BenchmarkLoadSynth(b *testing.B) {
 func BenchmarkHeaderBlock(b *testing.B) {
 	opts := server.DefaultOptions()
 	opts.RateLimit = 1_000_000_000
-	srv := server.New(malta(b), opts)
+	srv := server.New(archive.Of(malta(b)), opts)
 	rec := httptest.NewRecorder()
 	srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, api+"/parties", nil))
 	if rec.Code != http.StatusOK {
@@ -344,7 +345,7 @@ func benchStore(b *testing.B, redisURL string, redisPID int) {
 		defer store.Close()
 		opts.RateLimitStore = store
 	}
-	srv := server.New(malta(b), opts)
+	srv := server.New(archive.Of(malta(b)), opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	synced := make(chan struct{})
 	go func() {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"ballot/archive"
 	"ballot/commands/gcpace"
 	"ballot/commands/logbuffer"
 	"ballot/dataset"
@@ -46,7 +47,7 @@ type service struct {
 	// listening, and when it stops.
 	stderr  *logbuffer.Writer
 	logger  *slog.Logger
-	ds      *dataset.Dataset      // the dataset served first: the archive's current election's
+	arch    *archive.Archive      // the archive served first
 	store   *ratelimit.RedisStore // nil: counts in this process alone
 	srv     *server.Server
 	cert    *certificate    // nil: plain HTTP
@@ -96,9 +97,9 @@ func (s *service) open(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	// The server serves the current election; the archive's warnings,
-	// every election's, are logged once here.
-	s.ds = arch.Current().Dataset
+	// The server serves every election; the archive's warnings, every
+	// election's, are logged once here.
+	s.arch = arch
 	server.LogWarnings(s.logger, arch.Warnings)
 	opts := s.cfg.serverOptions(s.logger)
 	opts.PaceGC = s.paceLoad
@@ -111,7 +112,7 @@ func (s *service) open(c *cli.Context) error {
 	if s.store != nil {
 		opts.RateLimitStore = s.store
 	}
-	s.srv = server.New(s.ds, opts)
+	s.srv = server.New(s.arch, opts)
 	if s.cfg.TLSCertFile != "" {
 		if s.cert, err = loadCertificate(s.cfg.TLSCertFile, s.cfg.TLSKeyFile); err != nil {
 			return err
@@ -166,7 +167,7 @@ func (s *service) run(ctx context.Context) error {
 	// again too, so a renewed one is served without a restart; a bad one
 	// is logged and the old one kept.
 	loadCtx := context.WithoutCancel(ctx)
-	load := func() (*dataset.Dataset, error) {
+	load := func() (*archive.Archive, error) {
 		if s.cert != nil {
 			s.cert.reload(s.logger)
 		}
@@ -175,12 +176,8 @@ func (s *service) run(ctx context.Context) error {
 			return nil, err
 		}
 		// Every election loads and passes, or the reload is refused
-		// whole, naming the election; the server serves the current.
-		arch, err := loadArchive(loadCtx, s.cfg.Data, dataset.Options{MaxFileBytes: int64(s.cfg.MaxDatasetBytes)})
-		if err != nil {
-			return nil, err
-		}
-		return arch.Current().Dataset, nil
+		// whole, naming the election.
+		return loadArchive(loadCtx, s.cfg.Data, dataset.Options{MaxFileBytes: int64(s.cfg.MaxDatasetBytes)})
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -242,6 +239,9 @@ func (s *service) run(ctx context.Context) error {
 	return first
 }
 
+// title is the title the "serving" lines give: the current election's.
+func (s *service) title() string { return s.arch.Current().Dataset.Manifest.Title }
+
 // announce writes the "serving" lines and flushes them out.
 func (s *service) announce() {
 	scheme := "http"
@@ -251,11 +251,14 @@ func (s *service) announce() {
 	if s.cfg.LogFormat == "text" {
 		// A line for the person who started it (and for tests that start
 		// it on port 0 to learn the address).
-		_, _ = fmt.Fprintf(s.stderr, "ballot: serving %q (version %.12s) on %s%s/\n", s.ds.Manifest.Title, s.ds.Version, openableURL(scheme, s.ln.Addr()), server.BasePath)
+		_, _ = fmt.Fprintf(s.stderr, "ballot: serving %q (version %.12s) on %s%s/\n", s.title(), s.arch.Version, openableURL(scheme, s.ln.Addr()), server.BasePath)
 	}
-	attrs := []any{slog.String("title", s.ds.Manifest.Title), slog.String("version", s.ds.Version), slog.String("api", openableURL(scheme, s.ln.Addr())+server.BasePath+"/")}
+	attrs := []any{slog.String("title", s.title()), slog.String("version", s.arch.Version), slog.String("api", openableURL(scheme, s.ln.Addr())+server.BasePath+"/")}
 	if s.adminLn != nil {
 		attrs = append(attrs, slog.String("admin", openableURL("http", s.adminLn.Addr())+"/"))
+	}
+	if !s.arch.Single() {
+		attrs = append(attrs, slog.Int("elections", len(s.arch.Elections())))
 	}
 	s.logger.Info("serving", attrs...)
 	_ = s.stderr.Flush()
@@ -344,7 +347,7 @@ func (h *startupHangups) end() bool {
 // the watcher reports (changed is nil without --watch), until ctx ends. It
 // logs each signal as it takes it up, before the reload; the outcome is
 // logged and counted by the server.
-func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, changed <-chan struct{}, srv *server.Server, load func() (*dataset.Dataset, error), logger *slog.Logger) {
+func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, changed <-chan struct{}, srv *server.Server, load func() (*archive.Archive, error), logger *slog.Logger) {
 	reload := func() {
 		logger.Info("SIGHUP: reloading the dataset")
 		_, _ = srv.Reload(load)

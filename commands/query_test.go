@@ -15,6 +15,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"ballot/archive"
 	"ballot/commands"
 	"ballot/dataset"
 	"ballot/internal/apitest"
@@ -51,7 +52,7 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 		}
 		opts := server.DefaultOptions()
 		opts.RateLimit = 1 << 30
-		srv := server.New(ds, opts)
+		srv := server.New(archive.Of(ds), opts)
 		districtValues := []string{"", "1", "05", "13", "14", strings.ToUpper(ds.Districts()[4].ID)}
 		partyValues := []string{"", strings.ToUpper(ds.Parties()[0].Slug), ds.Parties()[1].ID, "no-such-party"}
 		collections := d.collections

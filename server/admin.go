@@ -13,14 +13,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"ballot/answers"
+	"ballot/archive"
 	"ballot/dataset"
 )
 
 // AdminHandler answers the admin listener: /livez and /healthz, /readyz, /metrics and
-// POST /reload, which loads the dataset again with load. It is meant for
+// POST /reload, which loads the archive again with load. It is meant for
 // operators on a private address: it is neither rate limited nor open to
 // other origins.
-func (s *Server) AdminHandler(load func() (*dataset.Dataset, error)) http.Handler {
+func (s *Server) AdminHandler(load func() (*archive.Archive, error)) http.Handler {
 	r := mux.NewRouter()
 	r.SkipClean(true)
 	get := []string{http.MethodGet, http.MethodHead}
@@ -34,7 +35,7 @@ func (s *Server) AdminHandler(load func() (*dataset.Dataset, error)) http.Handle
 	r.HandleFunc("/readyz", s.handleReady).Methods(get...)
 	r.Handle("/metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})).Methods(get...)
 	r.HandleFunc("/reload", func(w http.ResponseWriter, _ *http.Request) {
-		ds, err := s.Reload(load)
+		a, err := s.Reload(load)
 		// The write deadline was set when the request arrived; a reload
 		// may take longer than that, and its answer must not be lost.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(adminWrite))
@@ -55,10 +56,10 @@ func (s *Server) AdminHandler(load func() (*dataset.Dataset, error)) http.Handle
 			snap := s.snap.Load()
 			writeAdminJSON(w, http.StatusUnprocessableEntity, map[string]any{
 				"status": "refused", "detail": detail,
-				"errors": lines, "version": snap.ds.Version, "dataset": servedStatus(snap),
+				"errors": lines, "version": snap.arch.Version, "dataset": servedStatus(snap),
 			})
 		default:
-			writeAdminJSON(w, http.StatusOK, map[string]string{"status": "reloaded", "version": ds.Version})
+			writeAdminJSON(w, http.StatusOK, map[string]string{"status": "reloaded", "version": a.Version})
 		}
 	}).Methods(http.MethodPost)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -111,11 +112,13 @@ func (s *Server) handleReady(w http.ResponseWriter, _ *http.Request) {
 	writeAdminJSON(w, http.StatusOK, body)
 }
 
-// servedStatus describes the dataset of snap, for the admin answers.
+// servedStatus describes the dataset of snap, for the admin answers: of
+// an archive, the current election's title and date of publication, and
+// the archive's version, which changes with any byte of any election.
 func servedStatus(snap *snapshot) map[string]any {
 	return map[string]any{
 		"title":        snap.ds.Manifest.Title,
-		"version":      snap.ds.Version,
+		"version":      snap.arch.Version,
 		"published_at": publishedAt(snap.ds.Manifest),
 		"loaded_at":    snap.loadedAt.UTC().Format(answers.TimeFormat),
 	}

@@ -15,6 +15,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"ballot/archive"
 	"ballot/dataset"
 	"ballot/server"
 )
@@ -48,8 +49,8 @@ func TestReload(t *testing.T) {
 	etag := do(t, s, request{target: "/api/public/v1/parties"}).Header().Get("ETag")
 
 	second := edition(t, "Second edition")
-	got, err := s.Reload(func() (*dataset.Dataset, error) { return second, nil })
-	if err != nil || got != second {
+	got, err := s.Reload(func() (*archive.Archive, error) { return archive.Of(second), nil })
+	if err != nil || got.Current().Dataset != second {
 		t.Fatalf("Reload = %v, %v", got, err)
 	}
 	rec := do(t, s, request{target: "/api/public/v1/parties", header: map[string]string{"If-None-Match": etag}})
@@ -59,7 +60,7 @@ func TestReload(t *testing.T) {
 
 	secondTag := rec.Header().Get("ETag")
 	broken := &dataset.Report{Errors: []dataset.Problem{{File: "parties.json", Pointer: "/0/id", Rule: "uuid", Message: "not a UUID"}}}
-	if _, err := s.Reload(func() (*dataset.Dataset, error) { return nil, broken }); !errors.Is(err, broken) {
+	if _, err := s.Reload(func() (*archive.Archive, error) { return nil, broken }); !errors.Is(err, broken) {
 		t.Fatalf("Reload of a broken dataset: %v", err)
 	}
 	if got := do(t, s, request{target: "/api/public/v1/parties"}).Header().Get("ETag"); got != secondTag {
@@ -74,13 +75,13 @@ func TestAdmin(t *testing.T) {
 	s, _ := newServer(t, server.Options{RateLimit: 2, MaxClients: 64})
 	reloads := []error{nil, &dataset.Report{Errors: []dataset.Problem{{File: "candidates.json", Pointer: "/3/party_id", Rule: "reference", Message: "no party has id x"}}}}
 	next := edition(t, "Next")
-	admin := s.AdminHandler(func() (*dataset.Dataset, error) {
+	admin := s.AdminHandler(func() (*archive.Archive, error) {
 		err := reloads[0]
 		reloads = reloads[1:]
 		if err != nil {
 			return nil, err
 		}
-		return next, nil
+		return archive.Of(next), nil
 	})
 	// Some public traffic for the metrics: a 429 and more clients than
 	// MaxClients, so counters are evicted.
@@ -98,7 +99,7 @@ func TestAdmin(t *testing.T) {
 	}{
 		{"alive", "GET", "/healthz", 200, []string{`{"status":"alive"}`}},
 		{"alive, by Kubernetes' name", "GET", "/livez", 200, []string{`{"status":"alive"}`}},
-		{"ready with the dataset version", "GET", "/readyz", 200, []string{`"status":"ready"`, `"version":"` + malta(t).Version + `"`, `"loaded_at":"2026-11-21T04:15:00.123Z"`}},
+		{"ready with the archive's version", "GET", "/readyz", 200, []string{`"status":"ready"`, `"title":"` + malta(t).Manifest.Title + `"`, `"version":"` + embedded(t).Version + `"`, `"loaded_at":"2026-11-21T04:15:00.123Z"`}},
 		{"reload", "POST", "/reload", 200, []string{`{"status":"reloaded","version":"` + next.Version + `"}`}},
 		{"a refused reload", "POST", "/reload", 422, []string{`"status":"refused"`, `candidates.json: /3/party_id: no party has id x`, `"version":"` + next.Version + `"`}},
 		{"metrics", "GET", "/metrics", 200, []string{
@@ -218,14 +219,14 @@ func TestAdminStatusAfterRefusal(t *testing.T) {
 	for i := range 7 {
 		problems = append(problems, dataset.Problem{File: "candidates.json", Pointer: fmt.Sprintf("/%d/party_id", i), Rule: "reference", Message: "no party has id x"})
 	}
-	loads := []func() (*dataset.Dataset, error){
-		func() (*dataset.Dataset, error) { return nil, &dataset.Report{Errors: problems} },
-		func() (*dataset.Dataset, error) {
+	loads := []func() (*archive.Archive, error){
+		func() (*archive.Archive, error) { return nil, &dataset.Report{Errors: problems} },
+		func() (*archive.Archive, error) {
 			return nil, errors.New("open /srv/elections/current: permission denied")
 		},
-		func() (*dataset.Dataset, error) { return edition(t, "Next"), nil },
+		func() (*archive.Archive, error) { return archive.Of(edition(t, "Next")), nil },
 	}
-	admin := s.AdminHandler(func() (*dataset.Dataset, error) {
+	admin := s.AdminHandler(func() (*archive.Archive, error) {
 		load := loads[0]
 		loads = loads[1:]
 		return load()
@@ -309,8 +310,8 @@ func TestReloadCountedBeforeServed(t *testing.T) {
 		}
 	}}
 	s, _ = newServer(t, opts)
-	admin = s.AdminHandler(func() (*dataset.Dataset, error) { return next, nil })
-	if _, err := s.Reload(func() (*dataset.Dataset, error) { return next, nil }); err != nil {
+	admin = s.AdminHandler(func() (*archive.Archive, error) { return archive.Of(next), nil })
+	if _, err := s.Reload(func() (*archive.Archive, error) { return archive.Of(next), nil }); err != nil {
 		t.Fatal(err)
 	}
 	if !checked {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"ballot/dataset"
+	"ballot/archive"
 	"ballot/server"
 )
 
@@ -19,9 +19,9 @@ func TestAdminReloadOutlastsWriteTimeout(t *testing.T) {
 	ds := malta(t)
 	// The reload outlasts the write and read timeouts set when the
 	// request arrived: it returns only once they have passed.
-	load := func() (*dataset.Dataset, error) {
+	load := func() (*archive.Archive, error) {
 		time.Sleep(4 * tiny)
-		return ds, nil
+		return archive.Of(ds), nil
 	}
 	addr := serveLoopback(t, s.AdminHandler(load), server.Timeouts{Write: tiny, Read: tiny, ReadHeader: tiny})
 	tr := &http.Transport{Proxy: nil}

@@ -30,6 +30,10 @@ type answer struct {
 	// stream, when set, writes a download's body, made as it is written
 	// (writeStream); gzip, when the client takes it, as it is written too.
 	stream func(io.Writer) error
+	// records are the archive's records (its elections, its people),
+	// whose body is made with the request's time as a collection's is;
+	// the zero Records for any other answer.
+	records answers.Records
 	// link is the Link header's value, when prepared with result; nil
 	// for nextLink to work out.
 	link []string
@@ -49,7 +53,7 @@ var bodies = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b
 // Home-made: gorilla/handlers' CompressHandler compresses every body as it
 // is written, and these are compressed when the dataset loads.
 func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) {
-	gz := (!a.result.IsZero() || a.gzipBody != nil) && acceptsGzip(r.Header["Accept-Encoding"])
+	gz := (!a.result.IsZero() || !a.records.IsZero() || a.gzipBody != nil) && acceptsGzip(r.Header["Accept-Encoding"])
 	etag := a.etag
 	if gz {
 		etag = a.gzipETag
@@ -83,7 +87,8 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) 
 	// for it: copied, a 26 MB sheet took 26 MB for each client reading
 	// it, as long as it read. A small one is copied whole, one write.
 	var head, prepared []byte
-	if !a.result.IsZero() {
+	switch {
+	case !a.result.IsZero():
 		bp = bodies.Get().(*[]byte)
 		now := stateOf(w).now
 		switch {
@@ -100,6 +105,13 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) 
 			} else {
 				head, prepared, body = nil, nil, a.result.AppendJSON((*bp)[:0], now)
 			}
+		}
+	case !a.records.IsZero():
+		bp = bodies.Get().(*[]byte)
+		if gz {
+			body = a.records.AppendGzip((*bp)[:0], stateOf(w).now)
+		} else {
+			body = a.records.AppendJSON((*bp)[:0], stateOf(w).now)
 		}
 	}
 	if a.link != nil {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"ballot/archive"
 	"ballot/dataset"
 )
 
@@ -25,7 +26,7 @@ func TestConnectionHTTP2StreamsMakeTheirOwnValues(t *testing.T) {
 	}
 	opts := DefaultOptions()
 	opts.RateLimit = 1000
-	s := New(ds, opts)
+	s := New(archive.Of(ds), opts)
 	ts := httptest.NewUnstartedServer(s)
 	ts.EnableHTTP2 = true
 	ts.Config.ConnContext = ConnContext

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"ballot/archive"
 	"ballot/dataset"
 )
 
@@ -79,7 +80,7 @@ func TestWriteCorked(t *testing.T) {
 
 	opts := DefaultOptions()
 	opts.RateLimit = 1_000_000
-	s := New(ds, opts)
+	s := New(archive.Of(ds), opts)
 	etag := func(path string) string {
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))

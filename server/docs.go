@@ -3,10 +3,12 @@ package server
 import (
 	"bytes"
 	_ "embed"
+	"slices"
 	"strconv"
 	"strings"
 
 	"ballot/answers"
+	"ballot/archive"
 	"ballot/dataset"
 )
 
@@ -35,16 +37,16 @@ const openAPIServer = `"servers": [
   ]`
 
 // documents are the index, the OpenAPI description and the catalogue of one
-// dataset, ready to write.
+// archive, ready to write.
 type documents struct {
 	index, openAPI, catalog answer
 }
 
-// buildDocuments prepares the documents of ds, whose index is idx.
-// publicURL is the API's
-// public base URL, such as "https://elections.example.org", with no
-// trailing slash; empty, the documents' URLs are relative.
-func buildDocuments(ds *dataset.Dataset, idx index, publicURL string) *documents {
+// buildDocuments prepares the documents of the archive a, whose index is
+// idx. publicURL is the API's public base URL, such as
+// "https://elections.example.org", with no trailing slash; empty, the
+// documents' URLs are relative.
+func buildDocuments(a *archive.Archive, idx index, publicURL string) *documents {
 	api := openAPI
 	if publicURL != "" {
 		url := bytes.TrimSuffix(dataset.EncodeJSON(publicURL), []byte("\n"))
@@ -56,7 +58,7 @@ func buildDocuments(ds *dataset.Dataset, idx index, publicURL string) *documents
 	return &documents{
 		index:   prepare(jsonValue, dataset.EncodeJSON(idx)),
 		openAPI: prepare(jsonValue, api),
-		catalog: prepare(jsonLDValue, dataset.EncodeJSON(newCatalog(ds, abs))),
+		catalog: prepare(jsonLDValue, dataset.EncodeJSON(newCatalog(a, abs))),
 	}
 }
 
@@ -74,19 +76,22 @@ func prepare(contentType []string, body []byte) answer {
 	}
 }
 
-// index is the body of GET /api/public/v1/.
+// index is the body of GET /api/public/v1/: the current election's
+// dataset, as the paths without an election answer for it, then every
+// election with the paths of its collections, and the endpoints.
 type index struct {
-	Title       string          `json:"title"`
-	Description *string         `json:"description"`
-	Version     string          `json:"version"`
-	License     string          `json:"license"`
-	LicenseURL  *string         `json:"license_url"`
-	PublishedAt *string         `json:"published_at"`
-	Coverage    indexCoverage   `json:"coverage"`
-	Attribution attribution     `json:"attribution"`
-	Counts      counts          `json:"counts"`
-	Endpoints   []indexEndpoint `json:"endpoints"`
-	Links       indexLinks      `json:"links"`
+	Title       string                   `json:"title"`
+	Description *string                  `json:"description"`
+	Version     string                   `json:"version"`
+	License     string                   `json:"license"`
+	LicenseURL  *string                  `json:"license_url"`
+	PublishedAt *string                  `json:"published_at"`
+	Coverage    indexCoverage            `json:"coverage"`
+	Attribution attribution              `json:"attribution"`
+	Counts      counts                   `json:"counts"`
+	Elections   []answers.ElectionRecord `json:"elections"`
+	Endpoints   []indexEndpoint          `json:"endpoints"`
+	Links       indexLinks               `json:"links"`
 }
 
 type indexCoverage struct {
@@ -128,12 +133,17 @@ type indexEndpoint struct {
 }
 
 type indexLinks struct {
-	Self    string `json:"self"`
-	OpenAPI string `json:"openapi"`
-	Catalog string `json:"catalog"`
+	Self      string `json:"self"`
+	OpenAPI   string `json:"openapi"`
+	Catalog   string `json:"catalog"`
+	Elections string `json:"elections"`
 }
 
-func newIndex(ds *dataset.Dataset, endpoints []endpoint) index {
+// newIndex is the index of the archive a, listing endpoints: each at its
+// path, then the endpoints of an election's collections under the
+// election's path.
+func newIndex(a *archive.Archive, endpoints []endpoint) index {
+	ds := a.Current().Dataset
 	m := ds.Manifest
 	notes := m.Coverage.Notes
 	if notes == nil {
@@ -146,6 +156,12 @@ func newIndex(ds *dataset.Dataset, endpoints []endpoint) index {
 			params = []parameter{}
 		}
 		list = append(list, indexEndpoint{BasePath + e.path, e.mediaType, e.description, params})
+	}
+	for _, e := range endpoints {
+		if e.perElection {
+			list = append(list, indexEndpoint{BasePath + electionPrefix + e.path, e.mediaType,
+				"As " + BasePath + e.path + ", for the election the path names.", append([]parameter{electionParameter}, e.parameters...)})
+		}
 	}
 	return index{
 		Title:       m.Title,
@@ -162,8 +178,9 @@ func newIndex(ds *dataset.Dataset, endpoints []endpoint) index {
 			HowToCredit: howToCredit(m),
 		},
 		Counts:    countsOf(ds),
+		Elections: answers.Elections(a, ElectionsPath),
 		Endpoints: list,
-		Links:     indexLinks{Self: BasePath + "/", OpenAPI: BasePath + "/openapi.json", Catalog: BasePath + "/catalog.jsonld"},
+		Links:     indexLinks{Self: BasePath + "/", OpenAPI: BasePath + "/openapi.json", Catalog: BasePath + "/catalog.jsonld", Elections: ElectionsPath},
 	}
 }
 
@@ -298,9 +315,14 @@ var catalogContext = map[string]string{
 	"xsd":   "http://www.w3.org/2001/XMLSchema#",
 }
 
-// newCatalog builds the catalogue of ds; abs makes the URL of a path, on
-// the public URL when one is set.
-func newCatalog(ds *dataset.Dataset, abs func(path string) string) catalog {
+// newCatalog builds the catalogue of the archive a: a dataset for each
+// collection of the current election, at the paths without an election,
+// then, for an archive of elections (not a dataset directory served
+// alone), a dataset for each election, with a distribution for each of
+// its collections at the election's paths; abs makes the URL of a path,
+// on the public URL when one is set.
+func newCatalog(a *archive.Archive, abs func(path string) string) catalog {
+	ds := a.Current().Dataset
 	m := ds.Manifest
 	sh := newCatalogShared(m, abs)
 	description := m.Description
@@ -323,6 +345,13 @@ func newCatalog(ds *dataset.Dataset, abs func(path string) string) catalog {
 		d := sh.collection(ds, e)
 		c.Datasets = append(c.Datasets, d)
 		served = append(served, ref{d.ID})
+	}
+	if !a.Single() {
+		for _, e := range a.Elections() {
+			d := sh.election(e)
+			c.Datasets = append(c.Datasets, d)
+			served = append(served, ref{d.ID})
+		}
 	}
 	c.Services = []dataService{{
 		ID:                  sh.service,
@@ -376,29 +405,8 @@ func newCatalogShared(m dataset.Manifest, abs func(path string) string) catalogS
 // collection is the catalogue's entry of one collection of ds, with its
 // one distribution, the API's JSON answer.
 func (sh catalogShared) collection(ds *dataset.Dataset, e dataset.CollectionInfo) catalogDataset {
-	path := BasePath + "/" + string(e.Name)
 	id := sh.self + "#" + string(e.Name)
-	dist := distribution{
-		ID:            id + "-json",
-		Type:          "dcat:Distribution",
-		Title:         sh.title + ": " + e.Title + " (JSON)",
-		Description:   "The API's JSON answer: the records in data, their count and the time of the answer in meta.",
-		AccessURL:     ref{sh.abs(path)},
-		MediaType:     ref{"https://www.iana.org/assignments/media-types/application/json"},
-		Format:        ref{"http://publications.europa.eu/resource/authority/file-type/JSON"},
-		ConformsTo:    sh.openAPI,
-		AccessService: ref{sh.service},
-		License:       sh.license,
-		Modified:      sh.date,
-	}
-	// The whole collection in one answer: candidates come 100 at a
-	// time unless asked for more, up to 500.
-	switch {
-	case e.Name != dataset.Candidates:
-		dist.DownloadURL = &ref{sh.abs(path)}
-	case len(ds.Candidates()) <= dataset.MaxLimit:
-		dist.DownloadURL = &ref{sh.abs(path + "?limit=" + strconv.Itoa(dataset.MaxLimit))}
-	}
+	dist := sh.distribution(ds, e, BasePath+"/"+string(e.Name), id+"-json", sh.title, sh.license, sh.date)
 	return catalogDataset{
 		ID:           id,
 		Type:         "dcat:Dataset",
@@ -414,5 +422,79 @@ func (sh catalogShared) collection(ds *dataset.Dataset, e dataset.CollectionInfo
 		Issued:       sh.date,
 		Modified:     sh.date,
 		Distribution: []distribution{dist},
+	}
+}
+
+// distribution is the distribution of one collection of ds, the API's JSON
+// answer at path, with the id, the title of its dataset, the licence and
+// the date given.
+func (sh catalogShared) distribution(ds *dataset.Dataset, e dataset.CollectionInfo, path, id, title string, lic license, date *typedValue) distribution {
+	dist := distribution{
+		ID:            id,
+		Type:          "dcat:Distribution",
+		Title:         title + ": " + e.Title + " (JSON)",
+		Description:   "The API's JSON answer: the records in data, their count and the time of the answer in meta.",
+		AccessURL:     ref{sh.abs(path)},
+		MediaType:     ref{"https://www.iana.org/assignments/media-types/application/json"},
+		Format:        ref{"http://publications.europa.eu/resource/authority/file-type/JSON"},
+		ConformsTo:    sh.openAPI,
+		AccessService: ref{sh.service},
+		License:       lic,
+		Modified:      date,
+	}
+	// The whole collection in one answer: candidates come 100 at a
+	// time unless asked for more, up to 500.
+	switch {
+	case e.Name != dataset.Candidates:
+		dist.DownloadURL = &ref{sh.abs(path)}
+	case len(ds.Candidates()) <= dataset.MaxLimit:
+		dist.DownloadURL = &ref{sh.abs(path + "?limit=" + strconv.Itoa(dataset.MaxLimit))}
+	}
+	return dist
+}
+
+// election is the catalogue's entry of one election of an archive: its
+// dataset's title, description, licence, version and date, and a
+// distribution for each of its collections, at the election's paths
+// (ElectionsPath/2017/parties). The publisher is the catalogue's.
+func (sh catalogShared) election(e *archive.Election) catalogDataset {
+	ds := e.Dataset
+	m := ds.Manifest
+	slug := e.Record.Slug
+	id := sh.self + "#election-" + slug
+	lic := license{ID: m.LicenseURL, Type: "dct:LicenseDocument", Label: m.License}
+	var date *typedValue
+	if d := publishedAt(m); d != nil {
+		date = &typedValue{Value: *d, Type: "xsd:date"}
+	}
+	description := m.Description
+	if strings.TrimSpace(description) == "" {
+		description = m.Title
+	}
+	var keywords []string
+	var dists []distribution
+	for _, c := range dataset.Table {
+		for _, k := range c.Keywords {
+			if !slices.Contains(keywords, k) {
+				keywords = append(keywords, k)
+			}
+		}
+		dists = append(dists, sh.distribution(ds, c, ElectionsPath+"/"+slug+"/"+string(c.Name), id+"-"+string(c.Name)+"-json", m.Title, lic, date))
+	}
+	return catalogDataset{
+		ID:           id,
+		Type:         "dcat:Dataset",
+		Identifier:   id,
+		Title:        m.Title,
+		Description:  description,
+		Keywords:     keywords,
+		Publisher:    ref{sh.publisher.ID},
+		ContactPoint: contact{Type: "vcard:Organization", Name: sh.publisher.Name, URL: ref{sh.contactURL}},
+		License:      lic,
+		LandingPage:  sh.landing,
+		Version:      ds.Version,
+		Issued:       date,
+		Modified:     date,
+		Distribution: dists,
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"ballot/archive"
 	"ballot/dataset"
 	"ballot/internal/apitest"
 	"ballot/server"
@@ -223,7 +224,7 @@ func TestIndex(t *testing.T) {
 		{"publisher's site", index.Attribution.URL, m.Publisher.URL},
 		{"publisher's About page", *index.Attribution.AboutURL, m.Publisher.AboutURL},
 		{"counts", index.Counts, map[string]int{"parties": 6, "districts": 13, "candidates": 177, "results": len(ds.Sheets())}},
-		{"links", index.Links, map[string]string{"self": "/api/public/v1/", "openapi": "/api/public/v1/openapi.json", "catalog": "/api/public/v1/catalog.jsonld"}},
+		{"links", index.Links, map[string]string{"self": "/api/public/v1/", "openapi": "/api/public/v1/openapi.json", "catalog": "/api/public/v1/catalog.jsonld", "elections": "/api/public/v1/elections"}},
 	} {
 		if !reflect.DeepEqual(c.got, c.want) {
 			t.Errorf("%s = %v, want %v", c.what, c.got, c.want)
@@ -241,7 +242,11 @@ func TestIndex(t *testing.T) {
 		if e.Path == server.BasePath+"/results/{number_or_id}" && len(ds.Sheets()) == 0 {
 			want = 404 // a dataset without count sheets
 		}
-		if rec := do(t, s, request{target: withKey(e.Path)}); rec.Code != want {
+		target := withKey(e.Path)
+		if e.Path == server.BasePath+"/people" {
+			target += "?q=abela" // q is required
+		}
+		if rec := do(t, s, request{target: target}); rec.Code != want {
 			t.Errorf("the index lists %s, which answers %d", e.Path, rec.Code)
 		}
 	}
@@ -253,7 +258,7 @@ func TestIndex(t *testing.T) {
 
 	t.Run("a reload changes it", func(t *testing.T) {
 		next := edition(t, "Second edition")
-		if _, err := s.Reload(func() (*dataset.Dataset, error) { return next, nil }); err != nil {
+		if _, err := s.Reload(func() (*archive.Archive, error) { return archive.Of(next), nil }); err != nil {
 			t.Fatal(err)
 		}
 		v := decode(t, do(t, s, request{target: "/api/public/v1/"}).Body.Bytes())
@@ -353,10 +358,31 @@ func TestCatalog(t *testing.T) {
 				c.Modified != (ldDate{m.PublishedAt.Format("2006-01-02"), "xsd:date"}) {
 				t.Errorf("catalogue = %+v", c)
 			}
-			if len(c.Datasets) != len(dataset.Table) {
-				t.Fatalf("%d datasets, want %d", len(c.Datasets), len(dataset.Table))
+			// The current election's collections, then each election.
+			elections := embedded(t).Elections()
+			if len(c.Datasets) != len(dataset.Table)+len(elections) {
+				t.Fatalf("%d datasets, want %d and one for each of the %d elections", len(c.Datasets), len(dataset.Table), len(elections))
 			}
-			for i, d := range c.Datasets {
+			for i, e := range elections {
+				d := c.Datasets[len(dataset.Table)+i]
+				if d.ID != tt.origin+"/api/public/v1/catalog.jsonld#election-"+e.Record.Slug || len(d.Distribution) != len(dataset.Table) {
+					t.Fatalf("election %s: dataset %s with %d distributions, want one for each collection", e.Record.Slug, d.ID, len(d.Distribution))
+				}
+				for j, dist := range d.Distribution {
+					path := server.ElectionsPath + "/" + e.Record.Slug + "/" + string(dataset.Collections[j])
+					if dist.AccessURL.ID != tt.origin+path {
+						t.Errorf("election %s, distribution %d: access URL %s, want %s", e.Record.Slug, j, dist.AccessURL.ID, tt.origin+path)
+					}
+					rest, _ := strings.CutPrefix(dist.DownloadURL.ID, tt.origin)
+					var env struct{ Meta struct{ Count int } }
+					got := do(t, s, request{target: rest})
+					counts := e.Record.Counts
+					if err := json.Unmarshal(got.Body.Bytes(), &env); got.Code != 200 || err != nil || env.Meta.Count != []int{counts.Parties, counts.Districts, counts.Candidates, counts.Results}[j] {
+						t.Errorf("%s: status %d, %d records; want the election's whole collection", dist.DownloadURL.ID, got.Code, env.Meta.Count)
+					}
+				}
+			}
+			for i, d := range c.Datasets[:len(dataset.Table)] {
 				path := server.BasePath + "/" + string(dataset.Collections[i])
 				if d.Type != "dcat:Dataset" || len(d.Distribution) != 1 {
 					t.Fatalf("dataset %d = %+v", i, d)
@@ -518,6 +544,7 @@ type openAPI struct {
 		Parameters map[string]struct {
 			Name     string
 			In       string
+			Required bool
 			Example  any
 			Examples map[string]struct{ Value any }
 		}
@@ -561,14 +588,27 @@ func TestOpenAPIMatchesServer(t *testing.T) {
 		}
 		for method, op := range item {
 			// A path parameter takes its first example (the others are
-			// tried below), so that the path names a record.
-			filled := path
-			for _, p := range op.Parameters {
-				param := doc.Components.Parameters[strings.TrimPrefix(p.Ref, "#/components/parameters/")]
-				if names := slices.Sorted(maps.Keys(param.Examples)); param.In == "path" && len(names) > 0 {
-					filled = strings.Replace(filled, "{"+param.Name+"}", jsonText(param.Examples[names[0]].Value), 1)
+			// tried below), so that the path names a record, and so does
+			// a required query parameter (the people's q).
+			fill := func(except string) string {
+				filled, query := path, url.Values{}
+				for _, p := range op.Parameters {
+					param := doc.Components.Parameters[strings.TrimPrefix(p.Ref, "#/components/parameters/")]
+					names := slices.Sorted(maps.Keys(param.Examples))
+					switch {
+					case param.Name == except || len(names) == 0:
+					case param.In == "path":
+						filled = strings.Replace(filled, "{"+param.Name+"}", jsonText(param.Examples[names[0]].Value), 1)
+					case param.Required:
+						query.Set(param.Name, jsonText(param.Examples[names[0]].Value))
+					}
 				}
+				if len(query) > 0 {
+					return filled + "?" + query.Encode()
+				}
+				return filled
 			}
+			filled := fill("")
 			rec := do(t, s, request{method: strings.ToUpper(method), target: filled})
 			if want := map[string]int{"get": 200, "head": 200, "options": 204}[method]; rec.Code != want {
 				t.Errorf("%s %s: status %d, want %d", method, filled, rec.Code, want)
@@ -595,13 +635,14 @@ func TestOpenAPIMatchesServer(t *testing.T) {
 					if !strings.Contains(path, "{"+param.Name+"}") {
 						t.Errorf("%s %s documents the path parameter %s, which its path lacks", method, path, param.Name)
 					}
+					others := fill(param.Name) // the other path parameters filled
 					for _, ex := range param.Examples {
-						target := strings.Replace(path, "{"+param.Name+"}", url.PathEscape(jsonText(ex.Value)), 1)
+						target := strings.Replace(others, "{"+param.Name+"}", url.PathEscape(jsonText(ex.Value)), 1)
 						if rec := do(t, s, request{method: strings.ToUpper(method), target: target}); rec.Code != 200 {
 							t.Errorf("%s %s: the example answers %d", method, target, rec.Code)
 						}
 					}
-					if rec := do(t, s, request{method: strings.ToUpper(method), target: strings.Replace(path, "{"+param.Name+"}", "99999", 1)}); rec.Code != 404 {
+					if rec := do(t, s, request{method: strings.ToUpper(method), target: strings.Replace(others, "{"+param.Name+"}", "99999", 1)}); rec.Code != 404 {
 						t.Errorf("%s %s with the key 99999: status %d, want 404", method, path, rec.Code)
 					}
 					continue
@@ -615,11 +656,12 @@ func TestOpenAPIMatchesServer(t *testing.T) {
 				for _, ex := range param.Examples {
 					values = append(values, ex.Value)
 				}
+				base := fill(param.Name) // the path parameters filled
 				for _, v := range values {
 					if v == nil {
 						continue
 					}
-					target := path + "?" + url.Values{param.Name: {jsonText(v)}}.Encode()
+					target := base + "?" + url.Values{param.Name: {jsonText(v)}}.Encode()
 					if rec := do(t, s, request{method: strings.ToUpper(method), target: target}); rec.Code != 200 {
 						t.Errorf("%s %s: the example answers %d", method, target, rec.Code)
 					}
@@ -629,7 +671,7 @@ func TestOpenAPIMatchesServer(t *testing.T) {
 					if param.Name == "q" {
 						bad = "x" // any text of 2 characters or more is a search
 					}
-					rec := do(t, s, request{target: path + "?" + param.Name + "=" + bad})
+					rec := do(t, s, request{target: base + "?" + param.Name + "=" + bad})
 					if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"name":"`+param.Name+`"`) {
 						t.Errorf("%s?%s=%s: status %d, %s; want 400 naming it", path, param.Name, bad, rec.Code, rec.Body)
 					}
@@ -699,13 +741,16 @@ func TestOpenAPIMatchesServer(t *testing.T) {
 }
 
 // withKey fills a record's path template with a key of the embedded
-// dataset; any other path is returned as it is.
+// archive, and an election's path with 2017's; any other path is
+// returned as it is.
 func withKey(path string) string {
 	return strings.NewReplacer(
+		"/elections/{election}", "/elections/2017",
 		"/parties/{slug_or_id}", "/parties/pn",
 		"/districts/{number_or_id}", "/districts/5",
-		"/candidates/{slug_or_id}", "/candidates/toni-bezzina",
+		"/candidates/{slug_or_id}", "/candidates/robert-abela",
 		"/results/{number_or_id}", "/results/5",
+		"/people/{slug_or_id}", "/people/robert-abela",
 	).Replace(path)
 }
 
@@ -784,6 +829,14 @@ func TestOpenAPIExamples(t *testing.T) {
 		r + "NotFound/content/application~1problem+json/examples/unknown":         get("/api/public/v1/ballots"),
 		r + "MethodNotAllowed/content/application~1problem+json/examples/post":    answer(hostRequest{method: http.MethodPost, target: "/api/public/v1/parties", host: "example.com"}),
 		r + "BadRequest/content/application~1problem+json/examples/offset":        get("/api/public/v1/candidates?district=5&party=pn&offset=7"),
+		r + "BadRequest/content/application~1problem+json/examples/people":        get("/api/public/v1/people"),
+		r + "ElectionsOK/content/application~1json/examples/embedded":             get("/api/public/v1/elections"),
+		r + "ElectionOK/content/application~1json/examples/slug":                  get("/api/public/v1/elections/2017"),
+		r + "ElectionNotFound/content/application~1problem+json/examples/unknown": get("/api/public/v1/elections/2016/candidates"),
+		r + "RecordNotFound/content/application~1problem+json/examples/election":  get("/api/public/v1/elections/2016"),
+		r + "RecordNotFound/content/application~1problem+json/examples/person":    get("/api/public/v1/people/nobody"),
+		r + "PeopleOK/content/application~1json/examples/name":                    get("/api/public/v1/people?q=zrinzo"),
+		r + "PersonOK/content/application~1json/examples/slug":                    get("/api/public/v1/people/robert-abela"),
 		// Not reachable from outside the package: a fault of the server.
 		r + "InternalServerError/content/application~1problem+json/examples/fault": map[string]any{
 			"type": "about:blank", "title": "Internal Server Error", "status": 500.0, "detail": "the server could not answer this request",

@@ -15,22 +15,27 @@ import (
 // once, asks it for a prepared answer, and writes it with writeAnswer, or
 // the refusal with writeError.
 
-// collection answers GET and HEAD for one collection.
+// collection answers GET and HEAD for one collection of the election the
+// path names, or of the current one.
 func (s *Server) collection(c dataset.Collection) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		snap := s.snap.Load()
-		if p, ok := snap.queries[preparedQuery{c, r.URL.RawQuery}]; ok {
-			s.writeResult(w, r, p.res, p.link)
-			return
-		}
-		q := queries.Get().(*query)
-		defer q.release()
-		res, err := snap.ds.Query(c, q.parse(r.URL.RawQuery))
+		es, err := s.snap.Load().election(r)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		s.writeResult(w, r, snap.answers.Of(res), nil)
+		if p, ok := es.queries[preparedQuery{c, r.URL.RawQuery}]; ok {
+			s.writeResult(w, r, p.res, p.linkFor(r))
+			return
+		}
+		q := queries.Get().(*query)
+		defer q.release()
+		res, err := es.ds.Query(c, q.parse(r.URL.RawQuery))
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		s.writeResult(w, r, es.answers.Of(res), nil)
 	})
 }
 
@@ -46,10 +51,27 @@ func (s *Server) collection(c dataset.Collection) http.Handler {
 type preparedQueries map[preparedQuery]preparedResult
 
 // preparedResult is a prepared query's result, and the value of its Link
-// header (nextLink), nil on the last page.
+// header (nextLink), nil on the last page: at the path without an
+// election (the current election's alone), and at the election's path
+// by its slug, electionPath.
 type preparedResult struct {
-	res  answers.Result
-	link []string
+	res                answers.Result
+	link, electionLink []string
+	path, electionPath string
+}
+
+// linkFor is the Link value prepared for the path r asks at: the one
+// without an election, or the election's by its slug; nil, for nextLink
+// to work out from the path, for an election named otherwise (by its id,
+// or in capitals), whose next page is at the path it was asked at.
+func (p *preparedResult) linkFor(r *http.Request) []string {
+	switch r.URL.Path {
+	case p.electionPath:
+		return p.electionLink
+	case p.path:
+		return p.link
+	}
+	return nil
 }
 
 // preparedQuery names a prepared query: its collection and its query
@@ -63,9 +85,12 @@ type preparedQuery struct {
 // a dataset of many thousand parties prepares no more than a few hundred.
 const maxPreparedValues = 256
 
-// prepareQueries runs the common queries of ds through the query's own
-// path, keeping each result that path answers.
-func (s *Server) prepareQueries(ds *dataset.Dataset, ans *answers.Answers) preparedQueries {
+// prepareQueries runs the common queries of the election es through the
+// query's own path, keeping each result that path answers, with its Link
+// at the election's path and, for the current election, at the path
+// without one.
+func (s *Server) prepareQueries(es *electionSnapshot, current bool) preparedQueries {
+	ds, ans := es.ds, es.answers
 	var districts, parties []string
 	for _, d := range ds.Districts()[:min(len(ds.Districts()), maxPreparedValues)] {
 		districts = append(districts, "district="+strconv.Itoa(d.Number))
@@ -75,10 +100,14 @@ func (s *Server) prepareQueries(ds *dataset.Dataset, ans *answers.Answers) prepa
 	}
 	m := preparedQueries{}
 	prepare := func(c dataset.Collection, raws ...string) {
+		path, electionPath := BasePath+"/"+string(c), ElectionsPath+"/"+es.election.Record.Slug+"/"+string(c)
 		for _, raw := range raws {
 			if res, err := ds.Query(c, parseQuery(raw)); err == nil {
-				p := preparedResult{res: ans.Of(res).Prepared()}
-				if link := s.nextLink(BasePath+"/"+string(c), p.res); link != "" {
+				p := preparedResult{res: ans.Of(res).Prepared(), path: path, electionPath: electionPath}
+				if link := s.nextLink(electionPath, p.res); link != "" {
+					p.electionLink = []string{link}
+				}
+				if link := s.nextLink(path, p.res); link != "" && current {
 					p.link = []string{link}
 				}
 				m[preparedQuery{c, raw}] = p
@@ -94,18 +123,23 @@ func (s *Server) prepareQueries(ds *dataset.Dataset, ans *answers.Answers) prepa
 	return m
 }
 
-// record answers GET and HEAD for one record of a collection, named by the
-// route's key. Its answer was prepared when the dataset loaded, as a
-// collection's is; query parameters are ignored.
+// record answers GET and HEAD for one record of a collection of the
+// election the path names, or of the current one, named by the route's
+// key. Its answer was prepared when the dataset loaded, as a collection's
+// is; query parameters are ignored.
 func (s *Server) record(c dataset.Collection, key string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		snap := s.snap.Load()
-		res, err := snap.ds.Record(c, pathKey(r, key))
+		es, err := s.snap.Load().election(r)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		s.writeResult(w, r, snap.answers.Of(res), nil)
+		res, err := es.ds.Record(c, pathKey(r, key))
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		s.writeResult(w, r, es.answers.Of(res), nil)
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"ballot/archive"
 	"ballot/dataset"
 )
 
@@ -31,7 +32,7 @@ func TestPanicBecomesProblem(t *testing.T) {
 			var logged strings.Builder
 			opts := DefaultOptions()
 			opts.Logger = slog.New(slog.NewTextHandler(&logged, nil))
-			s := New(ds, opts)
+			s := New(archive.Of(ds), opts)
 			s.snap.Store(&snapshot{}) // no dataset: the handlers panic
 			req := httptest.NewRequest(http.MethodGet, "/api/public/v1/parties", nil)
 			req.Header.Set("Accept-Encoding", accept)
@@ -113,7 +114,7 @@ func FuzzCandidatesQuery(f *testing.F) {
 	}
 	opts := DefaultOptions()
 	opts.RateLimit = 1 << 30
-	s := New(ds, opts)
+	s := New(archive.Of(ds), opts)
 	f.Fuzz(func(t *testing.T, raw string) {
 		req := httptest.NewRequest(http.MethodGet, "/api/public/v1/candidates", nil)
 		req.URL.RawQuery = raw
@@ -181,7 +182,7 @@ func TestEndpointsMatchOpenAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(ds, DefaultOptions())
+	s := New(archive.Of(ds), DefaultOptions())
 	api := map[*mux.Route]bool{}
 	err = s.router.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
 		if route.GetName() == "" {
@@ -214,11 +215,13 @@ func TestEndpointsMatchOpenAPI(t *testing.T) {
 			t.Errorf("the router has route %q at a path openapi.json's paths lack", route.GetName())
 		}
 	}
-	if len(api) != 2*len(dataset.Table)+5 {
-		t.Errorf("the router has %d API paths, want a list and a record for each of the %d collections, the national totals, the 3 documents and the index without its slash", len(api), len(dataset.Table))
+	if len(api) != 2*(2*len(dataset.Table)+1)+4+4 {
+		t.Errorf("the router has %d API paths, want a list and a record for each of the %d collections and the national totals, each also under an election's path, the elections and one election, the people and one person, the 3 documents and the index without its slash", len(api), len(dataset.Table))
 	}
+	// An election's collections are named as the collections: the names
+	// are a fixed set, whatever the elections.
 	names := slices.Sorted(maps.Keys(s.metrics.routes))
-	if want := []string{"candidate", "candidates", "catalog", "district", "districts", "index", "national", "openapi", "other", "page", "parties", "party", "result", "results"}; !slices.Equal(names, want) {
+	if want := []string{"candidate", "candidates", "catalog", "district", "districts", "election", "elections", "index", "national", "openapi", "other", "page", "parties", "party", "people", "person", "result", "results"}; !slices.Equal(names, want) {
 		t.Errorf("metrics' routes %q, want %q", names, want)
 	}
 }
@@ -276,7 +279,7 @@ func TestPreparedQueriesHold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(ds, DefaultOptions())
+	s := New(archive.Of(ds), DefaultOptions())
 	got := s.snap.Load().queries
 	want := map[preparedQuery]bool{}
 	for _, c := range dataset.Table {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"ballot/archive"
 	"ballot/dataset"
 	"ballot/server"
 )
@@ -27,7 +28,7 @@ func TestReloadLogsFewProblems(t *testing.T) {
 
 	next := edition(t, "Many warnings")
 	next.Warnings = problems(1000)
-	if _, err := s.Reload(func() (*dataset.Dataset, error) { return next, nil }); err != nil {
+	if _, err := s.Reload(func() (*archive.Archive, error) { return archive.Of(next), nil }); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(logged.String(), `msg="dataset warning"`); n != server.LoggedProblems {
@@ -39,7 +40,7 @@ func TestReloadLogsFewProblems(t *testing.T) {
 
 	logged.Reset()
 	broken := &dataset.Report{Errors: problems(500)}
-	if _, err := s.Reload(func() (*dataset.Dataset, error) { return nil, broken }); err == nil {
+	if _, err := s.Reload(func() (*archive.Archive, error) { return nil, broken }); err == nil {
 		t.Fatal("a broken dataset was served")
 	}
 	line := logged.String()

@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"ballot/dataset"
+	"ballot/archive"
 	"ballot/server/ratelimit"
 )
 
@@ -88,7 +88,7 @@ func newMetrics(s *Server, routeNames []string) *metrics {
 		}, []string{"outcome"}),
 		datasetInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "ballot_dataset_info",
-			Help: "The dataset being served: 1, labelled with its title, version (content hash) and published_at (its manifest's date, empty when it gives none).",
+			Help: "The dataset being served: 1, labelled with its title, version (content hash) and published_at (its manifest's date, empty when it gives none); of an archive, the current election's title and published_at and the archive's version.",
 		}, []string{"title", "version", "published_at"}),
 		loadedAt: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "ballot_dataset_loaded_timestamp_seconds",
@@ -194,13 +194,18 @@ func storeMetrics(sync *ratelimit.Sync) []prometheus.Collector {
 	}
 }
 
-func (m *metrics) datasetChanged(ds *dataset.Dataset, at time.Time) {
+// archiveChanged records the archive a served from at: its current
+// election's title and date of publication, and the archive's version,
+// which changes with any byte of any election (a dataset's own for a
+// dataset directory).
+func (m *metrics) archiveChanged(a *archive.Archive, at time.Time) {
 	m.datasetInfo.Reset()
+	ds := a.Current().Dataset
 	published := ""
 	if p := publishedAt(ds.Manifest); p != nil {
 		published = *p
 	}
-	m.datasetInfo.WithLabelValues(ds.Manifest.Title, ds.Version, published).Set(1)
+	m.datasetInfo.WithLabelValues(ds.Manifest.Title, a.Version, published).Set(1)
 	m.loadedAt.Set(float64(at.UnixNano()) / 1e9)
 }
 

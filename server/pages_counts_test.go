@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"ballot/archive"
 	"ballot/dataset"
 	"ballot/internal/datasettest"
 	"ballot/server"
@@ -149,7 +150,7 @@ func TestCountPagesWhileCounting(t *testing.T) {
 	}
 	opts := server.DefaultOptions()
 	opts.Pages, opts.RateLimit = true, 1000
-	s := server.New(ds, opts)
+	s := server.New(archive.Of(ds), opts)
 
 	tests := []struct {
 		target          string

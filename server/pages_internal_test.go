@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"ballot/archive"
 	"ballot/dataset"
 	"ballot/server/pages"
 )
@@ -38,7 +39,7 @@ func TestReferenceListsEveryEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(ds, DefaultOptions())
+	s := New(archive.Of(ds), DefaultOptions())
 	page := s.snap.Load().pages.lang[0].reference.body
 	if missing := missingEndpoints(s.endpointList, page); len(missing) > 0 {
 		t.Errorf("the reference page lacks %q", missing)

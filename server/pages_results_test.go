@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"ballot/archive"
 	"ballot/dataset"
 	"ballot/internal/datasettest"
 	"ballot/server"
@@ -34,7 +35,7 @@ func TestResultsWithoutParliament(t *testing.T) {
 	}
 	opts := server.DefaultOptions()
 	opts.Pages, opts.RateLimit = true, 1000
-	s := server.New(ds, opts)
+	s := server.New(archive.Of(ds), opts)
 	tests := []struct {
 		target          string
 		contains, lacks []string

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"ballot/archive"
 	"ballot/dataset"
 	"ballot/server"
 	"ballot/server/pages"
@@ -461,7 +462,7 @@ func TestPagesFollowReload(t *testing.T) {
 	s := pagesServer(t)
 	before := pageGet(t, s, http.MethodGet, "/", nil).Header().Get("ETag")
 	next := edition(t, "Second edition")
-	if _, err := s.Reload(func() (*dataset.Dataset, error) { return next, nil }); err != nil {
+	if _, err := s.Reload(func() (*archive.Archive, error) { return archive.Of(next), nil }); err != nil {
 		t.Fatal(err)
 	}
 	rec := pageGet(t, s, http.MethodGet, "/", nil)
@@ -634,7 +635,7 @@ func TestPartyColours(t *testing.T) {
 	}
 	opts := server.DefaultOptions()
 	opts.Pages = true
-	s := server.New(ds, opts)
+	s := server.New(archive.Of(ds), opts)
 	swatch := `<svg class="swatch" width="12" height="12" viewBox="0 0 12 12" aria-hidden="true"><rect width="12" height="12" fill="#e4002b"/></svg>`
 	for _, tt := range []struct{ target, want string }{
 		{"/", swatch + `<a href="/parties/pl">Labour Party</a>`},

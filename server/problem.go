@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"ballot/archive"
 	"ballot/dataset"
 	"ballot/server/pages"
 )
@@ -19,7 +20,7 @@ type errorKind uint8
 const (
 	internalError    errorKind = iota // ours: its details go to the log, never to the client
 	invalidParams                     // a parameter the dataset refused: *dataset.ParamError
-	notFound                          // no record has the key (*dataset.NotFoundError), or no route the path
+	notFound                          // no record has the key (*dataset.NotFoundError), no election or person (*archive.NotFoundError), or no route the path
 	methodNotAllowed                  // a method other than GET, HEAD and OPTIONS
 	tooManyRequests                   // a client past its rate limit
 )
@@ -63,6 +64,7 @@ func classify(err error) (errorKind, string, []dataset.InvalidParam) {
 	var re *requestError
 	var perr *dataset.ParamError
 	var nf *dataset.NotFoundError
+	var anf *archive.NotFoundError
 	switch {
 	case errors.As(err, &re):
 		return re.kind, re.detail, nil
@@ -70,6 +72,8 @@ func classify(err error) (errorKind, string, []dataset.InvalidParam) {
 		return invalidParams, perr.Error(), perr.Params
 	case errors.As(err, &nf):
 		return notFound, nf.Error(), nil
+	case errors.As(err, &anf):
+		return notFound, anf.Error(), nil
 	}
 	return internalError, internalDetail, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"ballot/archive"
 	"ballot/dataset"
 	"ballot/server/pages"
 )
@@ -25,7 +26,7 @@ func TestWriteError(t *testing.T) {
 	opts := DefaultOptions()
 	opts.Pages = true
 	opts.Logger = slog.New(slog.NewTextHandler(&logged, nil))
-	s := New(ds, opts)
+	s := New(archive.Of(ds), opts)
 	perr := &dataset.ParamError{Params: []dataset.InvalidParam{{Name: "limit", Reason: "must be a number from 1 to 500"}}}
 	tests := []struct {
 		name     string

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"ballot/archive"
 	"ballot/dataset"
 )
 
@@ -38,7 +39,7 @@ func TestRecordRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	router := New(ds, DefaultOptions()).router
+	router := New(archive.Of(ds), DefaultOptions()).router
 	for _, tt := range tests {
 		req := httptest.NewRequest(http.MethodGet, tt.target, nil)
 		var m mux.RouteMatch
@@ -86,7 +87,7 @@ func fuzzServer(t testing.TB) *Server {
 	}
 	opts := DefaultOptions()
 	opts.RateLimit = 1 << 30
-	return New(ds, opts)
+	return New(archive.Of(ds), opts)
 }
 
 // FuzzLocality sends any value of the locality parameter: the answer is

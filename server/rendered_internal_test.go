@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"ballot/archive"
 	"ballot/dataset"
 	"ballot/internal/datasettest"
 	"ballot/server/pages"
@@ -57,7 +58,7 @@ func TestRecordPagesKeptOnceRendered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Reload(func() (*dataset.Dataset, error) { return next, nil }); err != nil {
+	if _, err := s.Reload(func() (*archive.Archive, error) { return archive.Of(next), nil }); err != nil {
 		t.Fatal(err)
 	}
 	if got := kept(); got != 0 {

@@ -26,14 +26,19 @@ func (s *Server) nationalEndpoint() endpoint {
 	counter := slices.IndexFunc(dataset.Table[:], func(c dataset.CollectionInfo) bool { return c.Name == dataset.Results })
 	return endpoint{"/" + string(dataset.Results) + "/" + dataset.NationalKey, "national", counter, http.HandlerFunc(s.national),
 		"application/json", "The national totals of the count sheets: the valid votes, the registered voters, the sheets, " +
-			"the seats filled at the count, and each party's first preferences, share and seats, at the count and in parliament (one record).", nil}
+			"the seats filled at the count, and each party's first preferences, share and seats, at the count and in parliament (one record).", nil, true}
 }
 
-// national answers GET and HEAD for the national totals, prepared at
-// load as a collection's answer is.
+// national answers GET and HEAD for the national totals of the election
+// the path names (the current one without), prepared at load as a
+// collection's answer is.
 func (s *Server) national(w http.ResponseWriter, r *http.Request) {
-	snap := s.snap.Load()
-	s.writeResult(w, r, snap.answers.Of(snap.ds.National()), nil)
+	es, err := s.snap.Load().election(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeResult(w, r, es.answers.Of(es.ds.National()), nil)
 }
 
 // sheetDownload answers GET and HEAD for a district's count sheet as CSV

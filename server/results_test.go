@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"ballot/archive"
 	"ballot/internal/datasettest"
 	"ballot/server"
 )
@@ -23,7 +24,7 @@ func countsServer(t testing.TB, sheets bool, opts server.Options) (*server.Serve
 	opts.IPv6Prefix = cmp.Or(opts.IPv6Prefix, def.IPv6Prefix)
 	c := &clock{now: start}
 	opts.Now = c.Now
-	return server.New(datasettest.Counts(t, sheets), opts), c
+	return server.New(archive.Of(datasettest.Counts(t, sheets)), opts), c
 }
 
 // TestResults checks the results' endpoints on status, headers and the

@@ -14,6 +14,19 @@ import (
 // BasePath is where every endpoint of version 1 of the API lives.
 const BasePath = "/api/public/v1"
 
+// ElectionsPath is where the elections of the archive served are listed;
+// under it, each election's own path (ElectionsPath/2017) is its record,
+// and the paths of its collections follow it (ElectionsPath/2017/parties).
+const ElectionsPath = BasePath + "/elections"
+
+// electionVar is the path variable that names an election, by slug or id,
+// in the paths under ElectionsPath.
+const electionVar = "election"
+
+// electionPrefix is what the path of an endpoint of one election has
+// before the endpoint's path under BasePath.
+const electionPrefix = "/elections/{" + electionVar + "}"
+
 // endpoint is one path of the public API: everything the server knows of it
 // but its OpenAPI entry, which TestEndpointsMatchOpenAPI holds to this table.
 type endpoint struct {
@@ -24,6 +37,11 @@ type endpoint struct {
 	// For the index.
 	mediaType, description string
 	parameters             []parameter
+	// perElection is set on the endpoints of an election's collections:
+	// each is served at its path, for the current election, and at that
+	// path under an election's (electionPrefix), for that election, by
+	// the same handler, which reads the election from the path.
+	perElection bool
 }
 
 // parameter is a query or path parameter, as the index lists it.
@@ -72,8 +90,10 @@ var sharedCounter = len(dataset.Table)
 // of endpoints are all made from it. Each collection of dataset.Table gives
 // two rows, its list and one record by its key, in the table's order, with
 // the national totals of the results before the records (a route before a
-// record's is tried first); the documents follow. A new endpoint is a row here, its handler and its entry
-// in openapi.json.
+// record's is tried first), each served for the current election and for
+// each election by name (perElection); the elections and the people
+// follow, then the documents. A new endpoint is a row here, its handler
+// and its entry in openapi.json.
 func (s *Server) endpoints() []endpoint {
 	var list []endpoint
 	for i, c := range dataset.Table {
@@ -82,20 +102,21 @@ func (s *Server) endpoints() []endpoint {
 			params[j] = parameter{p.Name, p.Doc, p.Default}
 		}
 		list = append(list, endpoint{"/" + string(c.Name), string(c.Name), i, s.collection(c.Name),
-			"application/json", c.Doc, params})
+			"application/json", c.Doc, params, true})
 	}
 	list = append(list, s.nationalEndpoint())
 	for i, c := range dataset.Table {
 		list = append(list, endpoint{"/" + string(c.Name) + "/{" + c.Key + "}", c.Record, i, s.record(c.Name, c.Key),
-			"application/json", c.RecordDoc, []parameter{{c.Key, c.KeyDoc, nil}}})
+			"application/json", c.RecordDoc, []parameter{{c.Key, c.KeyDoc, nil}}, true})
 	}
+	list = append(list, s.archiveEndpoints()...)
 	return append(list,
 		endpoint{"/", "index", sharedCounter, s.document(func(d *documents) *answer { return &d.index }),
-			"application/json", "This index: the dataset, whom to credit, and the endpoints.", nil},
+			"application/json", "This index: the current election's dataset, whom to credit, the elections and the endpoints.", nil, false},
 		endpoint{"/openapi.json", "openapi", sharedCounter, s.document(func(d *documents) *answer { return &d.openAPI }),
-			"application/json", "The OpenAPI 3.1 description of the whole API.", nil},
+			"application/json", "The OpenAPI 3.1 description of the whole API.", nil, false},
 		endpoint{"/catalog.jsonld", "catalog", sharedCounter, s.document(func(d *documents) *answer { return &d.catalog }),
-			"application/ld+json", "A DCAT-AP 3 catalogue of the three collections, for open-data portals.", nil},
+			"application/ld+json", "A DCAT-AP 3 catalogue of the collections, the current election's and each election's, for open-data portals.", nil, false},
 	)
 }
 
@@ -136,9 +157,14 @@ func (s *Server) routes() *mux.Router {
 		}
 		return route
 	}
-	// The collections first: mux tries the routes in order.
+	// The collections first: mux tries the routes in order. An election's
+	// collections are the same endpoints, under its path: the same name in
+	// the metrics and the same rate-limit counter.
 	for _, e := range s.endpointList {
 		handle(BasePath+e.path, e.name, e.counter, nil, e.handler)
+		if e.perElection {
+			handle(BasePath+electionPrefix+e.path, e.name, e.counter, nil, e.handler)
+		}
 		if e.path == "/" {
 			// The index answers at BasePath without its trailing slash
 			// too, with the same body, rather than a redirect: one round

@@ -1,5 +1,6 @@
 // Package server is ballot's HTTP layer: the public, read-only JSON API over
-// a loaded dataset and the pages for people, with CORS, per-client rate
+// a loaded archive of elections (package archive; a dataset served alone is
+// an archive of one) and the pages for people, with CORS, per-client rate
 // limits, conditional requests and compression, and the admin listener with
 // health, metrics and reload. It knows nothing of flags or configuration
 // files.
@@ -9,8 +10,11 @@
 //   - Where a route is declared: routes.go. Server.routes registers every
 //     path on one gorilla/mux router, made once at start-up: the API's
 //     endpoints from the endpoint table (Server.endpoints, itself made from
-//     dataset.Table), then the pages' paths (package pages names them), and
-//     the router's NotFoundHandler and MethodNotAllowedHandler.
+//     dataset.Table), each endpoint of a collection twice, at its path for
+//     the current election and under an election's path
+//     (/elections/{election}/…) for that one, by the same handler; then
+//     the pages' paths (package pages names them), and the router's
+//     NotFoundHandler and MethodNotAllowedHandler.
 //   - Where headers are set: middleware.go. Server.chain composes each
 //     route's middleware, in the order a request meets them: exchange (the
 //     client's address, the time, recovery, metrics, the access log),
@@ -27,16 +31,18 @@
 //     problem+json).
 //   - Where a page is rendered: package pages renders the HTML; site.go
 //     prepares the pages rendered at load and answers the pages' routes.
-//   - What is served: server.go. A snapshot holds the dataset and all that
-//     was prepared from it (its answers, the results of its common
-//     queries, documents and pages); a reload
-//     builds a new one and swaps one pointer.
+//   - What is served: server.go. A snapshot holds the archive and all
+//     that was prepared from it: each election's dataset, answers and the
+//     results of its common queries, the elections' and people's answers
+//     (archive.go), the documents, and the current election's pages; a
+//     reload builds a new one, every election at once, and swaps one
+//     pointer.
 //   - The documents of the API (index, OpenAPI, catalogue): docs.go. The
 //     admin listener: admin.go. Listening and shutting down: listen.go;
 //     what is known of a connection once it is accepted (its peer, and on
 //     HTTP/1 the store of its responses' header values): connection.go.
 //
-// It imports pages, answers, ratelimit and dataset, never commands:
+// It imports pages, answers, ratelimit, archive and dataset, never commands:
 // flags, configuration files and the process are the command line's, and
 // come in as Options.
 package server
@@ -58,6 +64,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"ballot/answers"
+	"ballot/archive"
 	"ballot/dataset"
 	"ballot/server/ratelimit"
 )
@@ -152,7 +159,8 @@ func DefaultOptions() Options {
 	}
 }
 
-// Server answers the public API for the dataset it currently holds.
+// Server answers the public API for the archive of elections it
+// currently holds.
 type Server struct {
 	// snap is what is served. A handler reads it once per request, so a
 	// reload swaps it while requests already running finish on the one
@@ -175,20 +183,36 @@ type Server struct {
 	router            *mux.Router
 }
 
-// snapshot is one dataset and everything prepared from it when it loaded:
-// its answers, its documents and its pages. It is immutable; a reload
-// builds a new one and swaps the pointer.
+// snapshot is one archive of elections and everything prepared from it
+// when it loaded: each election's snapshot, the answers of the elections
+// and the people, the documents, and the current election's pages. It
+// is immutable; a reload builds a new one, every election at once, and
+// swaps the pointer.
 type snapshot struct {
+	// The current election's: the paths without an election answer
+	// from it.
+	*electionSnapshot
+	arch      *archive.Archive
+	elections []*electionSnapshot     // as arch.Elections(), newest first
+	archive   *answers.ArchiveAnswers // the elections' and the people's answers
+	docs      *documents              // the index, the OpenAPI description and the catalogue
+	pages     *sitePages              // the current election's; nil when Options.Pages is off
+	loadedAt  time.Time
+}
+
+// electionSnapshot is one election of the archive served and what was
+// prepared from its dataset: the API's answers and the results of its
+// common queries.
+type electionSnapshot struct {
+	election *archive.Election
 	ds       *dataset.Dataset
 	answers  *answers.Answers // the API's answers of ds
 	queries  preparedQueries  // the results of the common queries of ds
-	docs     *documents       // the index, the OpenAPI description and the catalogue
-	pages    *sitePages       // nil when Options.Pages is off
-	loadedAt time.Time
 }
 
-// New returns a server answering for ds with opts as given (see Options).
-func New(ds *dataset.Dataset, opts Options) *Server {
+// New returns a server answering for the archive a with opts as given
+// (see Options).
+func New(a *archive.Archive, opts Options) *Server {
 	injected := opts.Now != nil
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -220,7 +244,7 @@ func New(ds *dataset.Dataset, opts Options) *Server {
 		routeNames = append(routeNames, e.name)
 	}
 	s.metrics = newMetrics(s, routeNames)
-	s.setDataset(ds, false)
+	s.setArchive(a, false)
 	s.router = s.routes()
 	return s
 }
@@ -297,22 +321,47 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // RouteMatch of each request's own cost two allocations.
 var routeMatches = sync.Pool{New: func() any { return &mux.RouteMatch{Vars: map[string]string{}} }}
 
-// setDataset prepares the snapshot of ds and serves it from the next
-// request on. The metrics say so first, a reload counted (reloaded), so
-// that whoever sees the new dataset served also sees it in the metrics.
-func (s *Server) setDataset(ds *dataset.Dataset, reloaded bool) {
-	defer s.opts.PaceGC()()             // the answers, documents and pages allocate as a load does
-	idx := newIndex(ds, s.endpointList) // the index document and the home page show it
-	ans := answers.Prepare(ds)
-	snap := &snapshot{ds: ds, answers: ans, queries: s.prepareQueries(ds, ans), docs: buildDocuments(ds, idx, s.publicURL), loadedAt: s.opts.Now()}
-	if s.opts.Pages {
-		snap.pages = buildPages(ds, idx)
+// setArchive prepares the snapshot of the archive a, each election's and
+// the archive's own answers, and serves it from the next request on. The
+// metrics say so first, a reload counted (reloaded), so that whoever sees
+// the new archive served also sees it in the metrics.
+func (s *Server) setArchive(a *archive.Archive, reloaded bool) {
+	defer s.opts.PaceGC()() // the answers, documents and pages allocate as a load does
+	snap := &snapshot{arch: a, archive: answers.PrepareArchive(a, ElectionsPath), loadedAt: s.opts.Now()}
+	for _, e := range a.Elections() {
+		es := &electionSnapshot{election: e, ds: e.Dataset, answers: answers.Prepare(e.Dataset)}
+		es.queries = s.prepareQueries(es, e == a.Current())
+		snap.elections = append(snap.elections, es)
+		if e == a.Current() {
+			snap.electionSnapshot = es
+		}
 	}
-	s.metrics.datasetChanged(ds, snap.loadedAt)
+	idx := newIndex(a, s.endpointList) // the index document and the home page show it
+	snap.docs = buildDocuments(a, idx, s.publicURL)
+	if s.opts.Pages {
+		snap.pages = buildPages(snap.ds, idx)
+	}
+	s.metrics.archiveChanged(a, snap.loadedAt)
 	if reloaded {
 		s.metrics.reloads.WithLabelValues("success").Inc()
 	}
 	s.snap.Store(snap)
+}
+
+// election returns the snapshot of the election whose collections a
+// request asks for: the one its path names by slug or id (the route's
+// election variable), or the current one for a path without an election.
+// An election the archive does not hold is an *archive.NotFoundError,
+// which names every election's slug.
+func (snap *snapshot) election(r *http.Request) (*electionSnapshot, error) {
+	if _, named := mux.Vars(r)[electionVar]; !named {
+		return snap.electionSnapshot, nil
+	}
+	i, err := snap.arch.ElectionIndex(pathKey(r, electionVar))
+	if err != nil {
+		return nil, err
+	}
+	return snap.elections[i], nil
 }
 
 // refusal is a reload that was refused: when, the directory it read, and
@@ -342,25 +391,26 @@ func newRefusal(err error, at time.Time, path string) *refusal {
 	return r
 }
 
-// Reload loads a dataset with load and serves it from the next request on.
-// When load fails, the dataset being served stays, the failure is logged
+// Reload loads an archive with load and serves it from the next request
+// on, every election at once. When load fails (any election broken), the
+// archive being served stays, every election of it, the failure is logged
 // and counted, and the error is returned.
-func (s *Server) Reload(load func() (*dataset.Dataset, error)) (*dataset.Dataset, error) {
+func (s *Server) Reload(load func() (*archive.Archive, error)) (*archive.Archive, error) {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
-	ds, err := load()
+	a, err := load()
 	if err != nil {
 		r := newRefusal(err, s.opts.Now(), s.opts.DataDir)
 		s.refused.Store(r)
 		s.metrics.reloadFailed(r.at)
 		s.opts.Logger.Error("reload refused: still serving the previous dataset",
-			slog.String("version", s.snap.Load().ds.Version), slog.String("error", briefError(err)))
+			slog.String("version", s.snap.Load().arch.Version), slog.String("error", briefError(err)))
 		return nil, err
 	}
-	s.setDataset(ds, true)
-	s.opts.Logger.Info("dataset reloaded", slog.String("title", ds.Manifest.Title), slog.String("version", ds.Version))
-	LogWarnings(s.opts.Logger, ds.Warnings)
-	return ds, nil
+	s.setArchive(a, true)
+	s.opts.Logger.Info("dataset reloaded", slog.String("title", a.Current().Dataset.Manifest.Title), slog.String("version", a.Version))
+	LogWarnings(s.opts.Logger, a.Warnings)
+	return a, nil
 }
 
 // LoggedProblems is the most problems of a dataset one load logs: a

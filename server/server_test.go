@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"ballot/answers"
+	"ballot/archive"
 	"ballot/dataset"
 	"ballot/internal/apitest"
 	"ballot/server"
@@ -55,16 +56,21 @@ func malta(t testing.TB) *dataset.Dataset {
 	return ds
 }
 
-// newServer returns a server over the embedded dataset on a fixed clock.
+// newServer returns a server over the embedded archive on a fixed clock.
 // Each number the test leaves zero is server.DefaultOptions's, so a test
 // names only what it is about.
 func newServer(t testing.TB, opts server.Options) (*server.Server, *clock) {
 	t.Helper()
-	return serverOf(malta(t), opts)
+	return serverOn(embedded(t), opts)
 }
 
-// serverOf is newServer over the dataset ds.
+// serverOf is newServer over the dataset ds, an archive of one.
 func serverOf(ds *dataset.Dataset, opts server.Options) (*server.Server, *clock) {
+	return serverOn(archive.Of(ds), opts)
+}
+
+// serverOn is newServer over the archive a.
+func serverOn(a *archive.Archive, opts server.Options) (*server.Server, *clock) {
 	def := server.DefaultOptions()
 	opts.CacheMaxAge = cmp.Or(opts.CacheMaxAge, def.CacheMaxAge)
 	opts.RateLimit = cmp.Or(opts.RateLimit, def.RateLimit)
@@ -73,7 +79,17 @@ func serverOf(ds *dataset.Dataset, opts server.Options) (*server.Server, *clock)
 	opts.IPv6Prefix = cmp.Or(opts.IPv6Prefix, def.IPv6Prefix)
 	c := &clock{now: start}
 	opts.Now = c.Now
-	return server.New(ds, opts), c
+	return server.New(a, opts), c
+}
+
+// embedded is the embedded archive: 2022, current, and 2017.
+func embedded(t testing.TB) *archive.Archive {
+	t.Helper()
+	a, err := archive.Default()
+	if err != nil {
+		t.Fatalf("loading the embedded archive: %v", err)
+	}
+	return a
 }
 
 // request describes one request; the zero RemoteAddr is a fixed client.
@@ -535,7 +551,7 @@ func TestConditionalRequests(t *testing.T) {
 	})
 	t.Run("another version of the data has another tag", func(t *testing.T) {
 		ds := edition(t, "A new edition")
-		other := server.New(ds, server.DefaultOptions())
+		other := server.New(archive.Of(ds), server.DefaultOptions())
 		rec := do(t, other, request{target: "/api/public/v1/candidates?district=5", header: map[string]string{"If-None-Match": etag}})
 		if rec.Code != 200 || rec.Header().Get("ETag") == etag {
 			t.Errorf("status %d, ETag %s: the old version's tag still matches", rec.Code, rec.Header().Get("ETag"))
@@ -564,7 +580,7 @@ func TestCacheControl(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := server.DefaultOptions()
 			opts.CacheMaxAge, opts.CacheSMaxAge, opts.CacheStaleWhileRevalidate, opts.CacheStaleIfError = tt.maxAge, tt.sMaxAge, tt.swr, tt.stale
-			s := server.New(malta(t), opts)
+			s := server.New(archive.Of(malta(t)), opts)
 			ok := do(t, s, request{target: "/api/public/v1/parties"})
 			if ok.Code != 200 || ok.Header().Get("Cache-Control") != tt.want {
 				t.Errorf("200: status %d, Cache-Control %q, want %q", ok.Code, ok.Header().Get("Cache-Control"), tt.want)
@@ -677,8 +693,8 @@ func TestPreparingIsPaced(t *testing.T) {
 		started++
 		return func() { ended++ }
 	}
-	srv := server.New(ds, opts)
-	if _, err := srv.Reload(func() (*dataset.Dataset, error) { return ds, nil }); err != nil {
+	srv := server.New(archive.Of(ds), opts)
+	if _, err := srv.Reload(func() (*archive.Archive, error) { return archive.Of(ds), nil }); err != nil {
 		t.Fatal(err)
 	}
 	if started != 2 || ended != 2 {
