@@ -395,6 +395,85 @@ func TestQueryTable(t *testing.T) {
 	})
 }
 
+// TestQueryArchivePrintsWhatServeReturns: of the embedded archive, query
+// prints what the API answers, byte for byte but for meta.generatedAt:
+// the elections, one election, the people a search finds, one person, and
+// an election's collections by --election; a refusal is the API's
+// problem, as query words it.
+func TestQueryArchivePrintsWhatServeReturns(t *testing.T) {
+	a, err := archive.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := server.DefaultOptions()
+	opts.RateLimit = 1 << 30
+	srv := server.New(a, opts)
+	tests := []struct {
+		target string
+		args   []string
+	}{
+		{"/elections", []string{"elections"}},
+		{"/elections/2017", []string{"elections", "2017"}},
+		{"/elections/" + strings.ToUpper(a.Elections()[0].Record.ID), []string{"elections", strings.ToUpper(a.Elections()[0].Record.ID)}},
+		{"/elections/2016", []string{"elections", "2016"}},
+		{"/people?q=abela", []string{"people", "--q", "abela"}},
+		{"/people?q=%20%C5%BBAMMIT", []string{"people", "--q", " ŻAMMIT"}},
+		{"/people?q=qqq", []string{"people", "--q", "qqq"}},
+		{"/people?q=a", []string{"people", "--q", "a"}},
+		{"/people", []string{"people"}},
+		{"/people/robert-abela", []string{"people", "robert-abela"}},
+		{"/people/nobody", []string{"people", "nobody"}},
+		{"/elections/2017/candidates?district=5&party=pl", []string{"--election", "2017", "candidates", "--district", "5", "--party", "pl"}},
+		{"/elections/2017/candidates?limit=2&offset=2", []string{"--election", "2017", "candidates", "--limit", "2", "--offset", "2"}},
+		{"/elections/2017/candidates/robert-abela", []string{"--election", "2017", "candidates", "robert-abela"}},
+		{"/elections/2017/results/5", []string{"--election", "2017", "results", "5"}},
+		{"/elections/2017/results/national", []string{"--election", "2017", "results", "national"}},
+		{"/elections/2017/districts?locality=Naxxar", []string{"--election", "2017", "districts", "--locality", "Naxxar"}},
+		{"/elections/2017/candidates?district=14", []string{"--election", "2017", "candidates", "--district", "14"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.target, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest("GET", server.BasePath+tt.target, nil)
+			srv.ServeHTTP(rec, req)
+			apitest.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
+			code, stdout, stderr := run(t, append([]string{"query"}, tt.args...)...)
+			switch rec.Code {
+			case 200:
+				if code != 0 || !bytes.Equal(normalise([]byte(stdout)), normalise(rec.Body.Bytes())) {
+					t.Errorf("query exit %d, stderr %q\nquery: %.300s\nserve: %.300s", code, stderr, stdout, rec.Body)
+				}
+			case 400:
+				if want := flagRefusal(t, rec.Body.Bytes()); code != commands.ExitUsage || stdout != "" || stderr != want {
+					t.Errorf("query exit %d, stdout %q, stderr %q; want 2, nothing, %q", code, stdout, stderr, want)
+				}
+			case 404:
+				var p struct{ Detail string }
+				if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || code != commands.ExitFailure || stdout != "" || stderr != "ballot: "+p.Detail+"\n" {
+					t.Errorf("query exit %d, stdout %q, stderr %q; want 1, nothing, the API's detail %q", code, stdout, stderr, p.Detail)
+				}
+			default:
+				t.Fatalf("serve answered %d", rec.Code)
+			}
+		})
+	}
+	// NDJSON: the records, one a line, as the body holds them.
+	_, body, _ := run(t, "query", "people", "--q", "abela")
+	_, lines, _ := run(t, "query", "people", "--q", "abela", "--format", "ndjson")
+	var env struct{ Data []json.RawMessage }
+	if err := json.Unmarshal([]byte(body), &env); err != nil || len(env.Data) < 2 {
+		t.Fatalf("people --q abela: %v, %d people", err, len(env.Data))
+	}
+	var want strings.Builder
+	for _, r := range env.Data {
+		want.Write(r)
+		want.WriteByte('\n')
+	}
+	if lines != want.String() {
+		t.Errorf("people --q abela --format ndjson:\n%.300s\nwant the records of the body, one a line:\n%.300s", lines, want.String())
+	}
+}
+
 func TestQueryUsage(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -402,8 +481,8 @@ func TestQueryUsage(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"no collection", []string{"query"}, 2, "ballot: query takes one collection: parties, districts, candidates or results, and at most one record's key\n"},
-		{"two keys", []string{"query", "parties", "pn", "pl"}, 2, "ballot: query takes one collection: parties, districts, candidates or results, and at most one record's key\n"},
+		{"no collection", []string{"query"}, 2, "ballot: query takes one collection: parties, districts, candidates, results, elections or people, and at most one record's key\n"},
+		{"two keys", []string{"query", "parties", "pn", "pl"}, 2, "ballot: query takes one collection: parties, districts, candidates, results, elections or people, and at most one record's key\n"},
 		{"a key and a filter", []string{"query", "candidates", "toni-bezzina", "--limit", "1"}, 2, "ballot: a record's key takes no --district, --party, --stood-in, --elected, --q, --limit, --offset or --locality\n"},
 		{"a key and a readers' filter", []string{"query", "candidates", "toni-bezzina", "--q", "toni"}, 2, "ballot: a record's key takes no --district, --party, --stood-in, --elected, --q, --limit, --offset or --locality\n"},
 		{"stood-in 14", []string{"query", "candidates", "--stood-in", "14"}, 2, "ballot: --stood-in must be a district number from 1 to 13 or a district UUID\n"},
@@ -414,7 +493,16 @@ func TestQueryUsage(t *testing.T) {
 		{"no such record", []string{"query", "districts", "14"}, 1, "ballot: no district has the number or id \"14\"; districts are numbered 1 to 13\n"},
 		{"a misspelt slug", []string{"query", "parties", "pnn"}, 1, "ballot: no party has the slug or id \"pnn\"; did you mean \"pn\"?\n"},
 		{"no such locality", []string{"query", "districts", "--locality", "Atlantis"}, 2, "ballot: --locality names no locality of this dataset; give a locality's name, English name or slug\n"},
-		{"unknown collection", []string{"query", "ballots"}, 2, "ballot: unknown collection \"ballots\": use parties, districts, candidates or results\n"},
+		{"unknown collection", []string{"query", "ballots"}, 2, "ballot: unknown collection \"ballots\": use parties, districts, candidates, results, elections or people\n"},
+		{"people without q", []string{"query", "people"}, 2, "ballot: --q is required: the text to look for in the names, of 2 to 100 characters\n"},
+		{"people by a q too short", []string{"query", "people", "--q", "a"}, 2, "ballot: --q must be text of 2 to 100 characters, spaces at either end not counted\n"},
+		{"people by q given twice", []string{"query", "people", "--q", "ab", "--q", "cd"}, 2, "ballot: --q must be given at most once\n"},
+		{"a person and a filter", []string{"query", "people", "robert-abela", "--q", "ab"}, 2, "ballot: a record's key takes no --district, --party, --stood-in, --elected, --q, --limit, --offset or --locality\n"},
+		{"no such person", []string{"query", "people", "nobody"}, 1, "ballot: no person has the slug or id \"nobody\"\n"},
+		{"no such election", []string{"query", "elections", "2016"}, 1, "ballot: no election has the slug or id \"2016\"; the elections are \"2022\" and \"2017\"; did you mean \"2017\"?\n"},
+		{"the elections as CSV", []string{"query", "elections", "--format", "csv"}, 2, "ballot: elections print as json or ndjson\n"},
+		{"people as a table", []string{"query", "people", "--q", "abela", "--format", "table"}, 2, "ballot: people print as json or ndjson\n"},
+		{"the elections of an election", []string{"query", "elections", "--election", "2017"}, 2, "ballot: --election names the election of a collection; query elections KEY prints one election\n"},
 		{"national totals as CSV", []string{"query", "results", "national", "--format", "csv"}, 2, "ballot: the national totals print as json or ndjson\n"},
 		{"national totals as a table", []string{"query", "results", "national", "--format", "table"}, 2, "ballot: the national totals print as json or ndjson\n"},
 		{"limit 0", []string{"query", "candidates", "--limit", "0"}, 2, "ballot: --limit must be an integer from 1 to 500\n"},
