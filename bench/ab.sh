@@ -4,9 +4,12 @@
 # to a file) as users run it, and both against go+hdr: net/http sending the
 # bytes and header fields saved from this tree's ballot (bench/gohandler
 # -ballot-headers). wrk runs in alternation over the three servers and the
-# three endpoints the kit compares, in many short rounds, the servers'
-# order in a round one of the six in turn. A warm-up of WARMUP seconds (2) on
-# each server and endpoint comes first, not recorded.
+# endpoints the kit compares (ENDPOINTS: /candidates, ?district=5, /parties,
+# and 2017's candidates under its election's path), in many short rounds,
+# the servers' order in a round one of the six in turn. An endpoint that
+# REV does not answer with 200 (a path it predates) is run on the other two
+# alone, and the table shows "-" for REV there. A warm-up of WARMUP seconds
+# (2) on each server and endpoint comes first, not recorded.
 #
 # Each ratio in the table is the median over the rounds of the ratio within
 # a round (paired: the two servers ran seconds apart), rather than a ratio
@@ -30,7 +33,7 @@ REV=${1:?usage: bench/ab.sh REV}
 ROUNDS=${ROUNDS:-24} DURATION=${DURATION:-2} CONNS=${CONNS:-32} WARMUP=${WARMUP:-2}
 PORT_BASE=${PORT_BASE:-18280}
 P_NEW=$((PORT_BASE + 1)) P_OLD=$((PORT_BASE + 2)) P_GOH=$((PORT_BASE + 3))
-ENDPOINTS=(/api/public/v1/candidates "/api/public/v1/candidates?district=5" /api/public/v1/parties)
+read -r -a ENDPOINTS <<<"${ENDPOINTS:-/api/public/v1/candidates /api/public/v1/candidates?district=5 /api/public/v1/parties /api/public/v1/elections/2017/candidates}"
 
 install_tools wrk curl
 build
@@ -55,6 +58,12 @@ start "$P_NEW" "$OUT/ab-new.log" "$OUT/ballot"
 PID_NEW=$BG_PID
 start "$P_OLD" "$OUT/ab-old.log" "$OUT/ballot-$REV"
 PID_OLD=$BG_PID
+# The endpoints REV answers: a path it predates is run without it.
+declare -A OLD_ANSWERS
+for uri in "${ENDPOINTS[@]}"; do
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P_OLD$uri")" = 200 ] && OLD_ANSWERS[$uri]=1
+	[ -n "${OLD_ANSWERS[$uri]:-}" ] || say "ab.sh: $REV does not answer $uri with 200: run on this tree and go+hdr alone"
+done
 
 STATIC=$OUT/ab-static
 rm -rf "$STATIC" && mkdir -p "$STATIC"
@@ -73,6 +82,7 @@ wait_http "http://127.0.0.1:$P_GOH/api/public/v1/parties"
 # pace allows, and the first run of all, the machine's own start.
 for port in "$P_NEW" "$P_OLD" "$P_GOH"; do
 	for uri in "${ENDPOINTS[@]}"; do
+		[ "$port" = "$P_OLD" ] && [ -z "${OLD_ANSWERS[$uri]:-}" ] && continue
 		timeout $((WARMUP + 20)) wrk -t1 -c"$CONNS" -d"${WARMUP}s" "http://127.0.0.1:$port$uri" >/dev/null
 	done
 done
@@ -96,6 +106,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
 			old) port=$P_OLD pid=$PID_OLD ;;
 			gohdr) port=$P_GOH pid=$PID_GOH ;;
 			esac
+			[ "$server" = old ] && [ -z "${OLD_ANSWERS[$uri]:-}" ] && continue
 			wait_quiet
 			c0=$(cpu_ticks "$pid")
 			out=$(timeout $((DURATION + 20)) wrk --latency -t1 -c"$CONNS" -d"${DURATION}s" "http://127.0.0.1:$port$uri")
@@ -127,11 +138,13 @@ quartiles() {
 }
 {
 	echo "bench/ab.sh: $(source_state) against $REV; $ROUNDS rounds x ${DURATION}s, wrk -c$CONNS; the access log on (the default) on both; ratios are medians of the rounds' paired ratios"
-	printf '%-40s %9s %9s %9s | %8s %8s %8s %10s | %-26s | %s\n' endpoint new old go+hdr new/old new/goh old/goh "new/goh q" "CPU us/req new old go+hdr" "p99 us new old go+hdr, new/goh"
+	printf '%-42s %9s %9s %9s | %8s %8s %8s %10s | %-26s | %s\n' endpoint new old go+hdr new/old new/goh old/goh "new/goh q" "CPU us/req new old go+hdr" "p99 us new old go+hdr, new/goh"
 	for uri in "${ENDPOINTS[@]}"; do
 		n=$(col "$uri" new 4) o=$(col "$uri" old 4) g=$(col "$uri" gohdr 4)
 		pn=$(col "$uri" new 6) po=$(col "$uri" old 6) pg=$(col "$uri" gohdr 6)
-		printf '%-40s %9.0f %9.0f %9.0f | %8s %8s %8s %10s | %-26s | %s %s %s, %s\n' "$uri" "$n" "$o" "$g" \
+		# REV's median, or "-" where it was not run.
+		if [ "$o" = nan ]; then o=-; else o=$(printf '%.0f' "$o"); fi
+		printf '%-42s %9.0f %9s %9.0f | %8s %8s %8s %10s | %-26s | %s %s %s, %s\n' "$uri" "$n" "$o" "$g" \
 			"$(pratio "$uri" new old 4)" "$(pratio "$uri" new gohdr 4)" "$(pratio "$uri" old gohdr 4)" \
 			"$(paired "$uri" new gohdr 4 | quartiles)" \
 			"$(col "$uri" new 5) $(col "$uri" old 5) $(col "$uri" gohdr 5)" \

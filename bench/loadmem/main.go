@@ -1,11 +1,13 @@
 // Command loadmem loads a dataset directory, or an archive of elections,
-// once and prepares its API's answers (an archive's current election's),
-// as serve does at start, and prints the files' total size, the process's
-// peak resident memory and the ratio of the two: the peak memory of a load
-// as a multiple of the data.
+// once and prepares its API's answers (every election's, and the
+// archive's elections and people), as serve does at start, and prints the
+// files' total size, the process's peak resident memory and the ratio of
+// the two: the peak memory of a load as a multiple of the data; and the
+// time the load and the answers took, in all and per MiB of the files.
 //
 //	go run ./bench/synth -n 50000 -out bench/out/synth-50000
 //	go run ./bench/loadmem bench/out/synth-50000
+//	go run ./bench/loadmem dataset   # the embedded archive's directory
 package main
 
 import (
@@ -15,8 +17,10 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"ballot/answers"
 	"ballot/archive"
@@ -36,20 +40,31 @@ func main() {
 		log.Fatal(err)
 	}
 	before := status("VmRSS")
+	start := time.Now()
 	restore := gcpace.Load() // as serve loads
 	arch, err := archive.LoadDirContext(context.Background(), dir, dataset.Options{MaxFileBytes: *maxBytes})
 	if err != nil {
 		log.Fatal(err)
 	}
-	answers.Prepare(arch.Current().Dataset) // the API's answers, which serve prepares next
+	// The API's answers, which serve prepares next: every election's, and
+	// the archive's own.
+	var prepared []*answers.Answers
+	for _, e := range arch.Elections() {
+		prepared = append(prepared, answers.Prepare(e.Dataset))
+	}
+	own := answers.PrepareArchive(arch, "/api/public/v1/elections")
 	restore()
+	took := time.Since(start)
 	peak := status("VmHWM")
 	candidates := 0
 	for _, e := range arch.Elections() {
 		candidates += len(e.Dataset.Candidates())
 	}
-	fmt.Printf("candidates=%d files_bytes=%d rss_before=%d peak_rss=%d peak_over_files=%.1f load_over_files=%.1f\n",
-		candidates, size, before, peak, float64(peak)/float64(size), float64(peak-before)/float64(size))
+	runtime.KeepAlive(prepared)
+	runtime.KeepAlive(own)
+	fmt.Printf("elections=%d candidates=%d files_bytes=%d rss_before=%d peak_rss=%d peak_over_files=%.1f load_over_files=%.1f load_ms=%.0f load_ms_per_mib=%.1f\n",
+		len(arch.Elections()), candidates, size, before, peak, float64(peak)/float64(size), float64(peak-before)/float64(size),
+		float64(took.Microseconds())/1000, float64(took.Microseconds())/1000/(float64(size)/(1<<20)))
 }
 
 // status reads a memory figure of this process from /proc/self/status, in

@@ -17,6 +17,10 @@
 //	counts      one district's count sheet of many candidacies over many
 //	            counts (-candidacies, -counts; 10,000 over 500 by default),
 //	            every candidate of the dataset one of its rows
+//	archive     an archive of -elections elections of the 2022 shape
+//	            (10 by default), each a copy of the embedded 2022 election
+//	            with a slug and date of its own, a year apart (2022, the
+//	            current one, 2021, …); -bytes does not apply
 //
 // Refused:
 //
@@ -46,11 +50,12 @@ import (
 var namespace = uuid.MustParse("6b616c6c-6f74-2d62-656e-63682d73796e")
 
 func main() {
-	shape := flag.String("shape", "parties", "parties, localities, longparty, longnote, longcand, candidates, everywhere, counts, emptysheets or badtotals")
+	shape := flag.String("shape", "parties", "parties, localities, longparty, longnote, longcand, candidates, everywhere, counts, archive, emptysheets or badtotals")
 	size := flag.Int("bytes", 64<<20, "the largest the shape's file may be, in bytes")
 	out := flag.String("out", "", "directory to write (created if missing)")
 	flag.IntVar(&sheetRows, "candidacies", 10000, "counts: the sheet's candidacies")
 	flag.IntVar(&sheetCounts, "counts", 500, "counts: the sheet's counts")
+	flag.IntVar(&elections, "elections", 10, "archive: the archive's elections")
 	flag.Parse()
 	if *out == "" {
 		log.Fatal("usage: shapes -shape SHAPE -bytes N -out DIR")
@@ -61,6 +66,9 @@ func main() {
 }
 
 func write(shape string, size int, out string) error {
+	if shape == "archive" {
+		return archiveOf(elections, out)
+	}
 	if err := copyBase(out); err != nil {
 		return err
 	}
@@ -96,7 +104,7 @@ func write(shape string, size int, out string) error {
 			candidates[0]["name"] = "N " + strings.Repeat("y", size-256<<10)
 		})
 	}
-	return fmt.Errorf("no shape %q: parties, localities, longparty, longnote, longcand, candidates, everywhere, counts, emptysheets or badtotals", shape)
+	return fmt.Errorf("no shape %q: parties, localities, longparty, longnote, longcand, candidates, everywhere, counts, archive, emptysheets or badtotals", shape)
 }
 
 // copyBase writes the embedded dataset's files into out, for a shape to
@@ -298,4 +306,60 @@ func countSheet(rows, counts int, out string, bad bool) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(out, dataset.CountsFile), []byte(sheet.String()), 0o644)
+}
+
+// The number of elections of the archive shape.
+var elections int
+
+// archiveOf writes an archive of n elections of the 2022 shape into out:
+// archive.toml, and a directory for each election, named by its slug (the
+// year, from 2022 back), holding the embedded 2022 election's five files,
+// its [election] table given that slug, a name and the poll's date that
+// year. The elections share their candidates' ids and persons, as one
+// person standing in each.
+func archiveOf(n int, out string) error {
+	if n < 1 {
+		return fmt.Errorf("an archive of %d elections: give -elections 1 or more", n)
+	}
+	var slugs []string
+	for i := range n {
+		slug := strconv.Itoa(2022 - i)
+		slugs = append(slugs, strconv.Quote(slug))
+		dir := filepath.Join(out, slug)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		for _, name := range dataset.FileNames() {
+			b, err := fs.ReadFile(dataset.DefaultFS(), name)
+			if err != nil {
+				return err
+			}
+			if name == dataset.ManifestFile {
+				table := fmt.Sprintf("[election]\nslug = %q\nname = \"General election %s\"\ndate = %s-03-26\n", slug, slug, slug)
+				if b, err = replaceElection(b, table); err != nil {
+					return err
+				}
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	manifest := fmt.Sprintf("elections = [%s]\ncurrent = \"2022\"\n", strings.Join(slugs, ", "))
+	return os.WriteFile(filepath.Join(out, "archive.toml"), []byte(manifest), 0o644)
+}
+
+// replaceElection returns manifest with its [election] table, up to the
+// next table, replaced by table.
+func replaceElection(manifest []byte, table string) ([]byte, error) {
+	s := string(manifest)
+	start := strings.Index(s, "[election]\n")
+	if start < 0 {
+		return nil, fmt.Errorf("the embedded dataset.toml has no [election]")
+	}
+	end := strings.Index(s[start+1:], "\n[")
+	if end < 0 {
+		return []byte(s[:start] + table), nil
+	}
+	return []byte(s[:start] + table + "\n" + s[start+1+end+1:]), nil
 }
