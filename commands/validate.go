@@ -22,7 +22,7 @@ func validateCommand() *cli.Command {
 		Name:      "validate",
 		Usage:     "check a dataset directory, or an archive of elections, before publishing it",
 		ArgsUsage: "[DIR]",
-		Description: "Checks the dataset in DIR (default: the embedded dataset) with the same rules\n" +
+		Description: "Checks the dataset in DIR (default: the embedded archive) with the same rules\n" +
 			"serve applies, and reports every problem at once, one per line on stdout:\n" +
 			"FILE: POINTER: message (POINTER is a JSON pointer into FILE, or a key of\n" +
 			"dataset.toml), or FILE:LINE:COLUMN: message for a syntax error. Of an archive\n" +

@@ -187,6 +187,9 @@ func TestFieldTablesFollowOpenAPI(t *testing.T) {
 		"`GET /results`": slices.Concat(props("CountSheet", ""), props("Count", "counts[]."), props("Candidacy", "candidacies[]."), props("Tie", "ties[]."),
 			props("Correction", "corrections[]."), props("Defect", "defects[].")),
 		"`GET /results/national`": append(props("NationalTotals", ""), props("PartyTotal", "parties[].")...),
+		"`GET /elections`":        props("Election", ""),
+		"`GET /people/{slug_or_id}`": append(append(props("Person", ""), props("PersonCandidacy", "candidacies[].")...),
+			props("PersonResult", "candidacies[].results[].")...),
 	}
 	got := map[string][]string{}
 	section := ""
