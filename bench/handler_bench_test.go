@@ -65,10 +65,15 @@ func benchServe(b *testing.B, ds *dataset.Dataset, target string, header map[str
 
 // benchServeWith is benchServe with the options as set changes them.
 func benchServeWith(b *testing.B, ds *dataset.Dataset, target string, header map[string]string, set func(*server.Options)) {
+	benchServeArchive(b, archive.Of(ds), target, header, set)
+}
+
+// benchServeArchive is benchServeWith of an archive of elections.
+func benchServeArchive(b *testing.B, a *archive.Archive, target string, header map[string]string, set func(*server.Options)) {
 	opts := server.DefaultOptions()
 	opts.RateLimit, opts.MaxClients = 1_000_000_000, 1_000_000
 	set(&opts)
-	srv := server.New(archive.Of(ds), opts)
+	srv := server.New(a, opts)
 	req := httptest.NewRequest(http.MethodGet, target, nil)
 	// As on a connection that server.Serve accepted.
 	peer := &net.TCPAddr{IP: net.IPv4(192, 0, 2, 7), Port: 40000}
@@ -122,6 +127,36 @@ func synth(b *testing.B) *dataset.Dataset {
 }
 
 const api = "/api/public/v1"
+
+// embedded is the embedded archive: 2022, current, and 2017.
+func embedded(b *testing.B) *archive.Archive {
+	a, err := archive.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return a
+}
+
+// The embedded archive's paths: today's for the current election, an
+// election's collections under its path, the elections and the people.
+func BenchmarkArchiveCandidates(b *testing.B) {
+	benchServeArchive(b, embedded(b), api+"/candidates", nil, func(*server.Options) {})
+}
+func BenchmarkElectionCandidates(b *testing.B) {
+	benchServeArchive(b, embedded(b), api+"/elections/2017/candidates", nil, func(*server.Options) {})
+}
+func BenchmarkElectionCandidatesDistrict5(b *testing.B) {
+	benchServeArchive(b, embedded(b), api+"/elections/2017/candidates?district=5", nil, func(*server.Options) {})
+}
+func BenchmarkElections(b *testing.B) {
+	benchServeArchive(b, embedded(b), api+"/elections", nil, func(*server.Options) {})
+}
+func BenchmarkPerson(b *testing.B) {
+	benchServeArchive(b, embedded(b), api+"/people/robert-abela", nil, func(*server.Options) {})
+}
+func BenchmarkPeopleQ(b *testing.B) {
+	benchServeArchive(b, embedded(b), api+"/people?q=abela", nil, func(*server.Options) {})
+}
 
 var gzipped = map[string]string{"Accept-Encoding": "gzip"}
 

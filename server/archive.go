@@ -43,7 +43,8 @@ func (s *Server) elections(w http.ResponseWriter, r *http.Request) {
 // election's slug.
 func (s *Server) election(w http.ResponseWriter, r *http.Request) {
 	snap := s.snap.Load()
-	i, err := snap.arch.ElectionIndex(pathKey(r, electionVar))
+	key, _ := electionKey(r.URL.Path) // the route's path is under ElectionsPath
+	i, err := snap.arch.ElectionIndex(key)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

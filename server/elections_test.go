@@ -64,6 +64,11 @@ func TestElectionsEndpoints(t *testing.T) {
 		{"an unknown election's record", request{target: "/api/public/v1/elections/latest/parties/pn"}, 404, failure, "elections/404-latest.json"},
 		{"no path below an election but its collections'", request{target: "/api/public/v1/elections/2017/ballots"}, 404, failure, "404.json"},
 		{"an election's path with a trailing slash", request{target: "/api/public/v1/elections/2017/"}, 404, failure, "404.json"},
+		{"no election between the slashes", request{target: "/api/public/v1/elections//candidates"}, 404, failure, "404.json"},
+		{"an encoded slash is no separator", request{target: "/api/public/v1/elections/2017%2Fcandidates"}, 404, failure, "404.json"},
+		{"an encoded slash in the election's key", request{target: "/api/public/v1/elections/20%2F17/candidates"}, 404, failure, "404.json"},
+		{"encoded digits name the same election", request{target: "/api/public/v1/elections/20%317/parties"}, 200, success, "elections/2017-parties.json"},
+		{"an election's record, its digits encoded", request{target: "/api/public/v1/elections/%32%30%31%37"}, 200, success, "elections/2017.json"},
 
 		{"people by name", request{target: "/api/public/v1/people?q=abela"}, 200, success, "elections/people-q-abela.json"},
 		{"people by a name in capitals with accents, trimmed", request{target: "/api/public/v1/people?q=%20AB%C3%89LA%20"}, 200, success, "elections/people-q-abela.json"},

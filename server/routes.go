@@ -81,6 +81,36 @@ func exactPath(path string) mux.MatcherFunc {
 	}
 }
 
+// electionPath matches the path of an election (collection "") or of
+// one of its collections or its national totals, whatever the election:
+// ElectionsPath, a segment that is not empty, then collection
+// ("/candidates"), as sent, with no encoded slash. It is what gorilla/mux's template of that path, with the
+// election as a variable, matches, but it takes no variable: the handler
+// reads the election from the path (snapshot.election), so that the
+// request is not copied to carry its variables (five allocations on each
+// request, which a list of today's paths does not make either).
+func electionPath(collection string) mux.MatcherFunc {
+	return func(r *http.Request, _ *mux.RouteMatch) bool {
+		if r.URL.RawPath != "" { // canonicalPath left an encoded slash
+			return false
+		}
+		key, ok := electionKey(r.URL.Path)
+		return ok && key != "" && r.URL.Path[len(ElectionsPath)+1+len(key):] == collection
+	}
+}
+
+// electionKey is the election a path under ElectionsPath names, by slug
+// or id: its segment after ElectionsPath, as the path holds it
+// (unescaped); false for a path outside ElectionsPath.
+func electionKey(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, ElectionsPath+"/")
+	if !ok {
+		return "", false
+	}
+	key, _, _ := strings.Cut(rest, "/")
+	return key, true
+}
+
 // The rate-limit counters: one for each collection, numbered as in
 // dataset.Table, and one shared by every other path.
 var sharedCounter = len(dataset.Table)
@@ -146,9 +176,13 @@ func (s *Server) routes() *mux.Router {
 	wrongMethod := map[*mux.Route]http.Handler{}
 	handle := func(path, name string, counter int, page *pageMark, h http.Handler) *mux.Route {
 		var route *mux.Route
-		if strings.Contains(path, "{") {
+		collection, ofElection := strings.CutPrefix(path, BasePath+electionPrefix)
+		switch {
+		case ofElection && !strings.Contains(collection, "{"):
+			route = r.NewRoute().MatcherFunc(electionPath(collection)).Handler(s.chain(name, counter, page, h)).Methods(methods...)
+		case strings.Contains(path, "{"):
 			route = r.Handle(path, s.chain(name, counter, page, h)).Methods(methods...).MatcherFunc(noEncodedSlash)
-		} else {
+		default:
 			route = r.NewRoute().MatcherFunc(exactPath(path)).Handler(s.chain(name, counter, page, h)).Methods(methods...)
 		}
 		wrongMethod[route] = s.chain(name, counter, page, http.HandlerFunc(s.methodNotAllowed))

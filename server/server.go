@@ -349,15 +349,16 @@ func (s *Server) setArchive(a *archive.Archive, reloaded bool) {
 }
 
 // election returns the snapshot of the election whose collections a
-// request asks for: the one its path names by slug or id (the route's
-// election variable), or the current one for a path without an election.
-// An election the archive does not hold is an *archive.NotFoundError,
-// which names every election's slug.
+// request asks for: the one its path names by slug or id, after
+// ElectionsPath (the routes' election), or the current one for a path
+// without an election. An election the archive does not hold is an
+// *archive.NotFoundError, which names every election's slug.
 func (snap *snapshot) election(r *http.Request) (*electionSnapshot, error) {
-	if _, named := mux.Vars(r)[electionVar]; !named {
+	key, named := electionKey(r.URL.Path)
+	if !named {
 		return snap.electionSnapshot, nil
 	}
-	i, err := snap.arch.ElectionIndex(pathKey(r, electionVar))
+	i, err := snap.arch.ElectionIndex(key)
 	if err != nil {
 		return nil, err
 	}
