@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"ballot/archive"
+	"ballot/dataset"
 )
 
 // The answers of an archive's own endpoints, its elections and the people
@@ -79,7 +80,7 @@ func prepareArchive(a *archive.Archive, electionsPath string, gzip bool) *Archiv
 		version:   a.Version,
 		elections: newList("ae", records, most),
 		election:  make([]*list, len(records)),
-		people:    newList("ah", a.People(), most),
+		people:    newPeopleList(a.People()),
 	}
 	for i := range records {
 		ans.election[i] = newList("ae"+strconv.Itoa(i), records[i:i+1], most)
@@ -96,6 +97,87 @@ func prepareArchive(a *archive.Archive, electionsPath string, gzip bool) *Archiv
 		l.tagAll(a.Version, false)
 	}
 	return ans
+}
+
+// newPeopleList encodes the people into a list, as newList does, each
+// person's JSON the bytes dataset.EncodeRecord makes of it, but put
+// together from its parts: its id, slug and name, and for each candidacy
+// its ids and name, each a string written as appendJSONString writes it,
+// then the rest of the candidacy (candidacyRest) through the encoder. A
+// person's record holds their name at least twice (theirs and their
+// latest candidacy's), and the encoder's buffers grow as large as the
+// largest value it encodes: encoded whole, a candidate whose name filled
+// the file took a load past the bound of memory per byte
+// (dataset.PeakMemoryPerByte); a name of plain text is now copied once,
+// into the list, and nothing else holds it. The list is sized in a first
+// pass, then filled, as newList sizes a short list.
+// TestPeopleListIsEncodeRecord holds every person's bytes to
+// dataset.EncodeRecord's.
+func newPeopleList(people []archive.Person) *list {
+	var e dataset.Encoder
+	// each gives the parts of person i's record to raw (bytes as they
+	// are) and str (a string, as JSON), in order.
+	each := func(i int, raw func([]byte), str func(string)) {
+		p := &people[i]
+		raw([]byte(`{"id":`))
+		str(p.ID)
+		raw([]byte(`,"slug":`))
+		str(p.Slug)
+		raw([]byte(`,"name":`))
+		str(p.Name)
+		raw([]byte(`,"candidacies":[`))
+		for j := range p.Candidacies {
+			c := &p.Candidacies[j]
+			if j > 0 {
+				raw([]byte(","))
+			}
+			raw([]byte(`{"election_id":`))
+			str(c.ElectionID)
+			raw([]byte(`,"election_slug":`))
+			str(c.ElectionSlug)
+			raw([]byte(`,"candidate_id":`))
+			str(c.CandidateID)
+			raw([]byte(`,"name":`))
+			str(c.Name)
+			rest := e.Record(candidacyRest{c.PartyID, c.DistrictIDs, c.Elected, c.Results})
+			raw([]byte(","))
+			raw(rest[1:]) // past its "{"
+		}
+		raw([]byte("]}"))
+	}
+	size := len(envelopeStart)
+	for i := range people {
+		each(i, func(b []byte) { size += len(b) }, func(s string) { size += jsonStringLen(s) })
+		size++ // a comma
+	}
+	l := &list{tag: "ah", data: append(make([]byte, 0, size), envelopeStart...), ends: make([]int, 0, len(people))}
+	for i := range people {
+		if i > 0 {
+			l.data = append(l.data, ',')
+		}
+		each(i, func(b []byte) { l.data = append(l.data, b...) }, func(s string) { l.data = appendJSONString(l.data, s) })
+		l.ends = append(l.ends, len(l.data))
+	}
+	return l
+}
+
+// candidacyRest is what follows a candidacy's name in its record
+// (archive.Candidacy), with the same keys, in the same order.
+type candidacyRest struct {
+	PartyID     *string                  `json:"party_id"`
+	DistrictIDs []string                 `json:"district_ids"`
+	Elected     *bool                    `json:"elected"`
+	Results     []archive.DistrictResult `json:"results"`
+}
+
+// jsonStringLen is the length of what appendJSONString appends of s.
+func jsonStringLen(s string) int {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return len(dataset.EncodeRecord(s))
+		}
+	}
+	return len(s) + 2
 }
 
 // Elections is the answer of every election, newest first.

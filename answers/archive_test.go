@@ -10,6 +10,8 @@ import (
 
 	"ballot/answers"
 	"ballot/archive"
+	"ballot/dataset"
+	"ballot/internal/datasettest"
 )
 
 // TestArchiveRecords: each answer of an archive's records (the elections,
@@ -78,5 +80,42 @@ func TestArchiveRecords(t *testing.T) {
 	var e answers.ElectionRecord
 	if err := json.Unmarshal(prepared.Election(1).Record(0), &e); err != nil || e.Slug != "2017" || e.Paths.Candidates != path+"/2017/candidates" {
 		t.Errorf("election 1: %+v (%v), want 2017 with its paths", e, err)
+	}
+}
+
+// TestPeopleListIsEncodeRecord: each person's record in the people's
+// answers, put together from its parts, is the bytes dataset.EncodeRecord
+// makes of the person whole: for every person of the embedded archive,
+// and for names that the encoder must escape (a quote, a backslash) or
+// writes itself (Maltese letters, <, >, &; a name holds no control
+// character).
+func TestPeopleListIsEncodeRecord(t *testing.T) {
+	embedded, err := archive.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := datasettest.Files(t)
+	names := []string{`Joe "Il-Bajjad" Borg`, `Back\slash Borg`, "Ġorġ Żammit", "<b>Borg</b> & Co"}
+	datasettest.Edit(t, m, dataset.CandidatesFile, func(rs []map[string]any) []map[string]any {
+		for i, name := range names {
+			rs[i]["name"] = name
+		}
+		return rs
+	})
+	edited, err := archive.Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []*archive.Archive{embedded, edited} {
+		ans := answers.PrepareArchiveJSON(a, "/api/public/v1/elections")
+		for i := range a.People() {
+			if got, want := ans.Person(i).Record(0), dataset.EncodeRecord(&a.People()[i]); !bytes.Equal(got, want) {
+				t.Fatalf("person %d:\n got %s\nwant %s", i, got, want)
+			}
+		}
+	}
+	found, err := edited.SearchPeople("borg")
+	if err != nil || len(found) < len(names)-1 {
+		t.Fatalf("q=borg: %d people, %v; want the edited names among them", len(found), err)
 	}
 }

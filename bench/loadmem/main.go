@@ -46,13 +46,13 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// The API's answers, which serve prepares next: every election's, and
-	// the archive's own.
+	// The API's answers, which serve prepares next, in its order: the
+	// archive's own, then every election's.
+	own := answers.PrepareArchive(arch, "/api/public/v1/elections")
 	var prepared []*answers.Answers
 	for _, e := range arch.Elections() {
 		prepared = append(prepared, answers.Prepare(e.Dataset))
 	}
-	own := answers.PrepareArchive(arch, "/api/public/v1/elections")
 	restore()
 	took := time.Since(start)
 	peak := status("VmHWM")
