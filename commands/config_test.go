@@ -316,7 +316,13 @@ func TestBinaryExitStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer busy.Close()
-	code, stderr, _ = prodRun(t, t.TempDir(), []string{"BALLOT_ADMIN_LISTEN=" + busy.Addr().String()}, "serve", "--listen", "127.0.0.1:0")
+	// A dataset without warnings: the embedded archive's one would be
+	// logged first.
+	valid, err := filepath.Abs(prodValidDataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stderr, _ = prodRun(t, t.TempDir(), []string{"BALLOT_ADMIN_LISTEN=" + busy.Addr().String()}, "serve", "--listen", "127.0.0.1:0", "--data", valid)
 	if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "admin_listen") {
 		t.Errorf("BALLOT_ADMIN_LISTEN busy: exit %d, stderr %q; want exit 1 and one line naming admin_listen", code, stderr)
 	}

@@ -577,12 +577,14 @@ func hangUpThenTerminate(t *testing.T, bin, dir string) (line, rest string, stat
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The embedded archive's warning is logged before the serving line.
 	br := bufio.NewReader(stderr)
-	line, err = br.ReadString('\n')
+	for line, err = br.ReadString('\n'); err == nil && strings.Contains(line, `msg="dataset warning"`); line, err = br.ReadString('\n') {
+	}
 	if err != nil || !e2eListening.MatchString(line) {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		t.Fatalf("first stderr line %q, %v", line, err)
+		t.Fatalf("first stderr line after the warnings %q, %v", line, err)
 	}
 	var buf strings.Builder
 	reloading := make(chan struct{})
