@@ -142,12 +142,14 @@ quartiles() {
 	for uri in "${ENDPOINTS[@]}"; do
 		n=$(col "$uri" new 4) o=$(col "$uri" old 4) g=$(col "$uri" gohdr 4)
 		pn=$(col "$uri" new 6) po=$(col "$uri" old 6) pg=$(col "$uri" gohdr 6)
-		# REV's median, or "-" where it was not run.
+		# REV's medians, or "-" where it was not run.
 		if [ "$o" = nan ]; then o=-; else o=$(printf '%.0f' "$o"); fi
+		co=$(col "$uri" old 5)
+		[ "$co" = nan ] && co=- && po=-
 		printf '%-42s %9.0f %9s %9.0f | %8s %8s %8s %10s | %-26s | %s %s %s, %s\n' "$uri" "$n" "$o" "$g" \
 			"$(pratio "$uri" new old 4)" "$(pratio "$uri" new gohdr 4)" "$(pratio "$uri" old gohdr 4)" \
 			"$(paired "$uri" new gohdr 4 | quartiles)" \
-			"$(col "$uri" new 5) $(col "$uri" old 5) $(col "$uri" gohdr 5)" \
+			"$(col "$uri" new 5) $co $(col "$uri" gohdr 5)" \
 			"$pn" "$po" "$pg" "$(pratio "$uri" new gohdr 6)"
 	done
 	((${NOISY_WAITS:-0} == 0)) || echo "note: the machine was not quiet before $NOISY_WAITS runs"
