@@ -248,11 +248,33 @@ type NotFoundError struct {
 func (e *NotFoundError) Error() string {
 	msg := "no " + e.What + " has the slug or id " + dataset.QuoteKey(e.Key)
 	if e.What == "election" {
-		quoted := make([]string, len(e.Slugs))
-		for i, slug := range e.Slugs {
-			quoted[i] = strconv.Quote(slug)
-		}
-		msg += "; the elections are " + orNone(suggest.List(quoted, "and"))
+		msg += "; the elections are " + SlugList(e.Slugs, strconv.Quote)
 	}
 	return msg + suggest.OfferClause(suggest.Quoted(e.Near)...)
+}
+
+// listedSlugs is the most elections a message names one by one; of more,
+// it names the newest few and the oldest, and how many there are.
+const listedSlugs = 6
+
+// SlugList names the elections of slugs, newest first, each as quote
+// writes it, as a message lists them: "2022" and "2017", or, of an
+// archive of a century, "2022", "2017", "2013", "2008", "2003", … "1921"
+// (25 in all).
+func SlugList(slugs []string, quote func(string) string) string {
+	if len(slugs) == 0 {
+		return "none"
+	}
+	if len(slugs) <= listedSlugs {
+		quoted := make([]string, len(slugs))
+		for i, slug := range slugs {
+			quoted[i] = quote(slug)
+		}
+		return suggest.List(quoted, "and")
+	}
+	quoted := make([]string, 0, listedSlugs)
+	for _, slug := range slugs[:listedSlugs-1] {
+		quoted = append(quoted, quote(slug))
+	}
+	return strings.Join(quoted, ", ") + ", … " + quote(slugs[len(slugs)-1]) + " (" + strconv.Itoa(len(slugs)) + " in all)"
 }

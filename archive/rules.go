@@ -98,7 +98,7 @@ type stand struct {
 }
 
 // warnPeople warns of a name and party that stand in two elections, one
-// after the other, as two persons, or without a person in either: the same
+// right after the other in the archive, as two persons, or without a person in either: the same
 // person, most likely, whom a person key would follow from one to the
 // next. The warnings go to warn, or, without one, to a.Warnings; each is
 // a problem of the newer election's candidates.json.
@@ -130,6 +130,12 @@ func (a *Archive) warnPeople(warn func(dataset.Problem)) {
 		}
 		for g := 0; g+1 < len(groups); g++ {
 			newer, older := groups[g], groups[g+1]
+			if older[0].election != newer[0].election+1 {
+				// An election between them without the name: whether the
+				// two are one person the name alone tells less surely,
+				// and the archive does not guess it.
+				continue
+			}
 			unlinkedNew, unlinkedOld := unlinked(newer, older), unlinked(older, newer)
 			if len(unlinkedNew) == 0 || len(unlinkedOld) == 0 {
 				continue

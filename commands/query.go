@@ -253,7 +253,7 @@ func electionOf(c *cli.Context, arch *archive.Archive) (*dataset.Dataset, error)
 	e, err := arch.Election(c.String("election"))
 	var nf *archive.NotFoundError
 	if errors.As(err, &nf) {
-		return nil, usagef("--election %s names no election%s: the elections are %s", dataset.QuoteKey(nf.Key), suggest.Offer(suggest.Quoted(nf.Near)...), suggest.List(nf.Slugs, "and"))
+		return nil, usagef("--election %s names no election%s: the elections are %s", dataset.QuoteKey(nf.Key), suggest.Offer(suggest.Quoted(nf.Near)...), archive.SlugList(nf.Slugs, func(s string) string { return s }))
 	}
 	if err != nil {
 		return nil, err

@@ -202,12 +202,25 @@ type snapshot struct {
 
 // electionSnapshot is one election of the archive served and what was
 // prepared from its dataset: the API's answers and the results of its
-// common queries.
+// common queries. The current election's are prepared with the snapshot;
+// another's when a request first asks for that election (ready), once: an
+// archive of a century of elections, each checked and indexed at load,
+// would otherwise take as long again to start, and hold the answers of
+// elections no one has asked for.
 type electionSnapshot struct {
 	election *archive.Election
 	ds       *dataset.Dataset
-	answers  *answers.Answers // the API's answers of ds
-	queries  preparedQueries  // the results of the common queries of ds
+	answers  *answers.Answers // the API's answers of ds, once ready
+	queries  preparedQueries  // the results of the common queries of ds, once ready
+	once     sync.Once
+	prepare  func()
+}
+
+// ready prepares the election's answers and common queries, the first
+// time it is called, and returns es.
+func (es *electionSnapshot) ready() *electionSnapshot {
+	es.once.Do(es.prepare)
+	return es
 }
 
 // New returns a server answering for the archive a with opts as given
@@ -329,11 +342,15 @@ func (s *Server) setArchive(a *archive.Archive, reloaded bool) {
 	defer s.opts.PaceGC()() // the answers, documents and pages allocate as a load does
 	snap := &snapshot{arch: a, archive: answers.PrepareArchive(a, ElectionsPath), loadedAt: s.opts.Now()}
 	for _, e := range a.Elections() {
-		es := &electionSnapshot{election: e, ds: e.Dataset, answers: answers.Prepare(e.Dataset)}
-		es.queries = s.prepareQueries(es, e == a.Current())
+		es := &electionSnapshot{election: e, ds: e.Dataset}
+		current := e == a.Current()
+		es.prepare = func() {
+			es.answers = answers.Prepare(e.Dataset)
+			es.queries = s.prepareQueries(es, current)
+		}
 		snap.elections = append(snap.elections, es)
-		if e == a.Current() {
-			snap.electionSnapshot = es
+		if current {
+			snap.electionSnapshot = es.ready()
 		}
 	}
 	idx := newIndex(a, s.endpointList) // the index document and the home page show it
@@ -362,7 +379,7 @@ func (snap *snapshot) election(r *http.Request) (*electionSnapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return snap.elections[i], nil
+	return snap.elections[i].ready(), nil
 }
 
 // refusal is a reload that was refused: when, the directory it read, and
