@@ -3,6 +3,7 @@ package archive_test
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -621,5 +622,78 @@ func TestCheckDirWarns(t *testing.T) {
 	alone, err := archive.CheckDirContext(t.Context(), filepath.Join(dir, "2017"), dataset.Options{})
 	if err != nil || len(alone) != 1 || alone[0].String() != `parties.json: /6: party "extra" has no candidates` {
 		t.Errorf("2017 alone: %v, %v", alone, err)
+	}
+}
+
+// TestSlugList: the elections a message names, one by one for a few, the
+// newest few, the oldest and how many for an archive of a century.
+func TestSlugList(t *testing.T) {
+	quote := strconv.Quote
+	tests := []struct {
+		slugs []string
+		want  string
+	}{
+		{nil, "none"},
+		{[]string{"2022"}, `"2022"`},
+		{[]string{"2022", "2017"}, `"2022" and "2017"`},
+		{[]string{"2022", "2017", "2013", "2008", "2003", "1998"}, `"2022", "2017", "2013", "2008", "2003" and "1998"`},
+		{[]string{"2022", "2017", "2013", "2008", "2003", "1998", "1996"}, `"2022", "2017", "2013", "2008", "2003", … "1996" (7 in all)`},
+	}
+	for _, tt := range tests {
+		if got := archive.SlugList(tt.slugs, quote); got != tt.want {
+			t.Errorf("SlugList(%q) = %s, want %s", tt.slugs, got, tt.want)
+		}
+	}
+}
+
+// TestSeatsAtTheCount holds the embedded archive to the seats each party
+// won at the count as published (dataset/malta-history/source/SOURCES.md,
+// "Checked"), and 1981's first preferences, in which the party with fewer
+// won more seats.
+func TestSeatsAtTheCount(t *testing.T) {
+	a, err := archive.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		election string
+		seats    map[string]int // by party's short name
+		first    map[string]int // first preferences, where the test holds them
+	}{
+		{"1921", map[string]int{"UPM": 14, "CP": 7, "PL": 7, "PDN": 4}, nil},
+		{"1962", map[string]int{"PN": 25, "PL": 16, "DNP": 4, "CWP": 4, "PCP": 1}, nil},
+		{"1971", map[string]int{"PL": 28, "PN": 27}, nil},
+		{"1981", map[string]int{"PL": 34, "PN": 31}, map[string]int{"PL": 109990, "PN": 114132}},
+		{"2017", map[string]int{"PL": 37, "PN": 28}, map[string]int{"PL": 170976, "PN": 135696}},
+		{"2022", map[string]int{"PL": 38, "PN": 27}, nil},
+	}
+	for _, tt := range tests {
+		e, err := a.Election(tt.election)
+		if err != nil {
+			t.Fatal(err)
+		}
+		short := map[string]string{}
+		for _, p := range e.Dataset.Parties() {
+			short[p.ID] = p.ShortName
+		}
+		seats, first := map[string]int{}, map[string]int{}
+		for _, p := range e.Dataset.NationalTotals().Parties {
+			name := "IND"
+			if p.PartyID != nil {
+				name = short[*p.PartyID]
+			}
+			if p.SeatsAtCount > 0 {
+				seats[name] = p.SeatsAtCount
+			}
+			if _, ok := tt.first[name]; ok {
+				first[name] = p.FirstPreferences
+			}
+		}
+		if !maps.Equal(seats, tt.seats) {
+			t.Errorf("%s: seats at the count %v, want %v", tt.election, seats, tt.seats)
+		}
+		if tt.first != nil && !maps.Equal(first, tt.first) {
+			t.Errorf("%s: first preferences %v, want %v", tt.election, first, tt.first)
+		}
 	}
 }

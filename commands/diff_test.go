@@ -145,10 +145,11 @@ func TestDiffEmbedded(t *testing.T) {
 		t.Errorf("diff embedded %s: exit %d, stdout starting %.120q; want exit 1 and the two sides named", diffBase, code, stdout)
 	}
 	for _, line := range []string{
-		"elections: 1 added, 2 removed, 0 changed\n",
+		"elections: 1 added, 25 removed, 0 changed\n",
 		"  + current \"Small test election\"\n",
 		"  - 2022 \"Elezzjoni ġenerali 2022\" in malta-2022/\n",
 		"  - 2017 \"Elezzjoni ġenerali 2017\" in malta-2017/\n",
+		"  - 1921 \"Elezzjoni ġenerali 1921\" in malta-history/1921/\n",
 	} {
 		if !strings.Contains(stdout, line) {
 			t.Errorf("diff embedded %s does not say %q", diffBase, line)

@@ -499,7 +499,7 @@ func TestQueryUsage(t *testing.T) {
 		{"people by q given twice", []string{"query", "people", "--q", "ab", "--q", "cd"}, 2, "ballot: --q must be given at most once\n"},
 		{"a person and a filter", []string{"query", "people", "robert-abela", "--q", "ab"}, 2, "ballot: a record's key takes no --district, --party, --stood-in, --elected, --q, --limit, --offset or --locality\n"},
 		{"no such person", []string{"query", "people", "nobody"}, 1, "ballot: no person has the slug or id \"nobody\"\n"},
-		{"no such election", []string{"query", "elections", "2016"}, 1, "ballot: no election has the slug or id \"2016\"; the elections are \"2022\" and \"2017\"; did you mean \"2017\"?\n"},
+		{"no such election", []string{"query", "elections", "2016"}, 1, "ballot: no election has the slug or id \"2016\"; the elections are \"2022\", \"2017\", \"2013\", \"2008\", \"2003\", … \"1921\" (25 in all); did you mean \"2017\"?\n"},
 		{"the elections as CSV", []string{"query", "elections", "--format", "csv"}, 2, "ballot: elections print as json or ndjson\n"},
 		{"people as a table", []string{"query", "people", "--q", "abela", "--format", "table"}, 2, "ballot: people print as json or ndjson\n"},
 		{"the elections of an election", []string{"query", "elections", "--election", "2017"}, 2, "ballot: --election names the election of a collection; query elections KEY prints one election\n"},

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"ballot/internal/datasettest"
 	"bytes"
 	"compress/gzip"
 	"crypto/tls"
@@ -796,6 +797,13 @@ func TestOpenAPIExamples(t *testing.T) {
 	}
 	get := func(target string) any { return answer(hostRequest{target: target, host: "example.com"}) }
 	withSheets, _ := countsServer(t, true, server.Options{RateLimit: 1000})
+	// The archive's own answers are shown of an archive of two elections,
+	// 2022 and 2017: the embedded one's century would fill the page.
+	twoArchive, err := archive.Load(datasettest.TwoElections(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, _ := serverOn(twoArchive, server.Options{RateLimit: 1000})
 	without, _ := countsServer(t, false, server.Options{RateLimit: 1000})
 	getFrom := func(s *server.Server, target string) any {
 		var v any
@@ -822,20 +830,20 @@ func TestOpenAPIExamples(t *testing.T) {
 		r + "RecordNotFound/content/application~1problem+json/examples/result":    get("/api/public/v1/results/14"),
 		r + "ResultsOK/content/application~1json/examples/none":                   getFrom(without, "/api/public/v1/results"),
 		r + "NationalOK/content/application~1json/examples/2022":                  getFrom(withSheets, "/api/public/v1/results/national"),
-		r + "IndexOK/content/application~1json/examples/embedded":                 get("/api/public/v1/"),
-		r + "CatalogOK/content/application~1ld+json/examples/embedded":            published(t, "http://localhost:8080", "/api/public/v1/catalog.jsonld"),
+		r + "IndexOK/content/application~1json/examples/two":                      getFrom(two, "/api/public/v1/"),
+		r + "CatalogOK/content/application~1ld+json/examples/two":                 publishedOn(t, twoArchive, "http://localhost:8080", "/api/public/v1/catalog.jsonld"),
 		r + "BadRequest/content/application~1problem+json/examples/limit":         get("/api/public/v1/candidates?limit=0"),
 		r + "BadRequest/content/application~1problem+json/examples/all":           get("/api/public/v1/candidates?district=14&party=nope&limit=0"),
 		r + "NotFound/content/application~1problem+json/examples/unknown":         get("/api/public/v1/ballots"),
 		r + "MethodNotAllowed/content/application~1problem+json/examples/post":    answer(hostRequest{method: http.MethodPost, target: "/api/public/v1/parties", host: "example.com"}),
 		r + "BadRequest/content/application~1problem+json/examples/offset":        get("/api/public/v1/candidates?district=5&party=pn&offset=7"),
 		r + "BadRequest/content/application~1problem+json/examples/people":        get("/api/public/v1/people"),
-		r + "ElectionsOK/content/application~1json/examples/embedded":             get("/api/public/v1/elections"),
+		r + "ElectionsOK/content/application~1json/examples/two":                  getFrom(two, "/api/public/v1/elections"),
 		r + "ElectionOK/content/application~1json/examples/slug":                  get("/api/public/v1/elections/2017"),
-		r + "ElectionNotFound/content/application~1problem+json/examples/unknown": get("/api/public/v1/elections/2016/candidates"),
-		r + "RecordNotFound/content/application~1problem+json/examples/election":  get("/api/public/v1/elections/2016"),
+		r + "ElectionNotFound/content/application~1problem+json/examples/unknown": getFrom(two, "/api/public/v1/elections/2016/candidates"),
+		r + "RecordNotFound/content/application~1problem+json/examples/election":  getFrom(two, "/api/public/v1/elections/2016"),
 		r + "RecordNotFound/content/application~1problem+json/examples/person":    get("/api/public/v1/people/nobody"),
-		r + "PeopleOK/content/application~1json/examples/name":                    get("/api/public/v1/people?q=zrinzo"),
+		r + "PeopleOK/content/application~1json/examples/name":                    getFrom(two, "/api/public/v1/people?q=zrinzo"),
 		r + "PersonOK/content/application~1json/examples/slug":                    get("/api/public/v1/people/robert-abela"),
 		// Not reachable from outside the package: a fault of the server.
 		r + "InternalServerError/content/application~1problem+json/examples/fault": map[string]any{
@@ -918,7 +926,13 @@ func asSlice(v any) []any {
 // publicURL.
 func published(t *testing.T, publicURL, target string) any {
 	t.Helper()
-	s, _ := newServer(t, server.Options{PublicURL: publicURL})
+	return publishedOn(t, embedded(t), publicURL, target)
+}
+
+// publishedOn is published, of the archive a.
+func publishedOn(t *testing.T, a *archive.Archive, publicURL, target string) any {
+	t.Helper()
+	s, _ := serverOn(a, server.Options{PublicURL: publicURL})
 	var v any
 	if err := json.Unmarshal(do(t, s, request{target: target}).Body.Bytes(), &v); err != nil {
 		t.Fatal(err)

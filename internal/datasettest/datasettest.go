@@ -85,6 +85,25 @@ func Files(t testing.TB) fstest.MapFS {
 	return m
 }
 
+// TwoElections copies the embedded archive's two latest elections, 2022
+// (current) and 2017, into an archive of their own: the answers of an
+// archive small enough to show whole, as the OpenAPI description's
+// examples do.
+func TwoElections(t testing.TB) fstest.MapFS {
+	t.Helper()
+	m := fstest.MapFS{"archive.toml": &fstest.MapFile{Data: []byte("elections = [\"malta-2022\", \"malta-2017\"]\ncurrent = \"2022\"\n")}}
+	for _, dir := range []string{"malta-2022", "malta-2017"} {
+		for _, name := range dataset.FileNames() {
+			b, err := fs.ReadFile(dataset.ArchiveFS(), dir+"/"+name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[dir+"/"+name] = &fstest.MapFile{Data: b}
+		}
+	}
+	return m
+}
+
 // CountsFiles is Files, the embedded dataset with its 2022 count sheets;
 // without counts.json when sheets is false: the same dataset without its
 // count sheets.
