@@ -922,14 +922,8 @@ func asSlice(v any) []any {
 	return s
 }
 
-// published is the answer to target of a server whose public URL is
-// publicURL.
-func published(t *testing.T, publicURL, target string) any {
-	t.Helper()
-	return publishedOn(t, embedded(t), publicURL, target)
-}
-
-// publishedOn is published, of the archive a.
+// publishedOn is the answer to target of a server of the archive a whose
+// public URL is publicURL.
 func publishedOn(t *testing.T, a *archive.Archive, publicURL, target string) any {
 	t.Helper()
 	s, _ := serverOn(a, server.Options{PublicURL: publicURL})
