@@ -218,7 +218,9 @@ func CheckCountSheets(b []byte) ([]Problem, []SeatWon) {
 			continue
 		}
 		before := r.found
-		t := newTally(r, &d.counts.recs[i], i, *s.DistrictNumber)
+		// s is sheet i itself: recs holds only the sheets that decoded
+		// whole, so its index is not i after one that did not.
+		t := newTally(r, &s, i, *s.DistrictNumber)
 		t.run()
 		if r.found > before {
 			continue
