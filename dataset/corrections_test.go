@@ -171,26 +171,51 @@ func TestCorrections(t *testing.T) {
 
 // The sheets as the API serves them, with corrections and defects, load
 // back as the same sheets: what the file gives as the API does is checked,
-// and accepted.
+// and accepted; so too who took the seats a sheet that ends too early
+// leaves unfilled, as its defect states them and as the sheet elects them.
 func TestDefectsServedLoadBack(t *testing.T) {
-	m := countSheets(t)
-	datasettest.Synthetic(t, m, 2, broken.nt, broken.rows...)
-	editSheet(t, m, defect(2, "count-balance", "one vote too many"))
-	editSheet(t, m, correction(2, 2, "total", 19, 20, "the transcription's figure"))
-	ds, err := dataset.Load(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := dataset.EncodeJSON(ds.Sheets())
-	if !strings.Contains(string(served), `"defects":[{"count":2,"rule":"count-balance","message":"count 2: the totals add up to 101, and the valid votes are 100","note":"one vote too many"}]`) {
-		t.Fatalf("the served sheets hold no defect of district 5 at count 2")
-	}
-	m[dataset.CountsFile] = &fstest.MapFile{Data: served}
-	again, err := dataset.Load(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := dataset.EncodeJSON(again.Sheets()); string(got) != string(served) {
-		t.Errorf("the served sheets load as\n%.2000s\nwant\n%.2000s", got, served)
+	tests := []struct {
+		name  string
+		nt    []int
+		rows  [][]int
+		edits []func(s sheet)
+		want  string // a part of the served sheets
+	}{{
+		name:  "a defect and a correction",
+		nt:    broken.nt,
+		rows:  broken.rows,
+		edits: []func(s sheet){defect(2, "count-balance", "one vote too many"), correction(2, 2, "total", 19, 20, "the transcription's figure")},
+		want:  `"defects":[{"count":2,"rule":"count-balance","message":"count 2: the totals add up to 101, and the valid votes are 100","note":"one vote too many","elected":[]}]`,
+	}, {
+		name:  "who took the seat left unfilled, as published",
+		nt:    early.nt,
+		rows:  early.rows,
+		edits: []func(s sheet){defect(0, "elected-seats", "the transcription ends at count 3"), electedAs("Owen Bonnici")},
+		want:  `"note":"the transcription ends at count 3","elected":["`,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := countSheets(t)
+			datasettest.Synthetic(t, m, 2, tt.nt, tt.rows...)
+			for _, edit := range tt.edits {
+				editSheet(t, m, edit)
+			}
+			ds, err := dataset.Load(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			served := dataset.EncodeJSON(ds.Sheets())
+			if !strings.Contains(string(served), tt.want) {
+				t.Fatalf("the served sheets hold no %s", tt.want)
+			}
+			m[dataset.CountsFile] = &fstest.MapFile{Data: served}
+			again, err := dataset.Load(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := dataset.EncodeJSON(again.Sheets()); string(got) != string(served) {
+				t.Errorf("the served sheets load as\n%.2000s\nwant\n%.2000s", got, served)
+			}
+		})
 	}
 }

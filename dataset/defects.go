@@ -25,6 +25,12 @@ type Defect struct {
 	// it, as the API serves it, and it must then agree.
 	Message string `json:"message" dataset:"optional"`
 	Note    string `json:"note"`
+	// Elected are who took the seats a final sheet leaves unfilled, as
+	// the published result gives them, by candidate id: only the
+	// elected-seats defect of the sheet as a whole states them (empty
+	// for any other). No count shows it; the tally elects them at the
+	// sheet's last count, after those the rules elect, in this order.
+	Elected []string `json:"elected" dataset:"optional"`
 }
 
 // DefectRules are the rules of the count a sheet may state a defect of,
@@ -144,8 +150,73 @@ func (t *tally) checkUnbroken() {
 	}
 }
 
+// electPublished checks who the sheet's defects state took the seats
+// its counts leave unfilled, as the published result gives them, and
+// elects them at its last count, after those the rules elect, in the
+// order stated: only the elected-seats defect of the sheet as a whole
+// states them, each a candidate of the sheet continuing at its last
+// count, no more than the seats left. It runs once every count is
+// walked, and the break of the sheet as a whole is reported: the sheet
+// still ends early, whoever the publisher says took the seats.
+func (t *tally) electPublished() {
+	k := len(t.sheet.Counts) - 1
+	// Its messages name the district, as those of a derived field do.
+	errorf := func(ptr, rule, format string, args ...any) {
+		t.r.errorf(CountsFile, ptr, rule, "district %d: %s", t.number, fmt.Sprintf(format, args...))
+	}
+	for n, def := range t.sheet.Defects {
+		if len(def.Elected) == 0 {
+			continue
+		}
+		ptr := pointer(t.i, "defects", n, "elected")
+		if def.Count != nil || def.Rule != "elected-seats" {
+			errorf(ptr, "defect", "is %s; only the elected-seats defect of the sheet as a whole, at no count, states who took the seats the sheet leaves unfilled", t.names(def.Elected))
+			continue
+		}
+		if t.stated[defectKey{0, def.Rule}] != n { // stated twice: reported
+			continue
+		}
+		rows := make(map[string]int, len(t.sheet.Candidacies))
+		for j, row := range t.sheet.Candidacies {
+			rows[row.CandidateID] = j
+		}
+		errors := t.r.found
+		switch left := t.sheet.Seats - len(t.elected); {
+		case left == 0:
+			errorf(ptr, "defect", "is %s, and the counts fill all %d seats: none is left unfilled", t.names(def.Elected), t.sheet.Seats)
+		case len(def.Elected) > left:
+			errorf(ptr, "defect", "is %s, %d candidates, and the counts leave %d of the %d seats unfilled", t.names(def.Elected), len(def.Elected), left, t.sheet.Seats)
+		}
+		var js []int
+		named := map[string]bool{}
+		for m, id := range def.Elected {
+			at := pointer(t.i, "defects", n, "elected", m)
+			j, ok := rows[id]
+			dup := named[id]
+			named[id] = true
+			switch {
+			case dup && ok:
+				errorf(at, "duplicate-key", "%s is named twice; a candidate takes one seat", t.name(j))
+			case dup:
+			case !ok:
+				errorf(at, "reference", "no row of the sheet has candidate id %s", id)
+			case t.state[j] == elected:
+				errorf(at, "defect", "%s is elected at count %d; the seats the sheet leaves unfilled go to candidates continuing at its last count, %d", t.name(j), t.electedAt[j], k+1)
+			case t.state[j] == excluded:
+				errorf(at, "defect", "%s is excluded at count %d; the seats the sheet leaves unfilled go to candidates continuing at its last count, %d", t.name(j), t.excludedAt[j], k+1)
+			default:
+				js = append(js, j)
+			}
+		}
+		if t.r.found == errors {
+			t.electAll(js, k)
+		}
+	}
+}
+
 // defects is the sheet's defects as the API serves them, each with what
-// the rule says of the break.
+// the rule says of the break, and who took the seats the sheet leaves
+// unfilled (an empty list when it states none).
 func (t *tally) defects() []Defect {
 	out := make([]Defect, 0, len(t.sheet.Defects))
 	for n, def := range t.sheet.Defects {
@@ -153,6 +224,9 @@ func (t *tally) defects() []Defect {
 			continue
 		}
 		def.Message = strings.Join(t.breaks[n], "; ")
+		if def.Elected == nil {
+			def.Elected = []string{}
+		}
 		out = append(out, def)
 	}
 	return out

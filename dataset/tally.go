@@ -80,6 +80,7 @@ func (t *tally) run() {
 		t.broken(0, pointer(t.i, "status"), "elected-seats", "the sheet is final, but its %d counts elect %d of its %d seats%s", len(t.sheet.Counts), len(t.elected), t.sheet.Seats, t.unfinished())
 	}
 	t.checkUnbroken()
+	t.electPublished()
 	// A statement of a tie the totals do not show, once the count is
 	// sound: a broken count may hide the tie it states.
 	if t.r.found == errors {

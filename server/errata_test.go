@@ -56,6 +56,47 @@ func errataDataset(t *testing.T) *dataset.Dataset {
 	return ds
 }
 
+// earlyDataset is the embedded dataset whose district 5 sheet ends at
+// count 17, one count short, with its last seat unfilled: stated as a
+// known defect of the sheet as a whole, which says who took the seat as
+// published, Stefan Zrinzo Azzopardi.
+func earlyDataset(t *testing.T) *dataset.Dataset {
+	t.Helper()
+	m := datasettest.CountsFiles(t, true)
+	datasettest.Edit(t, m, dataset.CountsFile, func(sheets []map[string]any) []map[string]any {
+		s := sheets[4]
+		for _, k := range []string{"district_number", "elected"} {
+			delete(s, k)
+		}
+		counts := s["counts"].([]any)
+		s["counts"] = counts[:len(counts)-1]
+		var stefan any
+		for _, row := range s["candidacies"].([]any) {
+			r := row.(map[string]any)
+			totals := r["totals"].([]any)
+			r["totals"] = totals[:len(totals)-1]
+			if r["name"] == "Stefan Zrinzo Azzopardi" {
+				stefan = r["candidate_id"]
+			}
+			for _, k := range []string{"elected_at_count", "excluded_at_count"} {
+				delete(r, k)
+			}
+		}
+		for _, c := range s["counts"].([]any) {
+			for _, k := range []string{"number", "event", "candidate_ids", "votes"} {
+				delete(c.(map[string]any), k)
+			}
+		}
+		s["defects"] = []any{map[string]any{"count": nil, "rule": "elected-seats", "note": "the transcription ends at count 17", "elected": []any{stefan}}}
+		return sheets
+	})
+	ds, err := dataset.Load(m)
+	if err != nil {
+		t.Fatalf("loading the dataset whose sheet ends early: %v", err)
+	}
+	return ds
+}
+
 // TestPagesOfErrata: a district's page whose sheet states a known defect
 // says so above the count, naming it with the rule's message and the
 // note; marks the count concerned in the story and the sheet's table; and
@@ -90,10 +131,26 @@ func TestPagesOfErrata(t *testing.T) {
 
 // TestAPIOfErrata: the result record of a sheet with a defect and
 // corrections serves them, and one without serves empty arrays.
+// A sheet that ends early, whose defect states who took the seat left as
+// published, serves the defect naming them, and elects them at its last
+// count: in its elected, their elected_at_count, and the national seats.
 func TestAPIOfErrata(t *testing.T) {
+	early, _ := serverOf(earlyDataset(t), server.Options{RateLimit: 1000})
+	const stefan = "4f6d7b88-0885-5a10-bba0-8b2dc1196e1f"
+	for _, tt := range []struct{ target, body string }{
+		{"/api/public/v1/results/5", `"note":"the transcription ends at count 17","elected":["` + stefan + `"]}]`},
+		{"/api/public/v1/results/5", `"message":"the sheet is final, but its 17 counts elect 4 of its 5 seats: after count 17, Anthony [Toni] Bezzina, below the last seat, has 3,250 votes, 3,485 with Owen Bonnici's surplus of 235 votes still to transfer, and Stefan Zrinzo Azzopardi, who would take it, has 3,274; a further count could still change who is elected"`},
+		{"/api/public/v1/results/5", `"` + stefan + `"],"ties":[]`},
+		{"/api/public/v1/results/national", `"seats":65,`},
+	} {
+		rec := do(t, early, request{method: http.MethodGet, target: tt.target})
+		if rec.Code != 200 || !strings.Contains(rec.Body.String(), tt.body) {
+			t.Errorf("%s: status %d, body %.400s…; want 200 holding %s", tt.target, rec.Code, rec.Body, tt.body)
+		}
+	}
 	s, _ := serverOf(errataDataset(t), server.Options{RateLimit: 1000})
 	for _, tt := range []struct{ target, body string }{
-		{"/api/public/v1/results/5", `"defects":[{"count":4,"rule":"count-balance","message":"count 4: the totals add up to 22,790, and the valid votes are 22,789","note":"the transcription's count 4 has one vote too many"}]`},
+		{"/api/public/v1/results/5", `"defects":[{"count":4,"rule":"count-balance","message":"count 4: the totals add up to 22,790, and the valid votes are 22,789","note":"the transcription's count 4 has one vote too many","elected":[]}]`},
 		{"/api/public/v1/results/5", `"corrections":[{"candidate_id":"7b74d698-9f3c-5cbc-addd-a8b6c90f3271","count":4,"field":"total","from":null,"to":0,"evidence":"the cell is empty in the source"},{"candidate_id":"151928f3-62c7-5963-8167-d9bd2778fba3","count":null,"field":"party","from":"3340687a-1cbe-535f-87e7-72791cd00741","to":"a2207904-8b5f-5135-9321-5a3721b07366","evidence":"her row's party total is ABBA's"}]`},
 		{"/api/public/v1/results/6", `"ties":[{"count":6,`},
 		{"/api/public/v1/results/6", `"corrections":[],"defects":[]}]`},

@@ -21,7 +21,7 @@ const (
 
 var (
 	correctionsColumns = columns{required: []string{"district", "field", "from", "to", "evidence"}, optional: []string{"count", "name"}}
-	defectsColumns     = columns{required: []string{"district", "rule", "note"}, optional: []string{"count"}}
+	defectsColumns     = columns{required: []string{"district", "rule", "note"}, optional: []string{"count", "elected"}}
 )
 
 // The fields a line of corrections.csv may change, and whether each names
@@ -147,10 +147,12 @@ func (im *importer) correctedCell(t *table, r row, col, field string, ps parties
 	return dataset.Number(n)
 }
 
-// defects reads defects.csv into cs. A line with a problem is left out of
-// the sheets; the rule and count are checked by the dataset's rules, and
-// their problems put at the line.
-func (im *importer) defects(src fs.FS, cs *countSheets) {
+// defects reads defects.csv into cs, each name of its elected column
+// matched to a row of its district in counts.csv, as ties.csv's are, when
+// the rows could be matched to their candidates (match). A line with a
+// problem is left out of the sheets; the rule, the count and the elected
+// are checked by the dataset's rules, and their problems put at the line.
+func (im *importer) defects(src fs.FS, cs *countSheets, cands []dataset.Candidate, match bool) {
 	t, _ := im.readCSV(src, DefectsFile, defectsColumns, nil)
 	if t == nil {
 		return
@@ -161,20 +163,28 @@ func (im *importer) defects(src fs.FS, cs *countSheets) {
 		if d == nil {
 			continue
 		}
-		def := dataset.Defect{Rule: strings.ToLower(im.required(t, r, "rule")), Note: strings.Clone(im.required(t, r, "note"))}
+		dl := defectLine{line: r.line, d: dataset.Defect{Rule: strings.ToLower(im.required(t, r, "rule")), Note: strings.Clone(im.required(t, r, "note"))}}
 		if t.get(r, "count") != "" {
 			if k, ok := im.countCell(t, r, "count"); ok {
-				def.Count = &k
+				dl.d.Count = &k
+			}
+		}
+		for name := range strings.SplitSeq(t.get(r, "elected"), ";") {
+			if name = strings.TrimSpace(name); name != "" && match {
+				if j, ok := im.rowNamed(t, r, n, d, "elected", name, cands); ok {
+					dl.elected = append(dl.elected, j)
+				}
 			}
 		}
 		if len(im.problems) == problems {
-			cs.defects[n] = append(cs.defects[n], defectLine{line: r.line, d: def})
+			cs.defects[n] = append(cs.defects[n], dl)
 		}
 	}
 }
 
 // defectLine is a line of defects.csv.
 type defectLine struct {
-	line int
-	d    dataset.Defect
+	line    int
+	d       dataset.Defect
+	elected []int // the rows of the district's counts.csv who took the seats the sheet leaves unfilled
 }

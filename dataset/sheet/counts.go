@@ -130,7 +130,7 @@ func (im *importer) counts(src fs.FS, ps parties, ds *districts, cands []dataset
 		im.corrections(src, cs, ps, cands)
 	}
 	if hasDefects && cs.read[0] {
-		im.defects(src, cs)
+		im.defects(src, cs, cands, match != nil)
 	}
 	return cs
 }
@@ -648,7 +648,14 @@ func (cs *countSheets) records(ds *districts, cands []dataset.Candidate) []sheet
 			s.Corrections = append(s.Corrections, cl.c)
 		}
 		for _, dl := range cs.defects[n] {
-			s.Defects = append(s.Defects, dl.d)
+			def := dl.d
+			def.Elected = make([]string, 0, len(dl.elected))
+			for _, j := range dl.elected {
+				if c := d.candidacies[j].candidate; c >= 0 { // else reported: no records are written
+					def.Elected = append(def.Elected, cands[c].ID)
+				}
+			}
+			s.Defects = append(s.Defects, def)
 		}
 		for j, r := range d.candidacies {
 			s.Candidacies[j] = candidacyRecord{Name: r.name, Totals: r.totals}
@@ -810,7 +817,7 @@ func (cs *countSheets) statement(n int, list string, m int) (string, int) {
 
 // statedColumn is the column of corrections.csv and defects.csv of each
 // field of a correction or a defect.
-var statedColumn = map[string]string{"candidate_id": "name", "count": "count", "field": "field", "from": "from", "to": "to", "evidence": "evidence", "rule": "rule", "note": "note", "message": "rule"}
+var statedColumn = map[string]string{"candidate_id": "name", "count": "count", "field": "field", "from": "from", "to": "to", "evidence": "evidence", "rule": "rule", "note": "note", "message": "rule", "elected": "elected"}
 
 // placeStated names each statement a placed problem's message points to
 // by its line: "on line 4" in the sheet the problem is placed in, "on
