@@ -101,7 +101,9 @@ func earlyDataset(t *testing.T) *dataset.Dataset {
 // says so above the count, naming it with the rule's message and the
 // note; marks the count concerned in the story and the sheet's table; and
 // marks each corrected figure in the table, listing it beside the table
-// with the source's figure and the evidence; in both languages.
+// with the source's figure and the evidence; in both languages. A sheet
+// that ends early names, in the notice and at its last count, who took
+// the seat it leaves unfilled, as its defect states them.
 func TestPagesOfErrata(t *testing.T) {
 	s, _ := serverOf(errataDataset(t), server.Options{Pages: true, RateLimit: 1000})
 	for _, tt := range []pageCase{
@@ -126,6 +128,21 @@ func TestPagesOfErrata(t *testing.T) {
 		}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) { checkPage(t, s, tt, "errata-") })
+	}
+	// A sheet that ends early says, in the notice and at its last count,
+	// who took the seat it leaves unfilled, as published.
+	early, _ := serverOf(earlyDataset(t), server.Options{Pages: true, RateLimit: 1000})
+	for _, tt := range []pageCase{
+		{"a district whose sheet ends early", "/districts/5", 200, "", []string{
+			`<li><strong>The sheet ends before every seat is filled.</strong> <code>elected-seats</code>: <q>the sheet is final, but its 17 counts elect 4 of its 5 seats: after count 17, Anthony [Toni] Bezzina, below the last seat, has 3,250 votes, 3,485 with Owen Bonnici&#39;s surplus of 235 votes still to transfer, and Stefan Zrinzo Azzopardi, who would take it, has 3,274; a further count could still change who is elected</q>. The publisher&#39;s note: <span>the transcription ends at count 17</span> Who took the seats the sheet leaves unfilled is given as published, not shown by a count: Stefan Zrinzo Azzopardi.</li>`,
+			`. The sheet ends here with one seat unfilled; as published, Stefan Zrinzo Azzopardi takes it.</li>`,
+		}, nil},
+		{"in Maltese", "/mt/districts/5", 200, "", []string{
+			`<span lang="en">the transcription ends at count 17</span> Min ħa s-siġġijiet li l-folja tħalli vojta huwa mogħti kif ippubblikat, mhux muri minn xi għadd: Stefan Zrinzo Azzopardi.</li>`,
+			`. Il-folja tieqaf hawn u fadal siġġu wieħed x&#39;jimtela; kif ippubblikat, imur għand Stefan Zrinzo Azzopardi.</li>`,
+		}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) { checkPage(t, early, tt, "errata-early-") })
 	}
 }
 

@@ -98,9 +98,10 @@ type storyLine struct{ Count, Text, Defect string }
 
 // defectView is a defect the sheet states, as the notice above its count
 // names it: what it is, in the page's language; the rule, and what the
-// rule says of it (in English, as validate says it); and the publisher's
-// note.
-type defectView struct{ Headline, Rule, Message, Note string }
+// rule says of it (in English, as validate says it); the publisher's
+// note; and who took the seats the sheet leaves unfilled, as published,
+// when the defect states them.
+type defectView struct{ Headline, Rule, Message, Note, Published string }
 
 // correctionView is a correction of the sheet, as the list beside its
 // table gives it: its mark (ID the anchor the table's mark links to),
@@ -230,7 +231,7 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 		v.More = append(v.More, t("count_more_counts", len(shown.Counts), len(sh.Counts)))
 	}
 	byID := rowsByID(sh)
-	v.Defects, v.RegisteredDefect = s.defectViews(sh)
+	v.Defects, v.RegisteredDefect = s.defectViews(sh, names, byID)
 	v.Story = s.story(shown, names, byID)
 	v.JSON = s.api + "/results/" + strconv.Itoa(sh.DistrictNumber)
 	v.CSV = s.csvLink(strings.Replace(SheetCSV, "{number}", strconv.Itoa(sh.DistrictNumber), 1))
@@ -247,7 +248,7 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 
 // defectViews is the defects sh states, as the notice above its count
 // names them, and whether its registered voters are one.
-func (s *Site) defectViews(sh *dataset.CountSheet) ([]defectView, bool) {
+func (s *Site) defectViews(sh *dataset.CountSheet, names []string, byID map[string]int) ([]defectView, bool) {
 	t := s.lang.T
 	var out []defectView
 	registered := false
@@ -257,9 +258,33 @@ func (s *Site) defectViews(sh *dataset.CountSheet) ([]defectView, bool) {
 			head = t("defect_"+d.Rule, *d.Count)
 		}
 		registered = registered || d.Rule == "registered"
-		out = append(out, defectView{Headline: head, Rule: d.Rule, Message: d.Message, Note: d.Note})
+		v := defectView{Headline: head, Rule: d.Rule, Message: d.Message, Note: d.Note}
+		if len(d.Elected) > 0 {
+			v.Published = t("defect_published", s.listSome(namesOf(names, rowsOf(d.Elected, byID)), nil))
+		}
+		out = append(out, v)
 	}
 	return out, registered
+}
+
+// rowsOf is the rows of sh whose candidates ids names, by byID.
+func rowsOf(ids []string, byID map[string]int) []int {
+	out := make([]int, len(ids))
+	for n, id := range ids {
+		out[n] = byID[id]
+	}
+	return out
+}
+
+// publishedSeats is the rows of sh whose defects state they took the
+// seats its counts leave unfilled, as published (dataset.Defect's
+// Elected): elected at its last count, after those its counts elect.
+func publishedSeats(sh *dataset.CountSheet, byID map[string]int) []int {
+	var out []int
+	for _, d := range sh.Defects {
+		out = append(out, rowsOf(d.Elected, byID)...)
+	}
+	return out
 }
 
 // defectAt reports whether sh states a defect of count n.
@@ -570,13 +595,19 @@ func (s *Site) gains(sh *dataset.CountSheet, k int, names []string) string {
 
 // electedAt is the sentences saying who was elected at count k+1, in the
 // order of election (the sheet's first rows): by reaching the quota; how
-// a tie for the last seat went; and, as the last seats are filled without
-// the quota, who took them and who was left out; "" for none.
+// a tie for the last seat went; as the last seats are filled without
+// the quota, who took them and who was left out; and, where the sheet
+// ends with seats unfilled, who took them as published; "" for none.
 func (s *Site) electedAt(sh *dataset.CountSheet, k int, names []string, byID map[string]int) string {
-	var quota, filled []int
+	var quota, filled, published []int
+	stated := publishedSeats(sh, byID)
 	for j := range sh.Elected {
 		c := sh.Candidacies[j]
-		if c.ElectedAtCount == nil || *c.ElectedAtCount != k+1 {
+		switch {
+		case c.ElectedAtCount == nil || *c.ElectedAtCount != k+1:
+			continue
+		case slices.Contains(stated, j):
+			published = append(published, j)
 			continue
 		}
 		if c.Totals[k] >= sh.Quota {
@@ -595,7 +626,27 @@ func (s *Site) electedAt(sh *dataset.CountSheet, k int, names []string, byID map
 	if len(filled) > 0 {
 		out = append(out, s.fillSentence(sh, k, filled, names))
 	}
+	if len(published) > 0 {
+		out = append(out, s.publishedSentence(published, sh.Seats-len(sh.Elected)+len(stated), names))
+	}
 	return strings.Join(out, " ")
+}
+
+// publishedSentence says that the sheet ends at this count with unfilled
+// seats left, and who, as published, took them (or some of them): no
+// count of the sheet shows it.
+func (s *Site) publishedSentence(published []int, unfilled int, names []string) string {
+	t := s.lang.T
+	list := s.listSome(namesOf(names, published), nil)
+	switch {
+	case unfilled == 1:
+		return t("story_published_one", list)
+	case len(published) == unfilled:
+		return t("story_published_many", list, s.counted("seats", unfilled))
+	case len(published) == 1:
+		return t("story_published_part_one", list, s.counted("seats", unfilled))
+	}
+	return t("story_published_part_many", list, s.counted("seats", unfilled), len(published))
 }
 
 // fillSentence says that filled took the last seats at count k+1 without

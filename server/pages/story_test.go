@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -22,19 +23,21 @@ import (
 
 // countFacts is what the totals say of one count.
 type countFacts struct {
-	surplus  int // whose surplus moved, or -1
-	excluded []int
-	votes    int // the votes that moved
-	gains    map[int]int
-	nt       int         // the votes that became non-transferable
-	quota    []int       // elected by reaching the quota
-	filled   []int       // elected without it, as the last seats were filled
-	leftOut  []int       // still in the count, and not elected, when they were
-	surplusL bool        // a surplus was left when they were
-	lowTie   []int       // tied for the lowest place: the excluded and who stayed
-	seatTie  []int       // tied for the last seat
-	totals   map[int]int // each candidacy's total after the count
-	before   map[int]int // and before it
+	surplus   int // whose surplus moved, or -1
+	excluded  []int
+	votes     int // the votes that moved
+	gains     map[int]int
+	nt        int         // the votes that became non-transferable
+	quota     []int       // elected by reaching the quota
+	filled    []int       // elected without it, as the last seats were filled
+	leftOut   []int       // still in the count, and not elected, when they were
+	surplusL  bool        // a surplus was left when they were
+	lowTie    []int       // tied for the lowest place: the excluded and who stayed
+	seatTie   []int       // tied for the last seat
+	unfilled  int         // the seats the sheet leaves unfilled, at its last count
+	published []int       // who took them, as the sheet's defects state
+	totals    map[int]int // each candidacy's total after the count
+	before    map[int]int // and before it
 }
 
 // facts works out each count of sh from its totals: the event (who fell
@@ -42,7 +45,8 @@ type countFacts struct {
 // first exclusion), the gains, who reached the quota, and, at a final
 // sheet's last count, who filled the seats left (the highest continuing;
 // where they tie at the line, the sheet's elected say who took the seat)
-// and who was left out; and who tied.
+// and who was left out, or, when its defects state who took them as
+// published, those; and who tied.
 func facts(sh *dataset.CountSheet) []countFacts {
 	const (
 		continuing = iota
@@ -141,6 +145,16 @@ func facts(sh *dataset.CountSheet) []countFacts {
 		}
 		f.quota, f.seatTie = takeSeats(reach, seats, k)
 		seats -= len(f.quota)
+		var stated []int
+		for _, d := range sh.Defects {
+			for _, id := range d.Elected {
+				stated = append(stated, slices.IndexFunc(sh.Candidacies, func(c dataset.Candidacy) bool { return c.CandidateID == id }))
+			}
+		}
+		if k == len(sh.Counts)-1 && len(stated) > 0 {
+			f.unfilled, f.published = seats, stated
+			seats = 0
+		}
 		if k == len(sh.Counts)-1 && sh.Status == dataset.StatusFinal && seats > 0 {
 			left = slices.DeleteFunc(left, func(j int) bool { return state[j] != continuing })
 			var tied []int
@@ -176,7 +190,7 @@ type grammar struct {
 	ntNone string
 	ntSome *regexp.Regexp
 	// the clauses of a count's sentences, in the order they come
-	first, tieLow, surplus, excluded, quota, tieSeat, left, fill *regexp.Regexp
+	first, tieLow, surplus, excluded, quota, tieSeat, left, fill, published *regexp.Regexp
 }
 
 // clause makes a clause's expression: N is a number, and each clause
@@ -187,44 +201,46 @@ func clause(re string) *regexp.Regexp {
 
 var grammars = map[*Lang]grammar{
 	English: {
-		and:      " and ",
-		others:   regexp.MustCompile(`^([\d,]+) others?(, all with no vote,)?$`),
-		cmpOne:   regexp.MustCompile(`^at count (\d+) \(([\d,]+) against ([\d,]+)\)$`),
-		than:     "than ",
-		cmpOf:    regexp.MustCompile(`^(.+) at count (\d+) \(([\d,]+) against ([\d,]+)\)$`),
-		out:      regexp.MustCompile(`^(.+), with ([\d,]+), is not elected$`),
-		outs:     regexp.MustCompile(`^(.+) are not elected$`),
-		noGain:   "no candidate gained",
-		ntNone:   "none",
-		ntSome:   regexp.MustCompile(`^([\d,]+) votes?$`),
-		first:    clause(`The first preferences of (?P<valid>N) valid votes; the quota is (?P<quota>N)\.`),
-		tieLow:   clause(`(?P<tied>.+?) are tied at (?P<total>N) for the lowest place; (?:(?P<x>.+?), with fewer votes (?P<cmp>.+?), is excluded|by the earlier counts, (?P<xe>.+?) is excluded|by lot, (?P<xl>.+?) is excluded|(?P<open>the sheet does not say what decided between them))\.`),
-		surplus:  clause(`(?P<who>.+?)'s surplus of (?P<votes>N) votes? transferred: (?P<gains>.+?); (?P<nt>.+?) became non-transferable\.`),
-		excluded: clause(`(?P<who>.+?) excluded with (?P<votes>N) votes?(?: between them)?: (?P<gains>.+?); (?P<nt>.+?) became non-transferable\.`),
-		quota:    clause(`(?P<who>.+?) (?:reaches the quota and is elected|reach the quota and are elected)\.`),
-		tieSeat:  clause(`(?P<tied>.+?) are tied at (?P<total>N) for the last (?:seat|(?P<seats>N) seats); (?:(?P<w>.+?), with more votes (?P<cmpw>.+?), takes it|(?P<l>.+?), with fewer votes (?P<cmpl>.+?), is not elected|by the earlier counts, (?P<we>.+?) takes? (?:it|them)|by lot, (?P<wl>.+?) takes? (?:it|them)|(?P<open>the sheet does not say what decided between them))\.`),
-		left:     clause(`(?P<who>.+?) (?:is|are) elected without reaching the quota, as many candidates being left as seats\.`),
-		fill:     clause(`(?P<who>.+?) (?:is|are) elected without reaching the quota: no surplus is left, and of the (?P<still>N) candidates? still in the count the (?:highest takes the last seat|(?P<m>N) highest take the seats left); (?P<out>.+)\.`),
+		and:       " and ",
+		others:    regexp.MustCompile(`^([\d,]+) others?(, all with no vote,)?$`),
+		cmpOne:    regexp.MustCompile(`^at count (\d+) \(([\d,]+) against ([\d,]+)\)$`),
+		than:      "than ",
+		cmpOf:     regexp.MustCompile(`^(.+) at count (\d+) \(([\d,]+) against ([\d,]+)\)$`),
+		out:       regexp.MustCompile(`^(.+), with ([\d,]+), is not elected$`),
+		outs:      regexp.MustCompile(`^(.+) are not elected$`),
+		noGain:    "no candidate gained",
+		ntNone:    "none",
+		ntSome:    regexp.MustCompile(`^([\d,]+) votes?$`),
+		first:     clause(`The first preferences of (?P<valid>N) valid votes; the quota is (?P<quota>N)\.`),
+		tieLow:    clause(`(?P<tied>.+?) are tied at (?P<total>N) for the lowest place; (?:(?P<x>.+?), with fewer votes (?P<cmp>.+?), is excluded|by the earlier counts, (?P<xe>.+?) is excluded|by lot, (?P<xl>.+?) is excluded|(?P<open>the sheet does not say what decided between them))\.`),
+		surplus:   clause(`(?P<who>.+?)'s surplus of (?P<votes>N) votes? transferred: (?P<gains>.+?); (?P<nt>.+?) became non-transferable\.`),
+		excluded:  clause(`(?P<who>.+?) excluded with (?P<votes>N) votes?(?: between them)?: (?P<gains>.+?); (?P<nt>.+?) became non-transferable\.`),
+		quota:     clause(`(?P<who>.+?) (?:reaches the quota and is elected|reach the quota and are elected)\.`),
+		tieSeat:   clause(`(?P<tied>.+?) are tied at (?P<total>N) for the last (?:seat|(?P<seats>N) seats); (?:(?P<w>.+?), with more votes (?P<cmpw>.+?), takes it|(?P<l>.+?), with fewer votes (?P<cmpl>.+?), is not elected|by the earlier counts, (?P<we>.+?) takes? (?:it|them)|by lot, (?P<wl>.+?) takes? (?:it|them)|(?P<open>the sheet does not say what decided between them))\.`),
+		left:      clause(`(?P<who>.+?) (?:is|are) elected without reaching the quota, as many candidates being left as seats\.`),
+		fill:      clause(`(?P<who>.+?) (?:is|are) elected without reaching the quota: no surplus is left, and of the (?P<still>N) candidates? still in the count the (?:highest takes the last seat|(?P<m>N) highest take the seats left); (?P<out>.+)\.`),
+		published: clause(`The sheet ends here with (?:(?P<one>one) seat|(?P<n>N) seats?) unfilled; as published, (?P<who>.+?) (?:(?P<all>takes it|take them)|(?P<some>takes one) of them|take (?P<m>N) of them)\.`),
 	},
 	Maltese: {
-		and:      " u ",
-		others:   regexp.MustCompile(`^([\d,]+) (?:kandidati oħra|kandidat ieħor)(, kollha bla ebda vot,)?$`),
-		cmpOne:   regexp.MustCompile(`^fl-għadd (\d+) \(([\d,]+) kontra ([\d,]+)\)$`),
-		than:     "minn ",
-		cmpOf:    regexp.MustCompile(`^(.+) fl-għadd (\d+) \(([\d,]+) kontra ([\d,]+)\)$`),
-		out:      regexp.MustCompile(`^(.+), b'([\d,]+), mhux elett/a$`),
-		outs:     regexp.MustCompile(`^(.+) mhux eletti$`),
-		noGain:   "l-ebda kandidat ma kiseb voti",
-		ntNone:   "il-voti kollha ġew trasferiti",
-		ntSome:   regexp.MustCompile(`^mhux trasferibbli: ([\d,]+) voti?$`),
-		first:    clause(`L-ewwel preferenzi; il-voti validi huma (?P<valid>N) u l-kwota hija (?P<quota>N)\.`),
-		tieLow:   clause(`(?P<tied>.+?) huma ndaqs fl-aħħar post, bl-istess total ta' (?P<total>N); (?:(?P<x>.+?), b'inqas voti (?P<cmp>.+?), eliminat/a|skont l-għadd ta' qabel, (?P<xe>.+?) eliminat/a|bix-xorti, (?P<xl>.+?) eliminat/a|(?P<open>il-folja ma tgħidx x'iddeċieda bejniethom))\.`),
-		surplus:  clause(`Is-surplus ta' (?P<who>.+?) ta' (?P<votes>N) voti? ġie trasferit: (?P<gains>.+?); (?P<nt>.+?)\.`),
-		excluded: clause(`(?P<who>.+?) eliminat(?:/a|i) b'(?P<votes>N) voti?(?: bejniethom)?: (?P<gains>.+?); (?P<nt>.+?)\.`),
-		quota:    clause(`(?P<who>.+?): (?:elett/a|eletti), bil-kwota\.`),
-		tieSeat:  clause(`(?P<tied>.+?) huma ndaqs għall-aħħar (?:siġġu|(?P<seats>N) siġġ(?:ijiet|u)), bl-istess total ta' (?P<total>N); (?:is-siġġu jmur għand (?P<w>.+?), b'aktar voti (?P<cmpw>.+?)|(?P<l>.+?), b'inqas voti (?P<cmpl>.+?), mhux elett/a|skont l-għadd ta' qabel, is-(?:siġġu jmur|siġġijiet imorru) għand (?P<we>.+?)|bix-xorti, is-(?:siġġu jmur|siġġijiet imorru) għand (?P<wl>.+?)|(?P<open>il-folja ma tgħidx x'iddeċieda bejniethom))\.`),
-		left:     clause(`(?P<who>.+?): (?:elett/a|eletti) mingħajr il-kwota, għax baqgħu kandidati daqs is-siġġijiet\.`),
-		fill:     clause(`(?P<who>.+?): (?:elett/a|eletti) mingħajr il-kwota, għax ma fadal l-ebda surplus u, minn (?P<still>N) kandidat(?:i)? li għadhom fl-għadd, l-ogħla (?:jieħu l-aħħar siġġu|(?P<m>N) jieħdu s-siġġijiet li fadal); (?P<out>.+)\.`),
+		and:       " u ",
+		others:    regexp.MustCompile(`^([\d,]+) (?:kandidati oħra|kandidat ieħor)(, kollha bla ebda vot,)?$`),
+		cmpOne:    regexp.MustCompile(`^fl-għadd (\d+) \(([\d,]+) kontra ([\d,]+)\)$`),
+		than:      "minn ",
+		cmpOf:     regexp.MustCompile(`^(.+) fl-għadd (\d+) \(([\d,]+) kontra ([\d,]+)\)$`),
+		out:       regexp.MustCompile(`^(.+), b'([\d,]+), mhux elett/a$`),
+		outs:      regexp.MustCompile(`^(.+) mhux eletti$`),
+		noGain:    "l-ebda kandidat ma kiseb voti",
+		ntNone:    "il-voti kollha ġew trasferiti",
+		ntSome:    regexp.MustCompile(`^mhux trasferibbli: ([\d,]+) voti?$`),
+		first:     clause(`L-ewwel preferenzi; il-voti validi huma (?P<valid>N) u l-kwota hija (?P<quota>N)\.`),
+		tieLow:    clause(`(?P<tied>.+?) huma ndaqs fl-aħħar post, bl-istess total ta' (?P<total>N); (?:(?P<x>.+?), b'inqas voti (?P<cmp>.+?), eliminat/a|skont l-għadd ta' qabel, (?P<xe>.+?) eliminat/a|bix-xorti, (?P<xl>.+?) eliminat/a|(?P<open>il-folja ma tgħidx x'iddeċieda bejniethom))\.`),
+		surplus:   clause(`Is-surplus ta' (?P<who>.+?) ta' (?P<votes>N) voti? ġie trasferit: (?P<gains>.+?); (?P<nt>.+?)\.`),
+		excluded:  clause(`(?P<who>.+?) eliminat(?:/a|i) b'(?P<votes>N) voti?(?: bejniethom)?: (?P<gains>.+?); (?P<nt>.+?)\.`),
+		quota:     clause(`(?P<who>.+?): (?:elett/a|eletti), bil-kwota\.`),
+		tieSeat:   clause(`(?P<tied>.+?) huma ndaqs għall-aħħar (?:siġġu|(?P<seats>N) siġġ(?:ijiet|u)), bl-istess total ta' (?P<total>N); (?:is-siġġu jmur għand (?P<w>.+?), b'aktar voti (?P<cmpw>.+?)|(?P<l>.+?), b'inqas voti (?P<cmpl>.+?), mhux elett/a|skont l-għadd ta' qabel, is-(?:siġġu jmur|siġġijiet imorru) għand (?P<we>.+?)|bix-xorti, is-(?:siġġu jmur|siġġijiet imorru) għand (?P<wl>.+?)|(?P<open>il-folja ma tgħidx x'iddeċieda bejniethom))\.`),
+		left:      clause(`(?P<who>.+?): (?:elett/a|eletti) mingħajr il-kwota, għax baqgħu kandidati daqs is-siġġijiet\.`),
+		fill:      clause(`(?P<who>.+?): (?:elett/a|eletti) mingħajr il-kwota, għax ma fadal l-ebda surplus u, minn (?P<still>N) kandidat(?:i)? li għadhom fl-għadd, l-ogħla (?:jieħu l-aħħar siġġu|(?P<m>N) jieħdu s-siġġijiet li fadal); (?P<out>.+)\.`),
+		published: clause(`Il-folja tieqaf hawn u fadal (?:(?P<one>siġġu wieħed) x'jimtela|(?P<n>N) siġġ(?:ijiet|u) x'jimtlew); kif ippubblikat, (?:(?P<all>imur|imorru)|(?P<some>wieħed) minnhom imur|(?P<m>N) minnhom imorru) għand (?P<who>.+?)\.`),
 	},
 }
 
@@ -586,10 +602,23 @@ func (r *reader) read(text string) {
 			r.errorf("%q: not a sentence of the story", c["out"])
 		}
 	}
+	if c := r.take(r.g.published); c != nil {
+		told["published"] = true
+		r.names1("took the seats left as published", c["who"], f.published, nil)
+		if n := number(c["n"]); c["one"] != "" && f.unfilled != 1 || c["one"] == "" && n != f.unfilled {
+			r.errorf("says %s%s seats are left unfilled; the sheet leaves %d", c["one"], c["n"], f.unfilled)
+		}
+		switch took := len(f.published); {
+		case c["all"] != "" && took != f.unfilled, c["some"] != "" && took != 1, c["m"] != "" && number(c["m"]) != took:
+			r.errorf("%q: %d took %d seats left", text, took, f.unfilled)
+		case c["m"] != "" && took == f.unfilled:
+			r.errorf("%q: %d took every seat left", text, took)
+		}
+	}
 	if r.rest != "" {
 		r.errorf("%q: not a sentence of the story", r.rest)
 	}
-	for fact, n := range map[string]int{"lowTie": len(f.lowTie), "quota": len(f.quota), "seatTie": len(f.seatTie), "filled": len(f.filled)} {
+	for fact, n := range map[string]int{"lowTie": len(f.lowTie), "quota": len(f.quota), "seatTie": len(f.seatTie), "filled": len(f.filled), "published": len(f.published)} {
 		if n > 0 && !told[fact] {
 			r.errorf("%q tells nothing of %s (%d)", text, fact, n)
 		}
@@ -648,8 +677,28 @@ func TestStoryTellsShapes(t *testing.T) {
 			})
 		}
 	}
+	// published states that the sheet ends too early, and who took the
+	// seats it leaves unfilled, as published, by name.
+	published := func(names ...string) func(m fstest.MapFS) {
+		return func(m fstest.MapFS) {
+			datasettest.Edit(t, m, dataset.CountsFile, func(sheets []map[string]any) []map[string]any {
+				s := sheets[4]
+				var ids []any
+				for _, name := range names {
+					for _, row := range s["candidacies"].([]any) {
+						if r := row.(map[string]any); r["name"] == name {
+							ids = append(ids, r["candidate_id"])
+						}
+					}
+				}
+				s["defects"] = []any{map[string]any{"count": nil, "rule": "elected-seats", "note": "the transcription ends here", "elected": ids}}
+				return sheets
+			})
+		}
+	}
 	tests := []struct {
 		name  string
+		seats int // 2 when 0
 		nt    []int
 		rows  [][]int
 		edit  func(m fstest.MapFS)
@@ -711,11 +760,46 @@ func TestStoryTellsShapes(t *testing.T) {
 			"Owen Bonnici, Clint Calleja, Francine Farrugia, Gianluca Cutajar, Jean Claude Micallef and 11 others, all with no vote, excluded with 6 votes between them: Bernard Grech +3, Miriam Dalli +3; none became non-transferable. Miriam Dalli and Bernard Grech are tied at 33 for the last seat; by lot, Miriam Dalli takes it. Miriam Dalli is elected without reaching the quota: no surplus is left, and of the 2 candidates still in the count the highest takes the last seat; Bernard Grech, with 33, is not elected.",
 			"Owen Bonnici, Clint Calleja, Francine Farrugia, Gianluca Cutajar, Jean Claude Micallef u 11 kandidat ieħor, kollha bla ebda vot, eliminati b'6 voti bejniethom: Bernard Grech +3, Miriam Dalli +3; il-voti kollha ġew trasferiti. Miriam Dalli u Bernard Grech huma ndaqs għall-aħħar siġġu, bl-istess total ta' 33; bix-xorti, is-siġġu jmur għand Miriam Dalli. Miriam Dalli: elett/a mingħajr il-kwota, għax ma fadal l-ebda surplus u, minn 2 kandidati li għadhom fl-għadd, l-ogħla jieħu l-aħħar siġġu; Bernard Grech, b'33, mhux elett/a.",
 		},
+	}, {
+		name: "the sheet ends with a seat unfilled, which the highest took as published",
+		nt:   []int{0, 1, 1},
+		rows: [][]int{{40, 34, 34}, {28, 31, 32}, {20, 21, 22}, {7, 8, 11}, {5, 5, 0}},
+		edit: published("Bernard Grech"),
+		story: []string{
+			"Stefan Zrinzo Azzopardi, Clint Calleja, Francine Farrugia, Gianluca Cutajar, Jean Claude Micallef and 10 others, all with no vote, excluded with 5 votes between them: Owen Bonnici +3, Bernard Grech +1, Miriam Dalli +1; none became non-transferable. The sheet ends here with one seat unfilled; as published, Bernard Grech takes it.",
+			"Stefan Zrinzo Azzopardi, Clint Calleja, Francine Farrugia, Gianluca Cutajar, Jean Claude Micallef u 10 kandidati oħra, kollha bla ebda vot, eliminati b'5 voti bejniethom: Owen Bonnici +3, Bernard Grech +1, Miriam Dalli +1; il-voti kollha ġew trasferiti. Il-folja tieqaf hawn u fadal siġġu wieħed x'jimtela; kif ippubblikat, imur għand Bernard Grech.",
+		},
+	}, {
+		name:  "two seats unfilled, as published, not the two highest",
+		seats: 3,
+		nt:    []int{0, 0},
+		rows:  [][]int{{40, 26}, {20, 23}, {18, 21}, {12, 16}, {10, 14}},
+		edit:  published("Bernard Grech", "Owen Bonnici"),
+		story: []string{
+			"Robert Abela's surplus of 14 votes transferred: Owen Bonnici +4, Stefan Zrinzo Azzopardi +4, Bernard Grech +3, …; none became non-transferable. The sheet ends here with 2 seats unfilled; as published, Bernard Grech and Owen Bonnici take them.",
+			"Is-surplus ta' Robert Abela ta' 14 vot ġie trasferit: Owen Bonnici +4, Stefan Zrinzo Azzopardi +4, Bernard Grech +3, …; il-voti kollha ġew trasferiti. Il-folja tieqaf hawn u fadal 2 siġġijiet x'jimtlew; kif ippubblikat, imorru għand Bernard Grech u Owen Bonnici.",
+		},
+	}, {
+		name:  "one of two seats unfilled, as published",
+		seats: 3,
+		nt:    []int{0, 0},
+		rows:  [][]int{{40, 26}, {20, 23}, {18, 21}, {12, 16}, {10, 14}},
+		edit:  published("Miriam Dalli"),
+		story: []string{
+			"Robert Abela's surplus of 14 votes transferred: Owen Bonnici +4, Stefan Zrinzo Azzopardi +4, Bernard Grech +3, …; none became non-transferable. The sheet ends here with 2 seats unfilled; as published, Miriam Dalli takes one of them.",
+			"Is-surplus ta' Robert Abela ta' 14 vot ġie trasferit: Owen Bonnici +4, Stefan Zrinzo Azzopardi +4, Bernard Grech +3, …; il-voti kollha ġew trasferiti. Il-folja tieqaf hawn u fadal 2 siġġijiet x'jimtlew; kif ippubblikat, wieħed minnhom imur għand Miriam Dalli.",
+		},
+	}, {
+		name:  "two of three seats unfilled, as published",
+		seats: 4,
+		nt:    []int{0, 14},
+		rows:  [][]int{{40, 21}, {18, 19}, {16, 17}, {12, 13}, {8, 9}, {6, 7}},
+		edit:  published("Bernard Grech", "Stefan Zrinzo Azzopardi"),
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := datasettest.Files(t)
-			datasettest.Synthetic(t, m, 2, tt.nt, tt.rows...)
+			datasettest.Synthetic(t, m, cmp.Or(tt.seats, 2), tt.nt, tt.rows...)
 			if tt.edit != nil {
 				tt.edit(m)
 			}

@@ -251,4 +251,9 @@ var stringsEN = map[string]string{
 	"col_district":                  "District",
 	"col_counts":                    "Counts",
 	"results_parties_caption_count": "Each party's first preferences and share of the valid votes in the %d districts counted, and its seats at the count",
+	"story_published_one":           "The sheet ends here with one seat unfilled; as published, %s takes it.",
+	"story_published_many":          "The sheet ends here with %[2]s unfilled; as published, %[1]s take them.",
+	"story_published_part_one":      "The sheet ends here with %[2]s unfilled; as published, %[1]s takes one of them.",
+	"story_published_part_many":     "The sheet ends here with %[2]s unfilled; as published, %[1]s take %[3]d of them.",
+	"defect_published":              "Who took the seats the sheet leaves unfilled is given as published, not shown by a count: %s.",
 }

@@ -252,4 +252,9 @@ var stringsMT = map[string]string{
 	"col_district":                  "Distrett",
 	"col_counts":                    "Kemm-il għadd",
 	"results_parties_caption_count": "L-ewwel preferenzi ta' kull partit u s-sehem tiegħu mill-voti validi fid-distretti magħduda (%d), u s-siġġijiet tiegħu fl-għadd",
+	"story_published_one":           "Il-folja tieqaf hawn u fadal siġġu wieħed x'jimtela; kif ippubblikat, imur għand %s.",
+	"story_published_many":          "Il-folja tieqaf hawn u fadal %[2]s x'jimtlew; kif ippubblikat, imorru għand %[1]s.",
+	"story_published_part_one":      "Il-folja tieqaf hawn u fadal %[2]s x'jimtlew; kif ippubblikat, wieħed minnhom imur għand %[1]s.",
+	"story_published_part_many":     "Il-folja tieqaf hawn u fadal %[2]s x'jimtlew; kif ippubblikat, %[3]d minnhom imorru għand %[1]s.",
+	"defect_published":              "Min ħa s-siġġijiet li l-folja tħalli vojta huwa mogħti kif ippubblikat, mhux muri minn xi għadd: %s.",
 }
