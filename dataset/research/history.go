@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"ballot/suggest"
 )
 
 // The history: the count sheets of every general election before 2017,
@@ -30,6 +32,7 @@ type year struct {
 	totals      *table
 	districts   int
 	cands       []candidate
+	published   [][2]string // the districts whose sheet ends with seats unfilled, and who took them as published (defects.csv's elected)
 }
 
 // runHistory makes the sheets of every year of dir/source, linking its
@@ -320,7 +323,8 @@ func writeCorrections(out string, y *year) error {
 // writeDefects writes the year's defects.csv: each count the research
 // found not to balance (source/unbalanced.csv), and each other break of
 // the rules of the count the archive states (malta-history/defects.csv),
-// when it has any.
+// with who took the seats a sheet that ends too early leaves unfilled, as
+// published, when it has any.
 func writeDefects(out string, y *year) error {
 	dir := filepath.Dir(filepath.Dir(out))
 	unbalanced, err := readCSV(filepath.Join(dir, "source", "unbalanced.csv"))
@@ -341,17 +345,21 @@ func writeDefects(out string, y *year) error {
 		if by < 0 {
 			by, way = -by, "fewer"
 		}
-		rows = append(rows, []string{u["district"], u["count"], "count-balance", fmt.Sprintf("The transcription's totals and non-transferable add up to %d %s than the valid votes (the research's unbalanced.csv); no source at hand mends the count.", by, way)})
+		rows = append(rows, []string{u["district"], u["count"], "count-balance", fmt.Sprintf("The transcription's totals and non-transferable add up to %d %s than the valid votes (the research's unbalanced.csv); no source at hand mends the count.", by, way), ""})
 	}
 	for _, d := range stated.rows {
-		if d["year"] == y.slug {
-			rows = append(rows, []string{d["district"], d["count"], d["rule"], d["note"]})
+		if d["year"] != y.slug {
+			continue
+		}
+		rows = append(rows, []string{d["district"], d["count"], d["rule"], d["note"], d["elected"]})
+		if d["elected"] != "" {
+			y.published = append(y.published, [2]string{d["district"], d["elected"]})
 		}
 	}
 	if len(rows) == 0 {
 		return nil
 	}
-	return writeCSV(filepath.Join(out, "defects.csv"), []string{"district", "count", "rule", "note"}, rows)
+	return writeCSV(filepath.Join(out, "defects.csv"), []string{"district", "count", "rule", "note", "elected"}, rows)
 }
 
 // candidateOf is what the candidate column of a row of counts.csv says:
@@ -426,6 +434,19 @@ func writeManifest(out string, y *year, parties *table) error {
 	}
 	notes = append(notes,
 		"elected is true for the candidates the count sheets elect; for everyone else it is null (not known): the sheets do not tell who won a seat after the count ("+after+").",
+	)
+	for _, p := range y.published {
+		var names []string
+		for n := range strings.SplitSeq(p[1], ";") {
+			names = append(names, strings.TrimSpace(n))
+		}
+		what, it := "the seat", "it"
+		if len(names) > 1 {
+			what, it = fmt.Sprintf("the %d seats", len(names)), "them"
+		}
+		notes = append(notes, fmt.Sprintf("The count sheet of district %s ends before every seat is filled: as published, %s took %s it leaves unfilled, which no count of the sheet shows. The sheet's known defect states it, and the sheet elects at its last count who took %s.", p[0], suggest.List(names, "and"), what, it))
+	}
+	notes = append(notes,
 		"People: a candidate shares a person_id with a candidate of the election before or after only where the same name (letter case, accents, brackets and punctuation ignored) and the same party stand once in each. Such a link rests on the name alone, not on a source that says they are one person; a person whose name is printed otherwise in another year is two persons here.",
 	)
 	var inferred []string

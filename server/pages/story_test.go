@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"ballot/archive"
 	"ballot/dataset"
 	"ballot/internal/datasettest"
 )
@@ -660,6 +661,51 @@ func TestStoryTells(t *testing.T) {
 	}
 	for i := range ds.Sheets() {
 		checkStory(t, ds, &ds.Sheets()[i])
+	}
+}
+
+// TestStoryTellsPublished: the same of the archive's three sheets that
+// end with seats unfilled, whose known defects state who took them as
+// published: the story of the last count says so, in both languages.
+func TestStoryTellsPublished(t *testing.T) {
+	a, err := archive.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		election string
+		district int
+		story    []string // the last count's last sentence, in English and in Maltese
+	}{
+		{"1992", 8, []string{
+			"The sheet ends here with 2 seats unfilled; as published, Lino (Carmel) Gauci Borda and Joe Fenech take them.",
+			"Il-folja tieqaf hawn u fadal 2 siġġijiet x'jimtlew; kif ippubblikat, imorru għand Lino (Carmel) Gauci Borda u Joe Fenech.",
+		}},
+		{"2013", 1, []string{
+			"The sheet ends here with one seat unfilled; as published, Claudio Grech takes it.",
+			"Il-folja tieqaf hawn u fadal siġġu wieħed x'jimtela; kif ippubblikat, imur għand Claudio Grech.",
+		}},
+		{"2013", 9, []string{
+			"The sheet ends here with one seat unfilled; as published, Leo-Maria Brincat takes it.",
+			"Il-folja tieqaf hawn u fadal siġġu wieħed x'jimtela; kif ippubblikat, imur għand Leo-Maria Brincat.",
+		}},
+	} {
+		e, err := a.Election(tt.election)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh, ok := e.Dataset.Sheet(tt.district)
+		if !ok {
+			t.Fatalf("%s has no sheet of district %d", tt.election, tt.district)
+		}
+		checkStory(t, e.Dataset, sh)
+		for i, want := range tt.story {
+			s := &Site{ds: e.Dataset, lang: []*Lang{English, Maltese}[i]}
+			v := s.newCountView(sh)
+			if got := v.Story[len(v.Story)-1].Text; !strings.HasSuffix(got, " "+want) {
+				t.Errorf("%s, district %d, the last count, %s:\n got %q\nwant it to end %q", tt.election, tt.district, s.lang.Code, got, want)
+			}
+		}
 	}
 }
 
