@@ -103,7 +103,8 @@ func earlyDataset(t *testing.T) *dataset.Dataset {
 // marks each corrected figure in the table, listing it beside the table
 // with the source's figure and the evidence; in both languages. A sheet
 // that ends early names, in the notice and at its last count, who took
-// the seat it leaves unfilled, as its defect states them.
+// the seat it leaves unfilled, as its defect states them, and says of
+// their outcome that they were elected as published.
 func TestPagesOfErrata(t *testing.T) {
 	s, _ := serverOf(errataDataset(t), server.Options{Pages: true, RateLimit: 1000})
 	for _, tt := range []pageCase{
@@ -136,10 +137,12 @@ func TestPagesOfErrata(t *testing.T) {
 		{"a district whose sheet ends early", "/districts/5", 200, "", []string{
 			`<li><strong>The sheet ends before every seat is filled.</strong> <code>elected-seats</code>: <q>the sheet is final, but its 17 counts elect 4 of its 5 seats: after count 17, Anthony [Toni] Bezzina, below the last seat, has 3,250 votes, 3,485 with Owen Bonnici&#39;s surplus of 235 votes still to transfer, and Stefan Zrinzo Azzopardi, who would take it, has 3,274; a further count could still change who is elected</q>. The publisher&#39;s note: <span>the transcription ends at count 17</span> Who took the seats the sheet leaves unfilled is given as published, not shown by a count: Stefan Zrinzo Azzopardi.</li>`,
 			`. The sheet ends here with one seat unfilled; as published, Stefan Zrinzo Azzopardi takes it.</li>`,
+			`>Stefan Zrinzo Azzopardi</a> (<a href="/parties/pl">Labour Party</a>): elected as published; the sheet ends at count 17</li>`,
 		}, nil},
 		{"in Maltese", "/mt/districts/5", 200, "", []string{
 			`<span lang="en">the transcription ends at count 17</span> Min ħa s-siġġijiet li l-folja tħalli vojta huwa mogħti kif ippubblikat, mhux muri minn xi għadd: Stefan Zrinzo Azzopardi.</li>`,
 			`. Il-folja tieqaf hawn u fadal siġġu wieħed x&#39;jimtela; kif ippubblikat, imur għand Stefan Zrinzo Azzopardi.</li>`,
+			`): elett/a kif ippubblikat; il-folja tieqaf fl-għadd 17</li>`,
 		}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) { checkPage(t, early, tt, "errata-early-") })

@@ -186,6 +186,8 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 		v.Registered = num(*sh.Registered)
 	}
 	names, slugs := make([]string, len(sh.Candidacies)), make([]string, len(sh.Candidacies))
+	byID := rowsByID(sh)
+	published := publishedSeats(sh, byID)
 	for j := range sh.Candidacies {
 		c := &sh.Candidacies[j]
 		cand, name, slug := s.candidacyRow(c)
@@ -195,6 +197,9 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 		case c.ElectedAtCount != nil:
 			k := *c.ElectedAtCount
 			row.Outcome = t("outcome_elected", k, s.votes(c.Totals[k-1]))
+			if slices.Contains(published, j) { // not by a count: the sheet ends there
+				row.Outcome = t("outcome_published", k)
+			}
 			if len(v.Elected) < Listed {
 				v.Elected = append(v.Elected, row)
 			}
@@ -230,7 +235,6 @@ func (s *Site) newCountView(sh *dataset.CountSheet) *countView {
 	if len(shown.Counts) < len(sh.Counts) {
 		v.More = append(v.More, t("count_more_counts", len(shown.Counts), len(sh.Counts)))
 	}
-	byID := rowsByID(sh)
 	v.Defects, v.RegisteredDefect = s.defectViews(sh, names, byID)
 	v.Story = s.story(shown, names, byID)
 	v.JSON = s.api + "/results/" + strconv.Itoa(sh.DistrictNumber)

@@ -256,4 +256,5 @@ var stringsEN = map[string]string{
 	"story_published_part_one":      "The sheet ends here with %[2]s unfilled; as published, %[1]s takes one of them.",
 	"story_published_part_many":     "The sheet ends here with %[2]s unfilled; as published, %[1]s take %[3]d of them.",
 	"defect_published":              "Who took the seats the sheet leaves unfilled is given as published, not shown by a count: %s.",
+	"outcome_published":             "elected as published; the sheet ends at count %d",
 }

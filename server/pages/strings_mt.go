@@ -257,4 +257,5 @@ var stringsMT = map[string]string{
 	"story_published_part_one":      "Il-folja tieqaf hawn u fadal %[2]s x'jimtlew; kif ippubblikat, wieħed minnhom imur għand %[1]s.",
 	"story_published_part_many":     "Il-folja tieqaf hawn u fadal %[2]s x'jimtlew; kif ippubblikat, %[3]d minnhom imorru għand %[1]s.",
 	"defect_published":              "Min ħa s-siġġijiet li l-folja tħalli vojta huwa mogħti kif ippubblikat, mhux muri minn xi għadd: %s.",
+	"outcome_published":             "elett/a kif ippubblikat; il-folja tieqaf fl-għadd %d",
 }
