@@ -605,7 +605,11 @@ func TestSlowReadersMemory(t *testing.T) {
 	if out, err := exec.Command(filepath.Join(tools, "shapes"), "-shape", "counts", "-candidacies", "10000", "-counts", "500", "-out", dir).CombinedOutput(); err != nil {
 		t.Fatalf("shapes: %v\n%s", err, out)
 	}
-	p := prodStartWithin(t, t.TempDir(), nil, 2*time.Minute, "--data", dir, "--admin-listen", "127.0.0.1:0", "--rate-limit", "1000000")
+	// The readers are held, then read one after the other: the last ones
+	// wait for the others, longer on a loaded machine than the write
+	// timeout by default allows an answer, which is not what this test
+	// is about.
+	p := prodStartWithin(t, t.TempDir(), nil, 2*time.Minute, "--data", dir, "--admin-listen", "127.0.0.1:0", "--rate-limit", "1000000", "--write-timeout", "10m")
 	hc := prodHTTP(t)
 	prodReadyz(t, hc, prodAdmin(t, p))
 	for _, tc := range []struct {

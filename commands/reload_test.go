@@ -577,9 +577,10 @@ func hangUpThenTerminate(t *testing.T, bin, dir string) (line, rest string, stat
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// The embedded archive's warning is logged before the serving line.
+	// The embedded archive's warnings are logged before the serving
+	// line, and then how many more there are.
 	br := bufio.NewReader(stderr)
-	for line, err = br.ReadString('\n'); err == nil && strings.Contains(line, `msg="dataset warning"`); line, err = br.ReadString('\n') {
+	for line, err = br.ReadString('\n'); err == nil && strings.Contains(line, " level=WARN "); line, err = br.ReadString('\n') {
 	}
 	if err != nil || !e2eListening.MatchString(line) {
 		_ = cmd.Process.Kill()
