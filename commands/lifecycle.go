@@ -97,10 +97,11 @@ func (s *service) open(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	// The server serves every election; the archive's warnings, every
-	// election's, are logged once here.
+	// The server serves every election; the archive's warnings are
+	// logged once here: the current election's, and how many the others
+	// have.
 	s.arch = arch
-	server.LogWarnings(s.logger, arch.Warnings)
+	server.LogArchiveWarnings(s.logger, arch)
 	opts := s.cfg.serverOptions(s.logger)
 	opts.PaceGC = s.paceLoad
 	if s.cfg.LogFormat == "text" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,5 +49,31 @@ func TestReloadLogsFewProblems(t *testing.T) {
 		!strings.Contains(line, `/19: party \"p19\"`) || strings.Contains(line, `/20: party`) ||
 		!strings.Contains(line, `\n… and 480 more (ballot validate lists up to 1,000 of each kind)"`) {
 		t.Errorf("refusal logged as:\n%s", line)
+	}
+}
+
+// TestArchiveWarningsLogged: a reload of an archive logs its current
+// election's warnings one by one, and of its past elections how many
+// there are, in one line: the embedded archive's known defects and
+// missing localities of the history are validate's to list.
+func TestArchiveWarningsLogged(t *testing.T) {
+	var logged bytes.Buffer
+	s, _ := newServer(t, server.Options{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	if _, err := s.Reload(archive.Default); err != nil {
+		t.Fatal(err)
+	}
+	var warns []string
+	for line := range strings.Lines(logged.String()) {
+		if strings.Contains(line, "level=WARN") {
+			_, msg, _ := strings.Cut(strings.TrimSpace(line), "level=WARN ")
+			warns = append(warns, msg)
+		}
+	}
+	want := []string{
+		`msg="dataset warning" problem="malta-2022/candidates.json: Ivan Bartolo, PN, in 2017 and 2022 (two different person_ids): give both the same person key if they are one person"`,
+		`msg="warnings of the past elections, not logged one by one: ballot validate lists them" count=274 elections=24`,
+	}
+	if !slices.Equal(warns, want) {
+		t.Errorf("warnings logged:\n%s\nwant:\n%s", strings.Join(warns, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -427,7 +427,7 @@ func (s *Server) Reload(load func() (*archive.Archive, error)) (*archive.Archive
 	}
 	s.setArchive(a, true)
 	s.opts.Logger.Info("dataset reloaded", slog.String("title", a.Current().Dataset.Manifest.Title), slog.String("version", a.Version))
-	LogWarnings(s.opts.Logger, a.Warnings)
+	LogArchiveWarnings(s.opts.Logger, a)
 	return a, nil
 }
 
@@ -435,6 +435,32 @@ func (s *Server) Reload(load func() (*archive.Archive, error)) (*archive.Archive
 // dataset of a million unused parties would otherwise log a million lines
 // on every reload. ballot validate lists more.
 const LoggedProblems = 20
+
+// LogArchiveWarnings logs a loaded archive's warnings: those of its
+// current election (its files', and those the archive's rules find there),
+// as LogWarnings does, then, of the other elections, how many there are in
+// one line. An archive of a century of elections has its past ones' known
+// defects and missing localities to warn of, which its publisher stated
+// and validate lists; the current election is what an operator watches.
+func LogArchiveWarnings(l *slog.Logger, a *archive.Archive) {
+	if a.Single() {
+		LogWarnings(l, a.Warnings)
+		return
+	}
+	prefix := a.Current().Dir + "/"
+	var current, past []dataset.Problem
+	for _, w := range a.Warnings {
+		if strings.HasPrefix(w.File, prefix) {
+			current = append(current, w)
+		} else {
+			past = append(past, w)
+		}
+	}
+	LogWarnings(l, current)
+	if n, _ := dataset.CountProblems(past); n > 0 {
+		l.Warn("warnings of the past elections, not logged one by one: ballot validate lists them", slog.Int("count", n), slog.Int("elections", len(a.Elections())-1))
+	}
+}
 
 // LogWarnings logs a loaded dataset's warnings, one line each, up to
 // LoggedProblems, then one line with how many more there are.
