@@ -27,7 +27,12 @@ func (s *Server) download(c dataset.Collection) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := queries.Get().(*query)
 		defer q.release()
-		ds := s.snap.Load().ds
+		es, _, err := s.snap.Load().pageElection(r.URL.Path)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		ds := es.ds
 		rows, err := ds.Rows(c, q.parse(r.URL.RawQuery))
 		if err != nil {
 			s.writeError(w, r, err)

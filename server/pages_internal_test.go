@@ -61,7 +61,7 @@ func TestReferenceListsEveryEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	site, err := pages.New(ds, pages.About{}, BasePath, b, pages.English)
+	site, err := pages.New(pages.Election{Archive: archive.Of(ds)}, pages.About{}, BasePath, b, pages.English)
 	if err != nil {
 		t.Fatal(err)
 	}

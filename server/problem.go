@@ -126,20 +126,29 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // page middleware marked; nil for any other request, and for an error no
 // page says.
 func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, status int, err error) []byte {
-	mark, p := pageOf(w), s.snap.Load().pages
-	if mark == nil || p == nil {
+	mark, snap := pageOf(w), s.snap.Load()
+	if mark == nil || snap.pages == nil {
 		return nil
 	}
 	var why pages.Refusal
 	var perr *dataset.ParamError
 	var re *requestError
+	var anf *archive.NotFoundError
 	switch {
 	case errors.As(err, &perr):
 		why.Params, why.RawQuery, why.Err = parseQuery(r.URL.RawQuery), r.URL.RawQuery, perr
 	case errors.As(err, &re):
 		why.Wait, why.At = re.wait, re.at
+	case errors.As(err, &anf):
+		why.NoElection = anf.What == "election"
 	}
-	return p.lang[langOf(r.URL.Path)].site.ErrorPage(status, mark.kind, why)
+	// The page of the election the path names, in its language, or the
+	// current one's where it names none the archive holds.
+	p, _, _, nowhere := snap.pagesOf(r.URL.Path)
+	if nowhere != nil {
+		p = snap.pages.lang[langOf(r.URL.Path)]
+	}
+	return p.site.ErrorPage(status, mark.kind, why)
 }
 
 // logInternal logs an internal error: what the client is not told.

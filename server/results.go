@@ -45,7 +45,12 @@ func (s *Server) national(w http.ResponseWriter, r *http.Request) {
 // (answers.SheetDownload), or the 404 problem of a district without one,
 // as /results/{number} answers it.
 func (s *Server) sheetDownload(w http.ResponseWriter, r *http.Request) {
-	ds := s.snap.Load().ds
+	es, _, err := s.snap.Load().pageElection(r.URL.Path)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ds := es.ds
 	key := pathKey(r, "number")
 	res, err := ds.Record(dataset.Results, key)
 	if err != nil {

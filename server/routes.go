@@ -244,25 +244,35 @@ func (s *Server) pageRoutes(handle handleFunc) {
 	// redirecting a browser that ranks Maltese first.
 	page(pages.HomePath, notADocument, http.HandlerFunc(s.languageRedirect)).MatcherFunc(prefersOtherLanguage)
 	page(pages.HomePath, otherPageMark, http.HandlerFunc(s.englishHome))
-	for li, l := range pages.Langs {
-		page(l.Home, otherPageMark, s.prepared(li, func(p *langPages) *answer { return &p.home }))
-		page(strings.TrimSuffix(l.Home, "/"), notADocument, s.redirect(l.Home))
-		page(l.Prefix+pages.PartiesPath, otherPageMark, s.prepared(li, func(p *langPages) *answer { return &p.parties }))
-		page(l.Prefix+pages.PartyPath, partyMark, http.HandlerFunc(s.partyPage))
-		page(l.Prefix+pages.DistrictsPath, districtsMark, http.HandlerFunc(s.districtsPage))
-		page(l.Prefix+pages.DistrictPath, otherPageMark, http.HandlerFunc(s.districtPage))
-		page(l.Prefix+pages.CandidatesPath, candidatesMark, http.HandlerFunc(s.candidatesPage))
-		page(l.Prefix+pages.CandidatePath, candidateMark, http.HandlerFunc(s.candidatePage))
-		page(l.Prefix+pages.SearchPath, searchMark, http.HandlerFunc(s.searchPage))
-		page(l.Prefix+pages.ReferencePath, otherPageMark, s.prepared(li, func(p *langPages) *answer { return &p.reference }))
-		page(l.Prefix+pages.ResultsPath, otherPageMark, s.prepared(li, func(p *langPages) *answer { return &p.results }))
+	// An election's pages are today's, under its path (its home with a
+	// trailing slash, as a language's is), by the same handlers, which
+	// read the election from the path (snapshot.pagesOf); they come
+	// after today's, which mux tries first.
+	electionPages := func(prefix string) {
+		page(prefix+pages.PartiesPath, otherPageMark, s.prepared(func(p *langPages) *answer { return &p.parties }))
+		page(prefix+pages.PartyPath, partyMark, http.HandlerFunc(s.partyPage))
+		page(prefix+pages.DistrictsPath, districtsMark, http.HandlerFunc(s.districtsPage))
+		page(prefix+pages.DistrictPath, otherPageMark, http.HandlerFunc(s.districtPage))
+		page(prefix+pages.CandidatesPath, candidatesMark, http.HandlerFunc(s.candidatesPage))
+		page(prefix+pages.CandidatePath, candidateMark, http.HandlerFunc(s.candidatePage))
+		page(prefix+pages.SearchPath, searchMark, http.HandlerFunc(s.searchPage))
+		page(prefix+pages.ResultsPath, otherPageMark, s.prepared(func(p *langPages) *answer { return &p.results }))
 	}
 	// The CSV downloads, in one language: their columns are the
 	// API's fields.
-	page(PartiesCSVPath, notADocument, s.download(dataset.Parties))
-	page(DistrictsCSVPath, notADocument, s.download(dataset.Districts))
-	page(CandidatesCSVPath, notADocument, s.download(dataset.Candidates))
-	page(SheetCSVPath, notADocument, http.HandlerFunc(s.sheetDownload))
+	downloads := func(prefix string) {
+		page(prefix+PartiesCSVPath, notADocument, s.download(dataset.Parties))
+		page(prefix+DistrictsCSVPath, notADocument, s.download(dataset.Districts))
+		page(prefix+CandidatesCSVPath, notADocument, s.download(dataset.Candidates))
+		page(prefix+SheetCSVPath, notADocument, http.HandlerFunc(s.sheetDownload))
+	}
+	for _, l := range pages.Langs {
+		page(l.Home, otherPageMark, s.prepared(func(p *langPages) *answer { return &p.home }))
+		page(strings.TrimSuffix(l.Home, "/"), notADocument, s.redirect(l.Home))
+		electionPages(l.Prefix)
+		page(l.Prefix+pages.ReferencePath, otherPageMark, s.prepared(func(p *langPages) *answer { return &p.reference }))
+	}
+	downloads("")
 	// The stylesheet and the icon are counted by no rate limit: a
 	// page view spends one request.
 	asset := func(path string, a *answer) {
@@ -272,6 +282,18 @@ func (s *Server) pageRoutes(handle handleFunc) {
 	asset(pages.IconPath, &favicon)
 	asset(pages.StyleURL, &styleSheetForever)
 	asset(pages.IconURL, &faviconForever)
+	// The archive's pages, and each election's.
+	for li, l := range pages.Langs {
+		page(l.Prefix+pages.ElectionsPath, otherPageMark, s.archivePage(li, func(p *archiveLang) *answer { return &p.elections }))
+		page(l.Prefix+pages.HistoryPath, otherPageMark, s.archivePage(li, func(p *archiveLang) *answer { return &p.history }))
+		page(l.Prefix+pages.PeoplePath, peopleMark, http.HandlerFunc(s.peoplePage))
+		page(l.Prefix+pages.PersonPath, personMark, http.HandlerFunc(s.personPage))
+		election := l.Prefix + pages.ElectionPrefix
+		page(election+pages.HomePath, otherPageMark, s.prepared(func(p *langPages) *answer { return &p.home }))
+		page(election, notADocument, http.HandlerFunc(s.electionRedirect))
+		electionPages(election)
+	}
+	downloads(pages.ElectionPrefix)
 }
 
 // canonicalPath gives mux the path a request names: a path sent with

@@ -66,6 +66,7 @@ import (
 	"ballot/answers"
 	"ballot/archive"
 	"ballot/dataset"
+	"ballot/server/pages"
 	"ballot/server/ratelimit"
 )
 
@@ -196,16 +197,21 @@ type snapshot struct {
 	elections []*electionSnapshot     // as arch.Elections(), newest first
 	archive   *answers.ArchiveAnswers // the elections' and the people's answers
 	docs      *documents              // the index, the OpenAPI description and the catalogue
-	pages     *sitePages              // the current election's; nil when Options.Pages is off
-	loadedAt  time.Time
+	pages     *sitePages              // the current election's at today's paths; nil when Options.Pages is off
+	// archivePages are the pages of the archive's elections and their
+	// history, rendered when first asked for.
+	archivePages *archivePages
+	loadedAt     time.Time
 }
 
 // electionSnapshot is one election of the archive served and what was
 // prepared from its dataset: the API's answers and the results of its
-// common queries. The current election's are prepared with the snapshot;
-// another's when a request first asks for that election (ready), once: an
-// archive of a century of elections, each checked and indexed at load,
-// would otherwise take as long again to start, and hold the answers of
+// common queries, and its pages under its own path. The current
+// election's answers are prepared with the snapshot; another's when a
+// request first asks for that election (ready), once, and each election's
+// pages when a request first asks for one of them (sitePages): an archive
+// of a century of elections, each checked and indexed at load, would
+// otherwise take as long again to start, and hold the answers and pages of
 // elections no one has asked for.
 type electionSnapshot struct {
 	election *archive.Election
@@ -214,6 +220,11 @@ type electionSnapshot struct {
 	queries  preparedQueries  // the results of the common queries of ds, once ready
 	once     sync.Once
 	prepare  func()
+	// pages are its pages under its own path (pages.ElectionPrefix),
+	// once built.
+	pages      *sitePages
+	pagesOnce  sync.Once
+	buildPages func() *sitePages
 }
 
 // ready prepares the election's answers and common queries, the first
@@ -221,6 +232,17 @@ type electionSnapshot struct {
 func (es *electionSnapshot) ready() *electionSnapshot {
 	es.once.Do(es.prepare)
 	return es
+}
+
+// sitePages returns the election's pages under its own path, built the
+// first time they are asked for, its answers with them (a districts page
+// of a locality shows the API's answer).
+func (es *electionSnapshot) sitePages() *sitePages {
+	es.pagesOnce.Do(func() {
+		es.ready()
+		es.pages = es.buildPages()
+	})
+	return es.pages
 }
 
 // New returns a server answering for the archive a with opts as given
@@ -340,24 +362,25 @@ var routeMatches = sync.Pool{New: func() any { return &mux.RouteMatch{Vars: map[
 // the new archive served also sees it in the metrics.
 func (s *Server) setArchive(a *archive.Archive, reloaded bool) {
 	defer s.opts.PaceGC()() // the answers, documents and pages allocate as a load does
-	snap := &snapshot{arch: a, archive: answers.PrepareArchive(a, ElectionsPath), loadedAt: s.opts.Now()}
-	for _, e := range a.Elections() {
+	snap := &snapshot{arch: a, archive: answers.PrepareArchive(a, ElectionsPath), archivePages: &archivePages{}, loadedAt: s.opts.Now()}
+	records := newRenderedPages() // one budget for every election's record pages
+	for i, e := range a.Elections() {
 		es := &electionSnapshot{election: e, ds: e.Dataset}
 		current := e == a.Current()
 		es.prepare = func() {
 			es.answers = answers.Prepare(e.Dataset)
 			es.queries = s.prepareQueries(es, current)
 		}
+		es.buildPages = func() *sitePages { return buildPages(a, i, pages.ElectionBase(e.Record.Slug), records) }
 		snap.elections = append(snap.elections, es)
 		if current {
 			snap.electionSnapshot = es.ready()
+			if s.opts.Pages {
+				snap.pages = buildPages(a, i, "", records)
+			}
 		}
 	}
-	idx := newIndex(a, s.endpointList) // the index document and the home page show it
-	snap.docs = buildDocuments(a, idx, s.publicURL)
-	if s.opts.Pages {
-		snap.pages = buildPages(snap.ds, idx)
-	}
+	snap.docs = buildDocuments(a, newIndex(a, s.endpointList), s.publicURL)
 	s.metrics.archiveChanged(a, snap.loadedAt)
 	if reloaded {
 		s.metrics.reloads.WithLabelValues("success").Inc()

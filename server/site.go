@@ -8,6 +8,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"ballot/archive"
 	"ballot/dataset"
 	"ballot/server/pages"
 )
@@ -44,11 +45,12 @@ func forever(a answer) answer {
 	return a
 }
 
-// sitePages are the pages of one dataset, in each language of
-// pages.Langs, by index.
+// sitePages are the pages of one election at one place (today's paths,
+// or the election's own), in each language of pages.Langs, by index.
 type sitePages struct {
 	lang []*langPages
-	// records are the record pages of this dataset rendered so far.
+	// records are the record pages rendered so far, of every election of
+	// the snapshot: one budget for them all.
 	records *renderedPages
 }
 
@@ -100,20 +102,14 @@ type langPages struct {
 	home, parties, districts, candidates, reference, results answer
 }
 
-// buildPages renders the pages of ds that depend on it alone, the home
-// page showing idx, its index, and prepares their answers.
-func buildPages(ds *dataset.Dataset, idx index) *sitePages {
-	a := idx.Attribution
-	about := pages.About{
-		Title: idx.Title, Description: dataset.Text(idx.Description), Version: idx.Version,
-		License: idx.License, LicenseURL: dataset.Text(idx.LicenseURL), PublishedAt: dataset.Text(idx.PublishedAt),
-		CoverageSummary: dataset.Text(idx.Coverage.Summary), CoverageNotes: idx.Coverage.Notes,
-		Publisher: a.Name, PublisherURL: a.URL, AboutURL: dataset.Text(a.AboutURL), HowToCredit: a.HowToCredit,
-		CSV: true, // served beside the pages (download.go)
-	}
-	sp := &sitePages{records: newRenderedPages()}
+// buildPages renders the pages of the i-th election of the archive a that
+// depend on it alone, at base (pages.Election), and prepares their
+// answers; records keeps their record pages once rendered.
+func buildPages(a *archive.Archive, i int, base string, records *renderedPages) *sitePages {
+	about := aboutOf(a.Elections()[i].Dataset)
+	sp := &sitePages{records: records}
 	for _, lang := range pages.Langs {
-		site, err := pages.New(ds, about, BasePath, openAPI, lang)
+		site, err := pages.New(pages.Election{Archive: a, Index: i, Base: base}, about, BasePath, openAPI, lang)
 		if err != nil {
 			panic("server: openapi.json: " + err.Error()) // embedded, and tested
 		}
@@ -123,12 +119,50 @@ func buildPages(ds *dataset.Dataset, idx index) *sitePages {
 			parties:    prepare(htmlValue, site.Parties),
 			districts:  prepare(htmlValue, site.Districts),
 			candidates: prepare(htmlValue, site.Candidates),
-			reference:  prepare(htmlValue, site.Reference),
 			results:    prepare(htmlValue, site.Results),
+		}
+		if base == "" {
+			p.reference = prepare(htmlValue, site.Reference)
 		}
 		sp.lang = append(sp.lang, p)
 	}
 	return sp
+}
+
+// aboutOf is what an election's home page says of its dataset and whom to
+// credit, from its manifest, as the API's index says it of the current
+// one (newIndex).
+func aboutOf(ds *dataset.Dataset) pages.About {
+	m := ds.Manifest
+	return pages.About{
+		Title: m.Title, Description: dataset.Text(nonEmpty(m.Description)), Version: ds.Version,
+		License: m.License, LicenseURL: dataset.Text(nonEmpty(m.LicenseURL)), PublishedAt: dataset.Text(publishedAt(m)),
+		CoverageSummary: dataset.Text(nonEmpty(m.Coverage.Summary)), CoverageNotes: m.Coverage.Notes,
+		Publisher: m.Publisher.Name, PublisherURL: m.Publisher.URL, AboutURL: dataset.Text(nonEmpty(m.Publisher.AboutURL)), HowToCredit: howToCredit(m),
+		CSV: true, // served beside the pages (download.go)
+	}
+}
+
+// archivePages are the archive's own pages that depend on it alone, the
+// elections and their history, in each language, rendered when first
+// asked for: they read every election's results, which a start-up need
+// not wait for.
+type archivePages struct {
+	once sync.Once
+	lang []archiveLang
+}
+
+type archiveLang struct{ elections, history answer }
+
+// get renders the archive's pages the first time, with the sites of
+// today's paths, and returns them in the language of index li.
+func (ap *archivePages) get(sp *sitePages, li int) *archiveLang {
+	ap.once.Do(func() {
+		for _, p := range sp.lang {
+			ap.lang = append(ap.lang, archiveLang{prepare(htmlValue, p.site.Elections()), prepare(htmlValue, p.site.History())})
+		}
+	})
+	return &ap.lang[li]
 }
 
 // langOf is the index in pages.Langs of the language of a page's path:
@@ -160,6 +194,8 @@ var (
 	candidatesMark = &pageMark{pages.CandidatesPage, true}
 	districtsMark  = &pageMark{pages.DistrictsPage, true}
 	searchMark     = &pageMark{pages.SearchPage, true}
+	peopleMark     = &pageMark{pages.PeoplePage, true}
+	personMark     = &pageMark{pages.PersonPage, true}
 	notADocument   = &pageMark{pages.OtherPage, false}
 )
 
@@ -214,11 +250,61 @@ func acceptsHTML(values []string) bool {
 	return false
 }
 
-// prepared answers GET and HEAD for a page rendered at load, in the
-// language of index li.
-func (s *Server) prepared(li int, pick func(*langPages) *answer) http.Handler {
+// prepared answers GET and HEAD for a page rendered with its election's
+// pages, in the language of its path, of the election its path names.
+func (s *Server) prepared(pick func(*langPages) *answer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.writeAnswer(w, r, pick(s.snap.Load().pages.lang[li]))
+		p, _, _, err := s.snap.Load().pagesOf(r.URL.Path)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		s.writeAnswer(w, r, pick(p))
+	})
+}
+
+// pagesOf returns the pages a page's path asks for, in its language: the
+// current election's at today's paths, or, under an election's path
+// (ElectionPrefix, behind the language's prefix), that election's, built
+// the first time one is asked for; with the sites' pages and the
+// election. An election the archive does not hold is an
+// *archive.NotFoundError.
+func (snap *snapshot) pagesOf(path string) (*langPages, *sitePages, *electionSnapshot, error) {
+	es, named, err := snap.pageElection(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sp := snap.pages
+	if named {
+		sp = es.sitePages()
+	}
+	return sp.lang[langOf(path)], sp, es, nil
+}
+
+// pageElection returns the election a page's or a download's path names
+// (after the language's prefix, pages.ElectionPrefix), not yet ready, or
+// the current one for today's paths; named says the path names one. An
+// election the archive does not hold is an *archive.NotFoundError.
+func (snap *snapshot) pageElection(path string) (es *electionSnapshot, named bool, err error) {
+	rest := strings.TrimPrefix(path, pages.Langs[langOf(path)].Prefix)
+	key, ok := strings.CutPrefix(rest, pages.ElectionsPath+"/")
+	if !ok {
+		return snap.electionSnapshot, false, nil
+	}
+	key, _, _ = strings.Cut(key, "/")
+	i, err := snap.arch.ElectionIndex(key)
+	if err != nil {
+		return nil, true, err
+	}
+	return snap.elections[i], true, nil
+}
+
+// archivePage answers GET and HEAD for one of the archive's pages that
+// depend on it alone, in the language of index li.
+func (s *Server) archivePage(li int, pick func(*archiveLang) *answer) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		snap := s.snap.Load()
+		s.writeAnswer(w, r, pick(snap.archivePages.get(snap.pages, li)))
 	})
 }
 
@@ -245,6 +331,49 @@ func (s *Server) languageRedirect(w http.ResponseWriter, r *http.Request) {
 func (s *Server) englishHome(w http.ResponseWriter, r *http.Request) {
 	w.Header()["Vary"] = varyLanguageValue
 	s.writeAnswer(w, r, &s.snap.Load().pages.lang[0].home)
+}
+
+// electionRedirect answers an election's path without its trailing slash
+// (/elections/1962) with a permanent redirect to its home page
+// (/elections/1962/), as a language's home typed without its slash is.
+func (s *Server) electionRedirect(w http.ResponseWriter, r *http.Request) {
+	if _, _, _, err := s.snap.Load().pagesOf(r.URL.Path + "/"); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header()["Location"] = []string{r.URL.EscapedPath() + "/"}
+	writeHead(w, http.StatusPermanentRedirect, nil, s.cacheControlValue, nil)
+}
+
+// personPage answers /people/{slug_or_id}, rendered from the archive's
+// record of the person, and kept as a record's page is.
+func (s *Server) personPage(w http.ResponseWriter, r *http.Request) {
+	snap := s.snap.Load()
+	i, err := snap.arch.PersonIndex(pathKey(r, "slug_or_id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeRendered(w, r, snap.pages.lang[langOf(r.URL.Path)].site.Person(i), snap.pages.records)
+}
+
+// peoplePage answers /people: the form, and with q the people whose names
+// hold it, from the same search as the API's /people; a refused q gets
+// its sentence beside the field, with status 400.
+func (s *Server) peoplePage(w http.ResponseWriter, r *http.Request) {
+	snap := s.snap.Load()
+	p := snap.pages.lang[langOf(r.URL.Path)]
+	params := parseQuery(r.URL.RawQuery)
+	q := pages.SearchText(params)
+	var found []int32
+	if q != "" || len(params["q"]) > 1 {
+		var err error
+		if found, err = snap.arch.QueryPeople(params); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	s.writeRendered(w, r, p.site.People(found, q), nil)
 }
 
 // redirect answers with a permanent redirect to path: a language's home
@@ -300,8 +429,11 @@ func (s *Server) candidatePage(w http.ResponseWriter, r *http.Request) {
 // collection c and rendered by render in the path's language, or the 404
 // page.
 func (s *Server) recordPage(w http.ResponseWriter, r *http.Request, c dataset.Collection, param string, render func(*pages.Site, int) pages.Rendered) {
-	sp := s.snap.Load().pages
-	p := sp.lang[langOf(r.URL.Path)]
+	p, sp, _, err := s.snap.Load().pagesOf(r.URL.Path)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	key := pathKey(r, param)
 	i, ok := p.site.Lookup(c, key)
 	if !ok {
@@ -315,10 +447,13 @@ func (s *Server) recordPage(w http.ResponseWriter, r *http.Request, c dataset.Co
 // to the same dataset.Query as the API's, so a refused value gets the API's
 // message, on the page, with status 400.
 func (s *Server) candidatesPage(w http.ResponseWriter, r *http.Request) {
-	snap := s.snap.Load()
-	p := snap.pages.lang[langOf(r.URL.Path)]
+	p, _, es, err := s.snap.Load().pagesOf(r.URL.Path)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	params := parseQuery(r.URL.RawQuery)
-	res, err := snap.ds.Query(dataset.Candidates, params)
+	res, err := es.ds.Query(dataset.Candidates, params)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -334,15 +469,18 @@ func (s *Server) candidatesPage(w http.ResponseWriter, r *http.Request) {
 // goes to the same dataset.Query, so a locality gets the districts the API
 // gives for it, and a refused one the API's message with status 400.
 func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request) {
-	snap := s.snap.Load()
-	p := snap.pages.lang[langOf(r.URL.Path)]
-	params := parseQuery(r.URL.RawQuery)
-	res, err := snap.ds.Query(dataset.Districts, params)
+	p, _, es, err := s.snap.Load().pagesOf(r.URL.Path)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if page := p.site.DistrictsFor(snap.answers.Of(res), params); page != nil {
+	params := parseQuery(r.URL.RawQuery)
+	res, err := es.ds.Query(dataset.Districts, params)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if page := p.site.DistrictsFor(es.answers.Of(res), params); page != nil {
 		s.writeRendered(w, r, *page, nil)
 		return
 	}
@@ -353,14 +491,16 @@ func (s *Server) districtsPage(w http.ResponseWriter, r *http.Request) {
 // names hold it, from the same dataset.Query as the API's q filter; a
 // refused q gets its sentence beside the field, with status 400.
 func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
-	snap := s.snap.Load()
-	p := snap.pages.lang[langOf(r.URL.Path)]
+	p, _, es, err := s.snap.Load().pagesOf(r.URL.Path)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	params := parseQuery(r.URL.RawQuery)
 	q := pages.SearchText(params)
 	var res dataset.Result
 	if q != "" || len(params["q"]) > 1 {
-		var err error
-		res, err = snap.ds.Query(dataset.Candidates, dataset.Params{"q": params["q"], "limit": {strconv.Itoa(dataset.MaxLimit)}})
+		res, err = es.ds.Query(dataset.Candidates, dataset.Params{"q": params["q"], "limit": {strconv.Itoa(dataset.MaxLimit)}})
 		if err != nil {
 			s.writeError(w, r, err)
 			return

@@ -254,23 +254,15 @@ func (c *chart) names() {
 	}
 	slices.SortStableFunc(labels, func(a, b label) int { return cmp.Compare(a.y, b.y) })
 	// Each name's baseline at its line's end, or a line below the name
-	// above it, and no higher than the box's top allows; then, from the
-	// bottom up, none lower than the box's bottom allows, or less than a
-	// line above the name below it. The chart is tall enough for all
-	// (drawChart), so the second pass keeps the first's bound at the top.
-	gap := c.labelGap()
+	// above it, inside the box (spreadLabels).
 	top, bottom := c.labelBounds()
+	ys := make([]float64, len(labels))
 	for i := range labels {
-		labels[i].y = max(labels[i].y, top)
-		if i > 0 {
-			labels[i].y = max(labels[i].y, labels[i-1].y+gap)
-		}
+		ys[i] = labels[i].y
 	}
-	for i := len(labels) - 1; i >= 0; i-- {
-		labels[i].y = min(labels[i].y, bottom)
-		if i < len(labels)-1 {
-			labels[i].y = min(labels[i].y, labels[i+1].y-gap)
-		}
+	spreadLabels(ys, c.labelGap(), top, bottom)
+	for i := range labels {
+		labels[i].y = ys[i]
 	}
 	// A leader is thin and starts a little after its line's end: drawn
 	// as thick as the line and from its end, a name moved far from its
@@ -280,6 +272,26 @@ func (c *chart) names() {
 		c.b.WriteString(`<polyline points="` + f(lx+4) + "," + f(l.end) + " " + f(lx+10) + "," + f(l.y-4) + " " + f(lx+14) + "," + f(l.y-4) +
 			`" fill="none" stroke="` + l.colour + `" stroke-width="1.25"/>`)
 		c.b.WriteString(`<text x="` + f(lx+labelX) + `" y="` + f(l.y) + `"` + halo + `>` + template.HTMLEscapeString(l.text) + `</text>`)
+	}
+}
+
+// spreadLabels moves the baselines ys, sorted from the top down, apart:
+// each at its place, or gap below the one above it, and no higher than
+// top; then, from the bottom up, none lower than bottom, or less than gap
+// above the one below it. A chart tall enough for all (drawChart makes
+// it so) keeps the first pass's bound at the top.
+func spreadLabels(ys []float64, gap, top, bottom float64) {
+	for i := range ys {
+		ys[i] = max(ys[i], top)
+		if i > 0 {
+			ys[i] = max(ys[i], ys[i-1]+gap)
+		}
+	}
+	for i := len(ys) - 1; i >= 0; i-- {
+		ys[i] = min(ys[i], bottom)
+		if i < len(ys)-1 {
+			ys[i] = min(ys[i], ys[i+1]-gap)
+		}
 	}
 }
 

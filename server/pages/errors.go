@@ -21,6 +21,8 @@ const (
 	CandidatesPage      // the candidates listing and its filters
 	DistrictsPage       // the districts listing and its locality lookup
 	SearchPage          // the search form and its results
+	PeoplePage          // the people's search form and its results
+	PersonPage          // a person's, /people/{slug_or_id}
 )
 
 // Refusal is what an error page needs, beside its status and its kind, to
@@ -35,6 +37,9 @@ type Refusal struct {
 	// again: in seconds from now, and the time.
 	Wait int64
 	At   time.Time
+	// NoElection is set on a 404 of a path under an election's
+	// (ElectionPrefix) that names no election of the archive.
+	NoElection bool
 }
 
 // ErrorPage is the page of a request for a page of kind refused with
@@ -52,6 +57,12 @@ func (s *Site) ErrorPage(status int, kind Kind, why Refusal) []byte {
 		return s.districtsRefused(why.Params, why.Err, why.RawQuery)
 	case status == 400 && kind == SearchPage:
 		return s.searchRefused(SearchText(why.Params), why.Err)
+	case status == 400 && kind == PeoplePage:
+		return s.peopleRefused(SearchText(why.Params), why.Err)
+	case status == 404 && why.NoElection:
+		return s.noElectionPage()
+	case status == 404 && kind == PersonPage:
+		return s.errorPage(t("person_not_found"), t("person_not_found_detail"))
 	case status == 404 && kind == PartyPage:
 		return s.errorPage(t("party_not_found"), t("party_not_found_detail"))
 	case status == 404 && kind == CandidatePage:
@@ -66,7 +77,7 @@ func (s *Site) ErrorPage(status int, kind Kind, why Refusal) []byte {
 
 // errorPage renders an error page: its heading and one sentence.
 func (s *Site) errorPage(heading, detail string) []byte {
-	return s.render("error", heading, "", "", "", errorView{heading, detail})
+	return s.render("error", heading, "", "", "", errorView{Heading: heading, Detail: detail})
 }
 
 // SearchText is the text a search query asks for, as the search page

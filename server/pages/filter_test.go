@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"ballot/archive"
 	"ballot/dataset"
 )
 
@@ -18,7 +19,7 @@ func TestFilterOfIsWhatWasAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	site, err := New(ds, About{Title: "t"}, "/api/public/v1", []byte(`{"paths":{}}`), English)
+	site, err := New(Election{Archive: archive.Of(ds)}, About{Title: "t"}, "/api/public/v1", []byte(`{"paths":{}}`), English)
 	if err != nil {
 		t.Fatal(err)
 	}

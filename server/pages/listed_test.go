@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"ballot/archive"
 	"ballot/dataset"
 )
 
@@ -48,7 +49,7 @@ func TestListedAtMost(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := `{"openapi":"3.1.0","info":{"summary":"s","description":"d","version":"1"},"paths":{},"components":{"responses":{},"headers":{}}}`
-	site, err := New(ds, About{Title: "t"}, "/api/public/v1", []byte(doc), English)
+	site, err := New(Election{Archive: archive.Of(ds)}, About{Title: "t"}, "/api/public/v1", []byte(doc), English)
 	if err != nil {
 		t.Fatal(err)
 	}

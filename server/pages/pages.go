@@ -11,6 +11,7 @@
 //     reference.go), the results and the 404 page. Site holds them
 //     as bytes, which the server prepares (ETag, gzip) like the API's
 //     documents.
+//
 //   - A page that depends on the request, a filtered candidates list, the
 //     districts holding a locality, is rendered per request from the
 //     dataset's records (Site.CandidatesFor, Site.DistrictsFor, and the
@@ -21,24 +22,37 @@
 //     the dataset's memory. Each comes as a Rendered, with a
 //     tag made of what decides its bytes, so that a client holding it gets
 //     304 before anything renders.
+//
 //   - The count sheets (dataset.CountSheet), when the dataset holds them,
 //     make the results page (results.go, rendered at load) and the count
 //     on each district's page (count.go): its figures, the elected, the
 //     story of the count in sentences, the sheet as a table, and a chart
 //     of the totals drawn as inline SVG (chart.go).
+//
 //   - Every error page comes from one renderer, Site.ErrorPage (errors.go),
 //     by the status and the kind of page asked for: a refused query in the
 //     form of the page that asked it, a 404, a 429.
+//
 //   - Every page is rendered in each language of Langs (lang.go): a Site
 //     is one dataset in one language, and every word of the interface
 //     comes from the language's string table (strings_en.go,
 //     strings_mt.go), by key.
+//
 //   - Nothing here speaks HTTP: the server routes the paths (HomePath and
 //     the other constants name them), sets the headers and writes every
 //     answer.
 //
-// It imports dataset, answers (a page's ETag is its API answer's) and
-// suggest; it must not import server or commands.
+//   - An archive of several elections (package archive) has a Site for
+//     each election, at its own path (ElectionBase), and the current
+//     election's at today's paths too (Election). Every page of an election
+//     says which election it is and links to the same page of the
+//     elections before and after it (elections.go); the archive's own
+//     pages, the elections, their history and the people who stood in
+//     them, are rendered by the current election's Site (elections.go,
+//     history.go, person.go).
+//
+// It imports archive, dataset, answers (a page's ETag is its API answer's)
+// and suggest; it must not import server or commands.
 package pages
 
 import (
@@ -53,6 +67,7 @@ import (
 	"strings"
 
 	"ballot/answers"
+	"ballot/archive"
 	"ballot/dataset"
 	"ballot/suggest"
 )
@@ -109,7 +124,21 @@ const (
 	ReferencePath  = "/reference"
 	StylePath      = "/style.css"
 	IconPath       = "/favicon.svg"
+
+	// The archive's own pages: its elections, their history, and the
+	// people who stood in them.
+	ElectionsPath = "/elections"
+	HistoryPath   = "/history"
+	PeoplePath    = "/people"
+	PersonPath    = "/people/{slug_or_id}"
+	// ElectionPrefix is the path every page of one election is under, in
+	// each language, before the page's own path: /elections/1962/districts/5.
+	ElectionPrefix = ElectionsPath + "/{election}"
 )
+
+// ElectionBase is the path the pages of the election of slug are under,
+// after a language's prefix: ElectionPrefix with the election named.
+func ElectionBase(slug string) string { return ElectionsPath + "/" + slug }
 
 // templatesFingerprint identifies this build's templates, stylesheet and
 // icon.
@@ -140,6 +169,11 @@ var templates = func() map[string]*template.Template {
 		"party": func(p page, r partyRef) partyLink {
 			return partyLink{r, p.P, p.Lang}
 		},
+		// partyIn names a party of another election, whose pages are
+		// under prefix.
+		"partyIn": func(p page, prefix string, r partyRef) partyLink {
+			return partyLink{r, prefix, p.Lang}
+		},
 		"table": func(p page, id, caption string, rows []candidateRow) tableView {
 			return tableView{p, id, caption, rows}
 		},
@@ -151,6 +185,15 @@ var templates = func() map[string]*template.Template {
 				Page  page
 				Seats *seatsView
 			}{p, v}
+		},
+		"cell": func(p page, c historyCell) struct {
+			Page page
+			Cell historyCell
+		} {
+			return struct {
+				Page page
+				Cell historyCell
+			}{p, c}
 		},
 		"localities": func(p page, d districtView) struct {
 			Page     page
@@ -164,7 +207,8 @@ var templates = func() map[string]*template.Template {
 	}
 	layout := template.Must(template.New("layout").Funcs(funcs).Option("missingkey=error").ParseFS(files, "templates/layout.html"))
 	m := map[string]*template.Template{}
-	for _, name := range []string{"home", "parties", "districts", "district", "candidates", "party", "candidate", "search", "reference", "error", "results"} {
+	for _, name := range []string{"home", "parties", "districts", "district", "candidates", "party", "candidate", "search", "reference", "error", "results",
+		"elections", "history", "person", "people"} {
 		m[name] = template.Must(template.Must(layout.Clone()).ParseFS(files, "templates/"+name+".html"))
 	}
 	return m
@@ -188,11 +232,14 @@ type About struct {
 type Site struct {
 	ds     *dataset.Dataset
 	lang   *Lang
-	api    string // the API's base path, such as /api/public/v1
-	site   string // the dataset's title
-	credit string // the sentence saying how to credit the publisher
-	csv    bool   // the listing pages link to the CSV downloads
-	tag    string // the dataset version, this build's pages and the language, in tags
+	arch   *archive.Archive // the archive the election is one of
+	ei     int              // the election's place in arch.Elections()
+	base   string           // the path its pages are under, after the language's prefix: "" for today's paths
+	api    string           // the API's base path, such as /api/public/v1
+	site   string           // the dataset's title
+	credit string           // the sentence saying how to credit the publisher
+	csv    bool             // the listing pages link to the CSV downloads
+	tag    string           // the archive's version, this build's pages, the language and the base, in tags
 
 	// Home, Parties, Districts, Candidates (the first page, unfiltered),
 	// Reference and Results are rendered; a party's page and a district's
@@ -206,24 +253,47 @@ type Site struct {
 	won             map[string]seatWon // each candidate's first seat won at the count, by candidate id
 }
 
-// New renders the pages of ds that depend on it alone, in lang. api is the
-// API's base path, for links; openAPI is the OpenAPI document the
-// reference page shows. It fails only when openAPI cannot be read.
-func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lang) (*Site, error) {
-	ref, err := newReference(openAPI, api)
-	if err != nil {
-		return nil, err
+// Election is the election a Site shows: its place in its archive, whose
+// other elections its pages link to, and the path its pages are under.
+type Election struct {
+	Archive *archive.Archive
+	// Index is the election's place in Archive.Elections().
+	Index int
+	// Base is the path its pages are under, after a language's prefix:
+	// "" for today's paths, which are the current election's, or
+	// ElectionBase of its slug. Only the Site of today's paths renders the
+	// API reference, which is no election's.
+	Base string
+}
+
+// New renders the pages of the election e that depend on it alone, in
+// lang. api is the API's base path, for links; openAPI is the OpenAPI
+// document the reference page shows. It fails only when openAPI cannot
+// be read.
+func New(e Election, about About, api string, openAPI []byte, lang *Lang) (*Site, error) {
+	var ref referenceView
+	if e.Base == "" {
+		var err error
+		if ref, err = newReference(openAPI, api); err != nil {
+			return nil, err
+		}
 	}
+	ds := e.Archive.Elections()[e.Index].Dataset
 	// A new release that renders a page differently must not have its old
 	// bytes confirmed with a 304: the tag names this build's templates and
-	// the document the reference is read from, beside the dataset.
+	// the document the reference is read from, beside the archive (whose
+	// other elections every page links to) and where the pages are.
 	h := sha256.New()
 	h.Write(templatesFingerprint)
 	h.Write(openAPI)
+	h.Write([]byte(e.Archive.Version + "\x00" + e.Base))
 	s := &Site{
 		ds:              ds,
 		lang:            lang,
-		api:             api,
+		arch:            e.Archive,
+		ei:              e.Index,
+		base:            e.Base,
+		api:             api + e.Base, // an election's collections are under its path in the API too
 		site:            ds.Manifest.Title,
 		credit:          about.HowToCredit,
 		csv:             about.CSV,
@@ -245,14 +315,20 @@ func New(ds *dataset.Dataset, about About, api string, openAPI []byte, lang *Lan
 	s.seats = s.ds.SeatsWon()
 	s.indexSeats()
 	t := lang.T
-	s.Home = s.render("home", t("nav_home"), "home", api+"/", HomePath, s.newHomeView(about, api))
+	home := api + "/"
+	if e.Base != "" {
+		home = api + e.Base // the election's record
+	}
+	s.Home = s.render("home", t("nav_home"), "home", home, HomePath, s.newHomeView(about, api))
 	s.Parties = s.renderPage("parties", t("nav_parties"), "parties", api+"/parties", s.csvLink(PartiesCSV), PartiesPath, "",
 		s.partiesView())
 	s.Districts = s.renderPage("districts", t("nav_districts"), "districts", api+"/districts", s.csvLink(DistrictsCSV), DistrictsPath, "",
 		districtsView{Districts: s.districtViews(ds.Districts()), NoLocalities: s.noLocalities})
 	all, _ := ds.Query(dataset.Candidates, nil) // no parameter is ever refused
 	s.Candidates = s.renderCandidates(all, candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}, nil)
-	s.Reference = s.render("reference", t("nav_reference"), "reference", api+"/openapi.json", ReferencePath, ref)
+	if e.Base == "" {
+		s.Reference = s.render("reference", t("nav_reference"), "reference", api+"/openapi.json", ReferencePath, ref)
+	}
 	s.Results = s.render("results", t("results_heading"), "results", api+"/results", ResultsPath, s.resultsView())
 	s.notFound = s.errorPage(t("not_found"), t("not_found_detail"))
 	return s, nil
@@ -284,8 +360,11 @@ type page struct {
 	Lang        string            // the page's language code
 	DataLang    string            // the language of the dataset's own words: en
 	T           map[string]string // the interface's strings
-	P           string            // the prefix of the language's paths
-	Home        string            // the language's home page
+	P           string            // the prefix of the election's pages: the language's, and the election's base
+	L           string            // the prefix of the language's paths, for the pages of no election
+	Home        string            // the election's home page, in the language
+	Many        bool              // the archive holds several elections: the header links to them
+	Elections   *electionsBar     // which election the page is of, and the same page of the others; nil for none
 	Switch      string            // this page in the other language
 	SwitchLang  string            // the other language's code
 	SwitchName  string            // and its name, in itself
@@ -310,15 +389,16 @@ func (s *Site) renderPage(name, title, nav, jsonPath, csvPath, here, query strin
 	other := s.lang.other()
 	sw := ""
 	if here != "" {
-		sw = other.Prefix + here
-		if here == HomePath {
+		sw = other.Prefix + s.base + here
+		if here == HomePath && s.base == "" {
 			sw = other.Home
 		}
 	}
 	var b bytes.Buffer
 	err := templates[name].ExecuteTemplate(&b, "layout", page{
 		Style: StyleURL, Icon: IconURL, Title: full, Site: s.site, Nav: nav, JSON: jsonPath, CSV: csvPath, Credit: s.credit,
-		Lang: s.lang.Code, DataLang: "en", T: s.lang.t, P: s.lang.Prefix, Home: s.lang.Home,
+		Lang: s.lang.Code, DataLang: "en", T: s.lang.t, P: s.prefix(), L: s.lang.Prefix, Home: s.home(),
+		Many: len(s.arch.Elections()) > 1, Elections: s.electionsBar(name, here),
 		Switch: sw, SwitchLang: other.Code, SwitchName: other.T("lang_name"), Query: query, NoSearch: name == "search", Body: body,
 	})
 	if err != nil {
@@ -380,6 +460,10 @@ func (s *Site) Candidate(i int) Rendered {
 		v.GivenName, v.FamilyName = clip(c.GivenName), clip(c.FamilyName)
 		v.Incumbent = s.yesNo(c.IsIncumbent)
 		v.Website, v.PhotoURL = dataset.Text(c.Website), dataset.Text(c.PhotoURL)
+		v.OtherElections = s.otherCandidacies(&c)
+		if p := s.personOf(&c); p != nil && len(s.arch.Elections()) > 1 {
+			v.Person = s.lang.Prefix + PeoplePath + "/" + p.Slug
+		}
 		return s.render("candidate", clip(c.Name), "", s.api+"/candidates/"+c.Slug, "/candidates/"+c.Slug, v)
 	}}
 }
@@ -649,13 +733,13 @@ func (s *Site) renderCandidates(res dataset.Result, f candidateFilter, _ []strin
 	if next := f.offset + res.Count(); next < total {
 		g := f
 		g.offset = next
-		v.Next = s.lang.Prefix + CandidatesPath + g.query()
+		v.Next = s.prefix() + CandidatesPath + g.query()
 	}
 	if f.offset > 0 {
 		g := f
 		limit, _ := strconv.Atoi(f.limit)
 		g.offset = max(0, f.offset-limit)
-		v.Prev = s.lang.Prefix + CandidatesPath + g.query()
+		v.Prev = s.prefix() + CandidatesPath + g.query()
 	}
 	g := f
 	g.offset, g.limit = 0, strconv.Itoa(dataset.DefaultLimit)
@@ -667,12 +751,13 @@ func (s *Site) csvPath(f candidateFilter) string {
 	return s.csvLink(CandidatesCSV + f.query())
 }
 
-// csvLink is path when the server serves the CSV downloads, "" otherwise.
+// csvLink is path, under the election's base, when the server serves the
+// CSV downloads, "" otherwise.
 func (s *Site) csvLink(path string) string {
 	if !s.csv {
 		return ""
 	}
-	return path
+	return s.base + path
 }
 
 // Search is the search page: the form, and, when q is not empty, res, the
@@ -695,7 +780,7 @@ func (s *Site) Search(res dataset.Result, q string) Rendered {
 				v.Nearest = s.nearestNames(q, 5)
 			case res.Count() < res.Total():
 				v.Caption = t("cand_range", 1, res.Count(), res.Total()) + ": " + t("what_q", q)
-				v.More = s.lang.Prefix + CandidatesPath + f.query()
+				v.More = s.prefix() + CandidatesPath + f.query()
 			default:
 				v.Caption = t("search_results", res.Count(), q)
 			}

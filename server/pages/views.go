@@ -12,7 +12,8 @@ import (
 
 type homeView struct {
 	Title, Description, Version, License, LicenseURL, PublishedAt, API string
-	NoLocalities                                                       bool // no district lists a locality: there is none to look up
+	Collections                                                        string // the API's paths of the election's collections
+	NoLocalities                                                       bool   // no district lists a locality: there is none to look up
 	Coverage                                                           struct {
 		Summary string
 		Notes   []string
@@ -26,7 +27,7 @@ func (s *Site) newHomeView(a About, api string) homeView {
 	ds := s.ds
 	v := homeView{
 		Title: a.Title, Description: a.Description, Version: a.Version,
-		License: a.License, LicenseURL: a.LicenseURL, PublishedAt: a.PublishedAt, API: api,
+		License: a.License, LicenseURL: a.LicenseURL, PublishedAt: a.PublishedAt, API: api, Collections: s.api,
 	}
 	v.Coverage.Summary, v.Coverage.Notes = a.CoverageSummary, a.CoverageNotes
 	v.Attribution.Name, v.Attribution.URL, v.Attribution.AboutURL, v.Attribution.HowToCredit = a.Publisher, a.PublisherURL, a.AboutURL, a.HowToCredit
@@ -225,6 +226,7 @@ func (s *Site) districtViews(ds []dataset.District) []districtView {
 // elected first, and how many list it as their primary district.
 type districtPageView struct {
 	District              districtView
+	Previous              *previousView // the district of its number in the election before
 	Caption, PrimaryCount string
 	Rows                  []candidateRow
 	Count                 *countView // the district's count, when the dataset holds its sheet
@@ -233,7 +235,7 @@ type districtPageView struct {
 // renderDistrict renders the page of the i-th district.
 func (s *Site) renderDistrict(i int) []byte {
 	d := s.ds.Districts()[i]
-	v := districtPageView{District: s.districtViews([]dataset.District{d})[0]}
+	v := districtPageView{District: s.districtViews([]dataset.District{d})[0], Previous: s.previousDistrict(d)}
 	sh, counted := s.ds.Sheet(d.Number)
 	if counted {
 		v.Count = s.newCountView(sh)
@@ -322,9 +324,14 @@ func (s *Site) candidateRow(i int) candidateRow {
 type candidateView struct {
 	candidateRow
 	GivenName, FamilyName, Incumbent, Website, PhotoURL string
+	OtherElections                                      []electionLink // the person's other candidacies
+	Person                                              string         // the person's page, when the archive holds several elections
 }
 
-type errorView struct{ Heading, Detail string }
+type errorView struct {
+	Heading, Detail string
+	Elections       []electionLink // the elections a path under an election's may name
+}
 
 func (s *Site) yesNo(b *bool) string {
 	switch {
