@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
 
@@ -67,5 +69,50 @@ func TestReferenceListsEveryEndpoint(t *testing.T) {
 	}
 	if missing := missingEndpoints(s.endpointList, site.Reference); !slices.Equal(missing, []string{gone}) {
 		t.Errorf("with %s left out of openapi.json, the check finds %q missing", gone, missing)
+	}
+}
+
+// TestElectionPagesBuiltWhenAsked: a load builds the current election's
+// pages at today's paths alone; an election's pages under its own path
+// are built at the first request for one of them, and the archive's
+// elections and history pages at the first request for one of those.
+func TestElectionPagesBuiltWhenAsked(t *testing.T) {
+	a, err := archive.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := DefaultOptions()
+	opts.RateLimit = 1000
+	s := New(a, opts)
+	snap := s.snap.Load()
+	if snap.pages == nil {
+		t.Fatal("the current election's pages at today's paths are not built at load")
+	}
+	built := func() []string {
+		var slugs []string
+		for _, es := range snap.elections {
+			if es.pages != nil {
+				slugs = append(slugs, es.election.Record.Slug)
+			}
+		}
+		return slugs
+	}
+	if got := built(); len(got) != 0 || snap.archivePages.lang != nil {
+		t.Fatalf("at load, the pages of %q and the archive's (%v) are built; want none", got, snap.archivePages.lang != nil)
+	}
+	for _, target := range []string{"/elections/1962/districts/5", "/mt/elections/1962/", "/elections/2017/candidates.csv", "/districts/5"} {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: status %d", target, rec.Code)
+		}
+	}
+	if got := built(); !slices.Equal(got, []string{"1962"}) {
+		t.Errorf("after pages of 1962 and a download of 2017, the pages of %q are built; want 1962's alone", got)
+	}
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/history", nil))
+	if rec.Code != http.StatusOK || len(snap.archivePages.lang) != len(pages.Langs) {
+		t.Errorf("/history: status %d, the archive's pages built in %d languages", rec.Code, len(snap.archivePages.lang))
 	}
 }

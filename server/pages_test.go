@@ -276,7 +276,8 @@ func checkPageCaching(t *testing.T, s http.Handler, target, etag string, body []
 			head.Code, head.Body.Len(), head.Header().Get("Content-Length"), head.Header().Get("ETag"), len(body), etag)
 	}
 	gz := pageGet(t, s, http.MethodGet, target, map[string]string{"Accept-Encoding": "gzip"})
-	if rendered := strings.HasPrefix(etag, `"candidates-`) || strings.HasPrefix(etag, `"districts-`) || strings.HasPrefix(etag, `"candidate-`) || strings.HasPrefix(etag, `"party-`) || strings.HasPrefix(etag, `"district-`) || strings.HasPrefix(etag, `"search-`); rendered {
+	if rendered := strings.HasPrefix(etag, `"candidates-`) || strings.HasPrefix(etag, `"districts-`) || strings.HasPrefix(etag, `"candidate-`) || strings.HasPrefix(etag, `"party-`) || strings.HasPrefix(etag, `"district-`) || strings.HasPrefix(etag, `"search-`) ||
+		strings.HasPrefix(etag, `"person-`) || strings.HasPrefix(etag, `"people-`); rendered {
 		if gz.Header().Get("Content-Encoding") != "" || gz.Header().Get("ETag") != etag || !bytes.Equal(gz.Body.Bytes(), body) {
 			t.Errorf("rendered per request, with gzip accepted: Content-Encoding %q, ETag %q (plain %s), same body %v; want none, the same ETag and body",
 				gz.Header().Get("Content-Encoding"), gz.Header().Get("ETag"), etag, bytes.Equal(gz.Body.Bytes(), body))

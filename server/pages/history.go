@@ -223,10 +223,12 @@ func (s *Site) historyPage() historyView {
 			others[k] = t("history_party_figures", w.short, num(w.firstPreferences), s.counted("seats", w.seats))
 		}
 		lead := t("history_party_figures", u.leader.short, num(u.leader.firstPreferences), s.counted("seats", u.leader.seats))
+		// Each party's figures hold commas: they are listed apart with
+		// semicolons.
 		if u.tie {
-			v.Ties = append(v.Ties, t("history_tie", u.et.slug, lead, s.joinNames(others)))
+			v.Ties = append(v.Ties, t("history_tie", u.et.slug, lead, strings.Join(others, "; ")))
 		} else {
-			v.Upsets = append(v.Upsets, t("history_upset", u.et.slug, lead, s.joinNames(others)))
+			v.Upsets = append(v.Upsets, t("history_upset", u.et.slug, lead, strings.Join(others, "; ")))
 		}
 	}
 	v.UpsetsLead = t("history_upsets_none", len(totals))
