@@ -5,9 +5,10 @@ package commands_test
 // (a text's width is known only where its font is), and the test measures
 // them: every text of the chart inside the chart's box, no two names of
 // the elected over each other, and each name of the sheet inside its
-// cell, on every district page of 2022 and on a district of many elected
-// and very long names, at a desk's width and a phone's, in both
-// languages.
+// cell, on every district page of 2022, on districts of the archive's
+// other shapes and of a sheet with known defects, on the history's chart
+// and a person's, and on a district of many elected and very long names,
+// at a desk's width and a phone's, in both languages.
 
 import (
 	"context"
@@ -73,9 +74,10 @@ const chartBoundsJS = `(() => {
 	return problems;
 })()`
 
-// TestBrowserPagesChartBounds loads the page of each district of 2022 and
-// of a district of 25 elected, all elected together, with very long names,
-// at 1280 and 375 pixels, in English and Maltese, and fails on each text
+// TestBrowserPagesChartBounds loads the page of each district of 2022, of
+// districts of past elections, the history, a person's page, and a
+// district of 25 elected, all elected together, with very long names, at
+// 1280 and 375 pixels, in English and Maltese, and fails on each text
 // chartBoundsJS finds out of its place; with axe-core (axeSource), it
 // checks each page against WCAG 2.1 AA too.
 func TestBrowserPagesChartBounds(t *testing.T) {
@@ -97,17 +99,25 @@ func TestBrowserPagesChartBounds(t *testing.T) {
 	for n := 1; n <= 13; n++ {
 		pages2022 = append(pages2022, "/districts/"+strconv.Itoa(n), "/mt/districts/"+strconv.Itoa(n))
 	}
+	// The archive's: districts of other shapes (10 districts of 1962,
+	// 2 of 1945), a sheet with known defects (2008), the history's chart
+	// and a person's.
+	archivePages := []string{"/elections/1962/districts/5", "/mt/elections/1962/districts/5", "/elections/1945/districts/1",
+		"/elections/2008/districts/1", "/mt/elections/2008/districts/1", "/elections/1981/districts/2",
+		"/history", "/mt/history", "/people/dom-mintoff", "/mt/people/dom-mintoff", "/people/robert-abela"}
+	embedded := startServerWith(t, "--rate-limit", "100000")
 	sites := []site{
-		{"2022", startServerWith(t, "--rate-limit", "100000"), pages2022},
+		{"2022", embedded, pages2022},
+		{"archive", embedded, archivePages},
 		{"long", startServerWith(t, "--data", longNamesDataset(t), "--rate-limit", "100000"), []string{"/districts/10", "/mt/districts/10"}},
 	}
 
 	ev := &browserEvents{urls: map[network.RequestID]string{}, corsFailed: map[string]string{}}
-	// Six times the cross-origin test's bound: this test loads 56 pages,
+	// Ten times the cross-origin test's bound: this test loads 78 pages,
 	// and with axe-core checks each (about two seconds a page here).
-	browserCtx, stopBrowser := startBrowser(t, ev, 6*browserTimeout+15*time.Second)
+	browserCtx, stopBrowser := startBrowser(t, ev, 10*browserTimeout+15*time.Second)
 	defer stopBrowser()
-	ctx, cancel := context.WithTimeout(browserCtx, 6*browserTimeout)
+	ctx, cancel := context.WithTimeout(browserCtx, 10*browserTimeout)
 	defer cancel()
 	if err := chromedp.Listen(browserCtx, ev.listen); err != nil {
 		t.Fatal(err)
@@ -124,7 +134,7 @@ func TestBrowserPagesChartBounds(t *testing.T) {
 		}
 		for _, s := range sites {
 			for _, path := range s.pages {
-				err := chromedp.Do(ctx, chromedp.Navigate("http://"+s.p.addr+path), chromedp.WaitReady(chromedp.CSS("#sheet caption")))
+				err := chromedp.Do(ctx, chromedp.Navigate("http://"+s.p.addr+path), chromedp.WaitReady(chromedp.CSS("svg.chart")))
 				if err != nil {
 					t.Fatalf("%s: %v", path, err)
 				}
@@ -144,7 +154,11 @@ func TestBrowserPagesChartBounds(t *testing.T) {
 					continue
 				}
 				name := strings.ReplaceAll(fmt.Sprintf("chart-%s%s-%d", s.name, path, width), "/", "-")
-				for _, shot := range []struct{ suffix, sel string }{{"", ".chart-box"}, {"-sheet", "#sheet"}} {
+				parts := []struct{ suffix, sel string }{{"", ".chart-box"}, {"-sheet", "#sheet"}}
+				if !strings.Contains(path, "/districts/") {
+					parts = parts[:1] // a chart, and no sheet
+				}
+				for _, shot := range parts {
 					png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(shot.sel)))
 					if err == nil {
 						err = os.WriteFile(filepath.Join(shots, name+shot.suffix+".png"), png, 0o644)

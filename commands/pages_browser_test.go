@@ -55,11 +55,11 @@ func TestBrowserPages(t *testing.T) {
 
 	axe := axeSource(t)
 	ev := &browserEvents{urls: map[network.RequestID]string{}, corsFailed: map[string]string{}}
-	// Four times the cross-origin test's bound: this test loads forty pages,
-	// and with BALLOT_SCREENSHOTS takes a screenshot of most, some of them
-	// very long.
-	browserCtx, stopBrowser := startBrowser(t, ev, 4*browserTimeout+15*time.Second)
-	ctx, cancel := context.WithTimeout(browserCtx, 4*browserTimeout)
+	// Six times the cross-origin test's bound: this test loads seventy
+	// pages, and with BALLOT_SCREENSHOTS takes a screenshot of most, some
+	// of them very long.
+	browserCtx, stopBrowser := startBrowser(t, ev, 6*browserTimeout+15*time.Second)
+	ctx, cancel := context.WithTimeout(browserCtx, 6*browserTimeout)
 	defer cancel()
 	if err := chromedp.Listen(browserCtx, ev.listen); err != nil {
 		t.Fatal(err)
@@ -144,6 +144,23 @@ func TestBrowserPages(t *testing.T) {
 		{"districts-400", "/districts?locality=Birzebuga", 400, "#locality-error"},
 		{"party-404", "/parties/no-such-party", 404, "h1"},
 		{"404", "/no-such-page", 404, "h1"},
+		// The archive's pages, and a past election's under its path.
+		{"elections", "/elections", 200, "#election-1921"},
+		{"elections-mt", "/mt/elections", 200, "#election-1921"},
+		{"history", "/history", 200, "#history caption"},
+		{"history-mt", "/mt/history", 200, "#history caption"},
+		{"person-robert-abela", "/people/robert-abela", 200, "#candidacies-table caption"},
+		{"person-robert-abela-mt", "/mt/people/robert-abela", 200, "#candidacies-table caption"},
+		{"person-dom-mintoff", "/people/dom-mintoff", 200, "#candidacies-table caption"},
+		{"people-mintoff", "/people?q=mintoff", 200, "#people caption"},
+		{"people-400", "/people?q=x", 400, "#people-q-error"},
+		{"home-1962", "/elections/1962/", 200, ".past"},
+		{"count-1962-district-5", "/elections/1962/districts/5", 200, "#sheet caption"},
+		{"count-1962-district-5-mt", "/mt/elections/1962/districts/5", 200, "#sheet caption"},
+		{"count-2008-district-1", "/elections/2008/districts/1", 200, "#defects"},
+		{"results-1981", "/elections/1981/results", 200, "#district-results caption"},
+		{"candidate-2017-robert-abela", "/elections/2017/candidates/robert-abela", 200, "dl"},
+		{"election-404", "/elections/1900/", 404, "h1"},
 	}
 	for _, size := range []struct{ w, h int64 }{{1280, 900}, {375, 667}} {
 		if err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h)); err != nil {
