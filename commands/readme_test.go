@@ -16,9 +16,9 @@ import (
 
 // readmeShots are the pictures of the pages in the docs, as headless
 // Chromium shows the page a real "ballot serve" answers over the embedded
-// dataset, at a desk's width and at a phone's: on README.md's first
-// screen, district 5's page; in docs/PAGES.md, the count of district 2
-// and the results page.
+// archive, at a desk's width and at a phone's: on README.md's first
+// screens, district 5's page and the history; in docs/PAGES.md, the count
+// of district 2, the results page and a person across decades.
 var readmeShots = []struct {
 	file          string
 	width, height int64
@@ -31,6 +31,8 @@ var readmeShots = []struct {
 	{"count-district-2-375.png", 375, 812, "/districts/2#chart", "#sheet caption", "docs/PAGES.md"},
 	{"results-1280.png", 1280, 900, "/results", "#district-results caption", "docs/PAGES.md"},
 	{"results-375.png", 375, 812, "/results", "#district-results caption", "docs/PAGES.md"},
+	{"history-1280.png", 1280, 900, "/history#upsets", "#history caption", "README.md"},
+	{"person-dom-mintoff-375.png", 375, 812, "/people/dom-mintoff", "#candidacies-table caption", "docs/PAGES.md"},
 }
 
 const readmeShotsDir = "../docs/screenshots"

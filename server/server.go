@@ -34,9 +34,10 @@
 //   - What is served: server.go. A snapshot holds the archive and all
 //     that was prepared from it: each election's dataset, answers and the
 //     results of its common queries, the elections' and people's answers
-//     (archive.go), the documents, and the current election's pages; a
-//     reload builds a new one, every election at once, and swaps one
-//     pointer.
+//     (archive.go), the documents, and the current election's pages
+//     (each other election's, and the current one's under its own path,
+//     built at the first request for one of them); a reload builds a new
+//     one, every election at once, and swaps one pointer.
 //   - The documents of the API (index, OpenAPI, catalogue): docs.go. The
 //     admin listener: admin.go. Listening and shutting down: listen.go;
 //     what is known of a connection once it is accepted (its peer, and on
@@ -186,9 +187,10 @@ type Server struct {
 
 // snapshot is one archive of elections and everything prepared from it
 // when it loaded: each election's snapshot, the answers of the elections
-// and the people, the documents, and the current election's pages. It
-// is immutable; a reload builds a new one, every election at once, and
-// swaps the pointer.
+// and the people, the documents, and the current election's pages (the
+// others', and the archive's own pages, when first asked for). It is
+// immutable once a request has built what it asks for; a reload builds a
+// new one, every election at once, and swaps the pointer.
 type snapshot struct {
 	// The current election's: the paths without an election answer
 	// from it.

@@ -14,8 +14,10 @@ import (
 )
 
 // The server's side of the pages for people (package pages renders them):
-// their answers, prepared when a dataset loads as the documents are, and
-// the handlers of their routes. The pages go through the same middleware
+// their answers, prepared when a dataset loads as the documents are (an
+// election's other than the current one, and the archive's own pages,
+// when first asked for), and the handlers of their routes, which read the
+// election from the path (snapshot.pagesOf). The pages go through the same middleware
 // as every path, one route, "page", in the metrics, and the rate limit of
 // every other path, and through the same answer and error writers as the
 // API; the page middleware (markPage) marks their requests, so that an
