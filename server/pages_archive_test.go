@@ -86,8 +86,19 @@ func TestArchivePages(t *testing.T) {
 			`<td class="number" data-label="First preferences">114,132</td>`, `<a href="/elections/1981/districts/1#count">District 1</a>`}, nil},
 		{"a district of the election before the current one", "/elections/2017/districts/5", 200, "", []string{
 			`<p class="previous"><a href="/elections/2013/districts/5">District 5 in 2013</a>. Boundaries move from one election to the next, and the data lists no locality of district 5 in 2013: whether the two covered the same area is not known.</p>`}, nil},
-		{"a district whose localities moved", "/districts/13", 200, "", []string{
-			`<p class="previous"><a href="/elections/2017/districts/13">District 13 in 2017</a>. Boundaries move from one election to the next: district 13 lists Żebbuġ in 2022 and not in 2017; Żebbuġ (part) in 2017 and not in 2022.</p>`}, nil},
+		// The 2021 revision moved part of Żebbuġ from district 7 to 6,
+		// and part of Naxxar from 12 to 10 (malta-2017's SOURCES.md).
+		{"a district that gained part of a locality", "/districts/6", 200, "", []string{
+			`<p class="previous"><a href="/elections/2017/districts/6">District 6 in 2017</a>. Boundaries move from one election to the next: district 6 lists Żebbuġ (part) in 2022 and not in 2017; Luqa in part in both, the part as each election&#39;s notes say.</p>`}, nil},
+		{"a district whose whole locality was split", "/districts/7", 200, "", []string{
+			`<p class="previous"><a href="/elections/2017/districts/7">District 7 in 2017</a>. Boundaries move from one election to the next: district 7 lists Żebbuġ whole in 2017 and in part in 2022.</p>`}, nil},
+		{"a district whose whole locality was split, in Maltese", "/mt/districts/7", 200, "", []string{
+			`<p class="previous"><a href="/mt/elections/2017/districts/7">Distrett 7 fl-2017</a>. Il-konfini jinbidlu minn elezzjoni għal oħra: id-distrett 7 għandu Żebbuġ kollha fl-2017 u parzjalment fl-2022.</p>`}, nil},
+		{"a district split in both elections", "/districts/10", 200, "", []string{
+			`<p class="previous"><a href="/elections/2017/districts/10">District 10 in 2017</a>. Boundaries move from one election to the next; district 10 lists the same localities in 2022 and in 2017, Naxxar in part in both, the part as each election&#39;s notes say.</p>`}, nil},
+		// Gozo's Żebbuġ is not Malta's: the same localities in both.
+		{"a district with a namesake of another", "/districts/13", 200, "", []string{
+			`<p class="previous"><a href="/elections/2017/districts/13">District 13 in 2017</a>. Boundaries move from one election to the next; district 13 lists the same localities in 2022 and in 2017.</p>`}, nil},
 		{"a district the election before did not have", "/elections/1962/districts/9", 200, "", []string{
 			`<p class="previous"><a href="/elections/1955/districts">The districts of 1955</a>. 1955 had 8 districts, and none numbered 9.</p>`,
 			`<li><a href="/elections/1955/districts"><span aria-hidden="true">← </span>1955</a></li>`}, nil},

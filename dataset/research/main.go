@@ -34,6 +34,7 @@ import (
 	"strings"
 	"unicode"
 
+	"ballot/dataset"
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
@@ -172,21 +173,41 @@ func writeParties(out string, t *table) error {
 }
 
 // writeDistricts writes districts.csv: each locality of each district,
-// split when it is listed under two districts, with its note.
+// split when it is listed under two districts of the same island, with its
+// note. A locality of Gozo that shares its name with one of Malta (Żebbuġ)
+// is another place: it takes the slug 2022's districts give it
+// (zebbug-gozo), and its note says which it is not.
 func writeDistricts(out string, t *table) error {
-	seen := map[string]int{}
+	gozo := func(d map[string]string) bool { return strings.HasPrefix(d["note"], "Gozo") }
+	type place struct {
+		name string
+		gozo bool
+	}
+	seen := map[place]int{}
+	onMalta := map[string][]string{} // a name's districts on Malta
 	for _, d := range t.rows {
-		seen[d["locality"]]++
+		seen[place{d["locality"], gozo(d)}]++
+		if !gozo(d) {
+			onMalta[d["locality"]] = append(onMalta[d["locality"]], d["number"])
+		}
 	}
 	var rows [][]string
 	for _, d := range t.rows {
-		split := ""
-		if seen[d["locality"]] > 1 {
+		split, slug, note := "", "", d["note"]
+		if seen[place{d["locality"], gozo(d)}] > 1 {
 			split = "yes"
 		}
-		rows = append(rows, []string{d["number"], d["locality"], split, d["note"]})
+		if malta := onMalta[d["locality"]]; gozo(d) && len(malta) > 0 {
+			slug = dataset.Slugify(d["locality"]) + "-gozo"
+			which := "district " + malta[0]
+			if len(malta) > 1 {
+				which = "districts " + strings.Join(malta[:len(malta)-1], ", ") + " and " + malta[len(malta)-1]
+			}
+			note = fmt.Sprintf("%s; not the %s of %s", note, d["locality"], which)
+		}
+		rows = append(rows, []string{d["number"], d["locality"], slug, split, note})
 	}
-	return writeCSV(filepath.Join(out, "districts.csv"), []string{"number", "locality", "split", "note"}, rows)
+	return writeCSV(filepath.Join(out, "districts.csv"), []string{"number", "locality", "locality_slug", "split", "note"}, rows)
 }
 
 // personName is a name and party, as the research links people by them:

@@ -261,35 +261,75 @@ func (s *Site) previousDistrict(d dataset.District) *previousView {
 	case len(missing) > 0:
 		v.Caution = t("district_prev_unknown", d.Number, s.joinNames(missing))
 	default:
-		here, there := localityDiff(d.Localities, pd.Localities), localityDiff(pd.Localities, d.Localities)
-		if len(here) == 0 && len(there) == 0 {
-			v.Caution = t("district_prev_same", d.Number, this, before)
+		here, there, whole, parts := compareLocalities(d.Localities, pd.Localities)
+		if len(here) == 0 && len(there) == 0 && len(whole) == 0 {
+			if len(parts) > 0 {
+				v.Caution = t("district_prev_same_parts", d.Number, this, before, s.joinNames(s.plainNames(parts)))
+			} else {
+				v.Caution = t("district_prev_same", d.Number, this, before)
+			}
 			break
 		}
-		var parts []string
+		var clauses []string
 		if len(here) > 0 {
-			parts = append(parts, t("district_prev_only", s.joinNames(s.localityNames(here)), this, before))
+			clauses = append(clauses, t("district_prev_only", s.joinNames(s.localityNames(here)), this, before))
 		}
 		if len(there) > 0 {
-			parts = append(parts, t("district_prev_only", s.joinNames(s.localityNames(there)), before, this))
+			clauses = append(clauses, t("district_prev_only", s.joinNames(s.localityNames(there)), before, this))
 		}
-		v.Caution = t("district_prev_diff", d.Number, strings.Join(parts, "; "))
+		for _, l := range whole {
+			if l.Split {
+				clauses = append(clauses, t("district_prev_whole", clip(l.Name), before, this))
+			} else {
+				clauses = append(clauses, t("district_prev_whole", clip(l.Name), this, before))
+			}
+		}
+		if len(parts) > 0 {
+			clauses = append(clauses, t("district_prev_parts", s.joinNames(s.plainNames(parts))))
+		}
+		v.Caution = t("district_prev_diff", d.Number, strings.Join(clauses, "; "))
 	}
 	return v
 }
 
-// localityDiff is the localities of a that b does not list, whole or in
-// part as a lists them.
-func localityDiff(a, b []dataset.Locality) []dataset.Locality {
-	var out []dataset.Locality
+// compareLocalities compares the localities a district lists in this
+// election (a) with those of the district of its number in the one before
+// (b), each known by its slug (Gozo's Żebbuġ is not Malta's): those only
+// in a, those only in b, those of a whole in one and split in the other,
+// and those of a split in both, whose parts the data does not compare.
+func compareLocalities(a, b []dataset.Locality) (onlyA, onlyB, whole, parts []dataset.Locality) {
+	find := func(ls []dataset.Locality, slug string) (dataset.Locality, bool) {
+		for _, l := range ls {
+			if l.Slug == slug {
+				return l, true
+			}
+		}
+		return dataset.Locality{}, false
+	}
 	for _, l := range a {
-		found := false
-		for _, m := range b {
-			found = found || dataset.LocalityKey(l.Name) == dataset.LocalityKey(m.Name) && l.Split == m.Split
+		m, ok := find(b, l.Slug)
+		switch {
+		case !ok:
+			onlyA = append(onlyA, l)
+		case l.Split != m.Split:
+			whole = append(whole, l)
+		case l.Split:
+			parts = append(parts, l)
 		}
-		if !found {
-			out = append(out, l)
+	}
+	for _, l := range b {
+		if _, ok := find(a, l.Slug); !ok {
+			onlyB = append(onlyB, l)
 		}
+	}
+	return onlyA, onlyB, whole, parts
+}
+
+// plainNames are the names of ls.
+func (s *Site) plainNames(ls []dataset.Locality) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = clip(l.Name)
 	}
 	return out
 }
