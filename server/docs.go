@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"ballot/answers"
 	"ballot/archive"
@@ -47,6 +48,32 @@ type documents struct {
 // "https://elections.example.org", with no trailing slash; empty, the
 // documents' URLs are relative.
 func buildDocuments(a *archive.Archive, idx index, publicURL string) *documents {
+	abs := func(path string) string { return publicURL + path }
+	return &documents{
+		index:   prepare(jsonValue, dataset.EncodeJSON(idx)),
+		openAPI: openAPIAnswer(publicURL),
+		catalog: prepare(jsonLDValue, dataset.EncodeJSON(newCatalog(a, abs))),
+	}
+}
+
+// openAPIAnswers are the OpenAPI document prepared for each public URL a
+// server of this process was given (one, as a rule): it depends on the URL
+// alone, not on the archive, and compressing its 300 KB as small as they
+// get takes longer than preparing the current election's answers, so a
+// reload does not do it again.
+var openAPIAnswers struct {
+	sync.Mutex
+	byURL map[string]answer
+}
+
+// openAPIAnswer is the OpenAPI document prepared for publicURL, its
+// servers entry that URL's, or relative when it is empty.
+func openAPIAnswer(publicURL string) answer {
+	openAPIAnswers.Lock()
+	defer openAPIAnswers.Unlock()
+	if a, ok := openAPIAnswers.byURL[publicURL]; ok {
+		return a
+	}
 	api := openAPI
 	if publicURL != "" {
 		url := bytes.TrimSuffix(dataset.EncodeJSON(publicURL), []byte("\n"))
@@ -54,12 +81,12 @@ func buildDocuments(a *archive.Archive, idx index, publicURL string) *documents 
 		server = strings.Replace(server, "The server this document was fetched from", "The API's public address", 1)
 		api = bytes.Replace(openAPI, []byte(openAPIServer), []byte(server), 1)
 	}
-	abs := func(path string) string { return publicURL + path }
-	return &documents{
-		index:   prepare(jsonValue, dataset.EncodeJSON(idx)),
-		openAPI: prepare(jsonValue, api),
-		catalog: prepare(jsonLDValue, dataset.EncodeJSON(newCatalog(a, abs))),
+	a := prepare(jsonValue, api)
+	if openAPIAnswers.byURL == nil || len(openAPIAnswers.byURL) >= 4 { // a bound, for a process that is given many
+		openAPIAnswers.byURL = map[string]answer{}
 	}
+	openAPIAnswers.byURL[publicURL] = a
+	return a
 }
 
 // prepare makes a document an answer: its bytes, gzipped as small as they

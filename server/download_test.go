@@ -47,9 +47,9 @@ func TestDownloads(t *testing.T) {
 		{"a refused limit is not read", "/candidates.csv?limit=0&district=14", 400, refused, "400-district.json"},
 		{"a locality naming none", "/districts.csv?locality=Atlantis", 400, refused, "400-csv-locality.json"},
 	}
+	s := pagesServer(t) // one for every download: none changes what the next answers
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := pagesServer(t)
 			rec := pageGet(t, s, http.MethodGet, tt.target, nil)
 			if rec.Code != tt.status {
 				t.Fatalf("status %d, want %d: %s", rec.Code, tt.status, rec.Body)

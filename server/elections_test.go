@@ -82,10 +82,10 @@ func TestElectionsEndpoints(t *testing.T) {
 		{"nobody", request{target: "/api/public/v1/people/nobody"}, 404, failure, "elections/404-person.json"},
 		{"a person's slug a slip away", request{target: "/api/public/v1/people/robert-abel"}, 404, failure, "elections/404-person-misspelt.json"},
 	}
-	for _, tt := range tests {
+	s, _ := newServer(t, server.Options{})
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newServer(t, server.Options{})
-			rec := do(t, s, tt.req)
+			rec := do(t, s, ownClient(tt.req, i))
 			if rec.Code != tt.status {
 				t.Fatalf("status = %d, want %d; body %s", rec.Code, tt.status, rec.Body)
 			}

@@ -25,7 +25,7 @@ func TestArchivePages(t *testing.T) {
 			`<h2 id="election-2022-heading"><a href="/en/">General election 2022</a> <span class="tag">current</span></h2>`,
 			`<h2 id="election-1962-heading"><a href="/elections/1962/">General election 1962</a></h2>`,
 			"<dd>83.2%: 295,248 valid votes of 355,075 registered voters</dd>",
-			"<caption>2022: each party&#39;s first preferences, their share of the valid votes, and its seats at the count and in parliament</caption>",
+			"<caption>2022: each party&#39;s first preferences, their share of the valid votes, its seats at the count and its candidates elected</caption>",
 			"<caption>1981: each party&#39;s first preferences, their share of the valid votes and its seats at the count</caption>",
 			`<th scope="row"><a href="/elections/1981/parties/pl">Labour Party</a></th>` + "\n" + `<td class="number" data-label="First preferences">109,990</td>`,
 			`<a href="/history">Their history, election by election</a>`,
@@ -83,7 +83,8 @@ func TestArchivePages(t *testing.T) {
 			"<strong>This count sheet is known to be wrong.</strong>", "<strong>Count 14 does not add up to the valid votes.</strong>",
 			`<p class="previous"><a href="/elections/2003/districts/1">District 1 in 2003</a>. Boundaries move from one election to the next, and the data lists no locality of district 1 in 2008 and 2003: whether the two covered the same area is not known.</p>`}, nil},
 		{"the results of 1981", "/elections/1981/results", 200, "results-1981.html", []string{
-			`<td class="number" data-label="First preferences">114,132</td>`, `<a href="/elections/1981/districts/1#count">District 1</a>`}, nil},
+			`<td class="number" data-label="First preferences">114,132</td>`, `<a href="/elections/1981/districts/1#count">District 1</a>`,
+			`<p class="json">This page as JSON: <a href="/api/public/v1/elections/1981/results">`}, nil},
 		{"a district of the election before the current one", "/elections/2017/districts/5", 200, "", []string{
 			`<p class="previous"><a href="/elections/2013/districts/5">District 5 in 2013</a>. Boundaries move from one election to the next, and the data lists no locality of district 5 in 2013: whether the two covered the same area is not known.</p>`}, nil},
 		// The 2021 revision moved part of Żebbuġ from district 7 to 6,
@@ -115,7 +116,10 @@ func TestArchivePages(t *testing.T) {
 			`<span class="error" id="district-error">There is no district “13”: choose one of the list.</span>`, `<option value="10">District 10</option>`}, []string{`<option value="11">`}},
 		{"a past election's search", "/elections/1962/search?q=mintoff", 200, "", []string{
 			`<a href="/elections/1962/candidates/dom-mintoff">Dom Mintoff</a>`, `<li><a href="/elections/1966/search?q=mintoff">1966`, `<a href="/people?q=mintoff">Search the people of every election</a>`}, nil},
-		{"a past election's districts", "/elections/1962/districts", 200, "", []string{`<h2><a href="/elections/1962/districts/10">District 10</a></h2>`}, []string{`id="district-11"`}},
+		{"a past election's districts", "/elections/1962/districts", 200, "", []string{`<h2><a href="/elections/1962/districts/10">District 10</a></h2>`,
+			`<p class="json">This page as JSON: <a href="/api/public/v1/elections/1962/districts">`}, []string{`id="district-11"`}},
+		{"a past election's parties", "/elections/1962/parties", 200, "", []string{
+			`<p class="json">This page as JSON: <a href="/api/public/v1/elections/1962/parties">`}, nil},
 		{"the current election at its own path", "/elections/2022/districts/5", 200, "", []string{
 			`<li><a href="/elections/2017/districts/5"><span aria-hidden="true">← </span>2017</a></li>`, `href="/elections/2022/districts/5/count.csv"`,
 			`<a href="/mt/elections/2022/districts/5" hreflang="mt" lang="mt">Malti</a>`}, []string{`class="past"`, "→"}},

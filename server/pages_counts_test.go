@@ -77,17 +77,17 @@ var countPageCases = []pageCase{
 	}, nil},
 	{"the results", "/results", 200, "", []string{
 		"<h1>Results</h1>", `href="/api/public/v1/results"`,
-		html("<caption>Each party's first preferences and share of the valid votes in the 13 districts counted, and its seats at the count and in parliament</caption>"),
+		html("<caption>Each party's first preferences and share of the valid votes in the 13 districts counted, its seats at the count and its candidates elected</caption>"),
 		`<th scope="row"><a href="/parties/pl">Labour Party</a></th>` + "\n" +
 			`<td class="number" data-label="First preferences">162,707</td>` + "\n" +
 			`<td class="number" data-label="Share">55.1%</td>` + "\n" +
 			`<td class="number" data-label="Seats at the count">38</td>` + "\n" +
-			`<td class="number" data-label="Seats in parliament">43</td>`,
+			`<td class="number" data-label="Candidates elected">43</td>`,
 		`<th scope="row"><a href="/parties/pn">Nationalist Party</a></th>` + "\n" +
 			`<td class="number" data-label="First preferences">123,233</td>` + "\n" +
 			`<td class="number" data-label="Share">41.7%</td>` + "\n" +
 			`<td class="number" data-label="Seats at the count">27</td>` + "\n" +
-			`<td class="number" data-label="Seats in parliament">35</td>`,
+			`<td class="number" data-label="Candidates elected">35</td>`,
 		`<th scope="row">independent</th>` + "\n" + `<td class="number" data-label="First preferences">1,282</td>`,
 		`<td class="number" data-label="First preferences">295,248</td>`, `<td class="number" data-label="Seats at the count">65</td>`,
 		`<th scope="row"><a href="/districts/2#count">District 2</a></th>` + "\n" + `<td data-label="Status">final</td>` + "\n" +

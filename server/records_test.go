@@ -60,10 +60,10 @@ func TestRecords(t *testing.T) {
 		{"locality given twice", "/api/public/v1/districts?locality=Luqa&locality=Luqa", 400, failure, "400-locality-twice.json"},
 		{"locality badly percent-encoded", "/api/public/v1/districts?locality=%zz", 400, failure, "400-locality.json"},
 	}
-	for _, tt := range tests {
+	s, _ := newServer(t, server.Options{})
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newServer(t, server.Options{})
-			rec := do(t, s, request{target: tt.target})
+			rec := do(t, s, ownClient(request{target: tt.target}, i))
 			if rec.Code != tt.status {
 				t.Fatalf("status = %d, want %d; body %s", rec.Code, tt.status, rec.Body)
 			}

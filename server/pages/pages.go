@@ -320,16 +320,16 @@ func New(e Election, about About, api string, openAPI []byte, lang *Lang) (*Site
 		home = api + e.Base // the election's record
 	}
 	s.Home = s.render("home", t("nav_home"), "home", home, HomePath, s.newHomeView(about, api))
-	s.Parties = s.renderPage("parties", t("nav_parties"), "parties", api+"/parties", s.csvLink(PartiesCSV), PartiesPath, "",
+	s.Parties = s.renderPage("parties", t("nav_parties"), "parties", s.api+"/parties", s.csvLink(PartiesCSV), PartiesPath, "",
 		s.partiesView())
-	s.Districts = s.renderPage("districts", t("nav_districts"), "districts", api+"/districts", s.csvLink(DistrictsCSV), DistrictsPath, "",
+	s.Districts = s.renderPage("districts", t("nav_districts"), "districts", s.api+"/districts", s.csvLink(DistrictsCSV), DistrictsPath, "",
 		districtsView{Districts: s.districtViews(ds.Districts()), NoLocalities: s.noLocalities})
 	all, _ := ds.Query(dataset.Candidates, nil) // no parameter is ever refused
 	s.Candidates = s.renderCandidates(all, candidateFilter{limit: strconv.Itoa(dataset.DefaultLimit)}, nil)
 	if e.Base == "" {
 		s.Reference = s.render("reference", t("nav_reference"), "reference", api+"/openapi.json", ReferencePath, ref)
 	}
-	s.Results = s.render("results", t("results_heading"), "results", api+"/results", ResultsPath, s.resultsView())
+	s.Results = s.render("results", t("results_heading"), "results", s.api+"/results", ResultsPath, s.resultsView())
 	s.notFound = s.errorPage(t("not_found"), t("not_found_detail"))
 	return s, nil
 }
