@@ -60,6 +60,8 @@ func TestArchivePages(t *testing.T) {
 		{"people named", "/people?q=mintoff", 200, "people-mintoff.html", []string{
 			"<caption>12 people named “mintoff”</caption>", `<th scope="row"><a href="/people/dom-mintoff">Dom Mintoff</a></th>` + "\n" + `<td data-label="Elections">1996, 1992, 1987, 1981, 1976, 1971, 1966, 1962</td>`,
 			`href="/api/public/v1/people?q=mintoff"`}, nil},
+		// Maltese counts 2 to 10 in the plural, 11 and more in the singular.
+		{"people named, in Maltese", "/mt/people?q=mintoff", 200, "", []string{"<caption>12 persuna bl-isem “mintoff”</caption>"}, nil},
 		{"people named nothing found", "/mt/people?q=zzzz", 200, "", []string{`<p class="note" id="none">L-ebda persuna ma jisimha “zzzz”.</p>`}, nil},
 		{"a refused search of people", "/people?q=x", 400, "", []string{`<span class="error" id="people-q-error">Give a name of 2 to 100 letters; “x” is not one.</span>`, `value="x" placeholder`}, nil},
 		{"no such person", "/people/nobody-at-all", 404, "", []string{"<h1>No such person</h1>"}, nil},

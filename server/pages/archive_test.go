@@ -302,8 +302,10 @@ func TestPreviousDistrict(t *testing.T) {
 		url      string
 		caution  string
 	}{
-		{"2022", 10, "/elections/2017/districts/10", "Boundaries move from one election to the next; district 10 lists the same localities in 2022 and in 2017."},
-		{"2022", 6, "/elections/2017/districts/6", "Boundaries move from one election to the next: district 6 lists Żebbuġ (part) in 2022 and not in 2017."},
+		{"2022", 10, "/elections/2017/districts/10", "Boundaries move from one election to the next; district 10 lists the same localities in 2022 and in 2017, Naxxar in part in both, the part as each election's notes say."},
+		{"2022", 6, "/elections/2017/districts/6", "Boundaries move from one election to the next: district 6 lists Żebbuġ (part) in 2022 and not in 2017; Luqa in part in both, the part as each election's notes say."},
+		{"2022", 7, "/elections/2017/districts/7", "Boundaries move from one election to the next: district 7 lists Żebbuġ whole in 2017 and in part in 2022."},
+		{"2022", 13, "/elections/2017/districts/13", "Boundaries move from one election to the next; district 13 lists the same localities in 2022 and in 2017."},
 		{"2017", 5, "/elections/2013/districts/5", "Boundaries move from one election to the next, and the data lists no locality of district 5 in 2013: whether the two covered the same area is not known."},
 		{"1976", 5, "/elections/1971/districts/5", "District numbers are each election's own: 1971 had 10 districts and 1976 13, so district 5 of 1971 is not district 5 of 1976."},
 		{"1976", 12, "/elections/1971/districts", "1971 had 10 districts, and none numbered 12."},

@@ -288,9 +288,9 @@ func (s *Site) People(found []int32, q string) Rendered {
 			case len(found) == 0:
 				v.None = s.lang.T("people_none", q)
 			case len(found) > Listed:
-				v.Caption = s.lang.T("people_more", Listed, len(found), q)
+				v.Caption = s.lang.T("people_more", Listed, s.counted("people", len(found)), q)
 			default:
-				v.Caption = s.lang.T("people_found", len(found), q)
+				v.Caption = s.lang.T("people_found", s.counted("people", len(found)), q)
 			}
 		}
 		api := ""
