@@ -85,6 +85,9 @@ func (s *Site) resultsView() resultsView {
 		r := districtResult{Number: d.Number, Label: t("district_n", d.Number), Status: t("status_none"), Valid: "—", Quota: "—", Counts: "—"}
 		if sh, ok := s.ds.Sheet(d.Number); ok {
 			r.Sheet, r.Status = true, t("status_"+sh.Status)
+			if len(sh.Defects) > 0 {
+				r.Status = t("status_defects", r.Status)
+			}
 			r.Valid, r.Quota, r.Counts = num(sh.ValidVotes), num(sh.Quota), strconv.Itoa(len(sh.Counts))
 			for _, id := range sh.Elected[:min(len(sh.Elected), Listed)] {
 				if i, ok := s.ds.Lookup(dataset.Candidates, id); ok {

@@ -137,6 +137,7 @@ var stringsEN = map[string]string{
 	"col_status":                    "Status",
 	"status_final":                  "final",
 	"status_counting":               "counting",
+	"status_defects":                "%s; ⚠ the sheet has known defects",
 	"status_none":                   "no count sheet",
 	"registered":                    "Registered voters",
 	"valid_votes":                   "Valid votes",

@@ -138,6 +138,7 @@ var stringsMT = map[string]string{
 	"col_status":                    "Stat",
 	"status_final":                  "finali",
 	"status_counting":               "għadu għaddej",
+	"status_defects":                "%s; ⚠ il-folja għandha difetti magħrufa",
 	"status_none":                   "l-ebda folja tal-għadd",
 	"registered":                    "Votanti reġistrati",
 	"valid_votes":                   "Voti validi",
