@@ -592,8 +592,8 @@ func TestReloadRefusedWithinMemory(t *testing.T) {
 
 // TestSlowReadersMemory: clients that read slowly (dialSlowReaders: a
 // receive buffer of 2 KiB, and a pause after the head) hold serve
-// writing a large answer, 40 of them one district's count sheet of 26 MB
-// (/api/public/v1/results/1) and 24 its CSV download of 25 MB
+// writing a large answer, 20 of them one district's count sheet of 26 MB
+// (/api/public/v1/results/1) and 12 its CSV download of 25 MB
 // (/districts/1/count.csv), all at once; while they wait, serve's
 // resident memory has grown by less than one answer's size for them all,
 // as the sheet is written from the bytes prepared at load and the
@@ -621,8 +621,8 @@ func TestSlowReadersMemory(t *testing.T) {
 		path    string
 		readers int
 	}{
-		{"/api/public/v1/results/1", 40},
-		{"/districts/1/count.csv", 24},
+		{"/api/public/v1/results/1", 20},
+		{"/districts/1/count.csv", 12},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			// One whole answer first: its size, and whatever the first

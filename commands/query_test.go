@@ -62,7 +62,7 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 		for _, collection := range collections {
 			for _, district := range districtValues {
 				for _, party := range partyValues {
-					for _, lo := range [][2]string{{"", ""}, {"1", ""}, {"7", ""}, {"500", ""}, {"0", ""}, {"7", "3"}, {"", "141"}} {
+					for li, lo := range [][2]string{{"", ""}, {"1", ""}, {"7", ""}, {"500", ""}, {"0", ""}, {"7", "3"}, {"", "141"}} {
 						limit, offset := lo[0], lo[1]
 						q := url.Values{}
 						args := []string{"query", string(collection)}
@@ -79,7 +79,9 @@ func TestQueryPrintsWhatServeReturns(t *testing.T) {
 						rec := httptest.NewRecorder()
 						req := httptest.NewRequest("GET", target, nil)
 						srv.ServeHTTP(rec, req)
-						apitest.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
+						if li == 0 { // each filter once against the OpenAPI document; paging is the server tests'
+							apitest.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
+						}
 						code, stdout, stderr := run(t, args...)
 						switch rec.Code {
 						case 200:
