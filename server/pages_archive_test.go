@@ -44,18 +44,18 @@ func TestArchivePages(t *testing.T) {
 			"Il-partit bl-aktar ewwel preferenzi ma rebaħx l-aktar siġġijiet fl-għadd f&#39;6 mill-25 elezzjoni:",
 			"<li>1981: PN, 114,132 ewwel preferenzi u 31 siġġu; PL, 109,990 ewwel preferenzi u 34 siġġu.</li>"}, nil},
 		{"a person", "/people/robert-abela", 200, "person-robert-abela.html", []string{
-			"<h1>Robert Abela</h1>", "Stood in 2 elections, from 2017 to 2022. Elected at the count in 2 of them.",
+			"<h1>Robert Abela</h1>", "Stood in 2 elections, from 2017 to 2022, as the archive links their candidacies. Elected at the count in 2 of them.",
 			`<svg class="chart person-chart"`, `<a href="/elections/2017/candidates/robert-abela">Robert Abela</a>`,
 			`<td class="number" data-label="First preferences">3,403</td>` + "\n" + `<td data-label="At the count">elected at count 14</td>`,
 			`<li><strong>2017:</strong> <span>People: a candidate&#39;s person_id is the 2022 candidate&#39;s`,
 			`href="/api/public/v1/people/robert-abela"`, `<a href="/mt/people/robert-abela" hreflang="mt" lang="mt">Malti</a>`,
 		}, []string{`class="election-bar"`}},
 		{"a person across decades", "/people/dom-mintoff", 200, "person-dom-mintoff.html", []string{
-			"Stood in 8 elections, from 1962 to 1996. Elected at the count in 8 of them.",
+			"Stood in 8 elections, from 1962 to 1996, as the archive links their candidacies. Elected at the count in 8 of them.",
 			`<a href="/elections/1962/districts/2">2</a>`,
 			"<li><strong>1996, 1992, 1987, 1981, 1976, 1971, 1966 and 1962:</strong> <span>People: a candidate shares a person_id with a candidate of the election before or after only where the same name",
 		}, nil},
-		{"a person in Maltese", "/mt/people/robert-abela", 200, "", []string{`<html lang="mt">`, "Ikkontesta f&#39;2 elezzjoni, mill-2017 sal-2022.", `<a href="/mt/elections/2017/parties/pl">Partit Laburista</a>`}, nil},
+		{"a person in Maltese", "/mt/people/robert-abela", 200, "", []string{`<html lang="mt">`, "Ikkontesta f&#39;2 elezzjoni, mill-2017 sal-2022, kif l-arkivju jorbot il-kandidaturi tiegħu.", `<a href="/mt/elections/2017/parties/pl">Partit Laburista</a>`}, nil},
 		{"the people's search", "/people", 200, "", []string{`<form class="filters" action="/people" method="get" role="search">`, `<input id="people-q" name="q" type="search" value=""`}, []string{"<table"}},
 		{"people named", "/people?q=mintoff", 200, "people-mintoff.html", []string{
 			"<caption>12 people named “mintoff”</caption>", `<th scope="row"><a href="/people/dom-mintoff">Dom Mintoff</a></th>` + "\n" + `<td data-label="Elections">1996, 1992, 1987, 1981, 1976, 1971, 1966, 1962</td>`,
