@@ -58,7 +58,7 @@ func TestArchivePages(t *testing.T) {
 		{"a person in Maltese", "/mt/people/robert-abela", 200, "", []string{`<html lang="mt">`, "Ikkontesta f&#39;2 elezzjoni, mill-2017 sal-2022, kif l-arkivju jorbot il-kandidaturi tiegħu.", `<a href="/mt/elections/2017/parties/pl">Partit Laburista</a>`}, nil},
 		{"the people's search", "/people", 200, "", []string{`<form class="filters" action="/people" method="get" role="search">`, `<input id="people-q" name="q" type="search" value=""`}, []string{"<table"}},
 		{"people named", "/people?q=mintoff", 200, "people-mintoff.html", []string{
-			"<caption>12 people named “mintoff”</caption>", `<th scope="row"><a href="/people/dom-mintoff">Dom Mintoff</a></th>` + "\n" + `<td data-label="Elections">1996, 1992, 1987, 1981, 1976, 1971, 1966, 1962</td>`,
+			"<caption>12 people named “mintoff”</caption>", `<th scope="row"><a href="/people/dom-mintoff">Dom Mintoff</a></th>` + "\n" + `<td data-label="Party">PL</td>` + "\n" + `<td data-label="Elections">1996, 1992, 1987, 1981, 1976, 1971, 1966, 1962</td>`,
 			`href="/api/public/v1/people?q=mintoff"`}, nil},
 		// Maltese counts 2 to 10 in the plural, 11 and more in the singular.
 		{"people named, in Maltese", "/mt/people?q=mintoff", 200, "", []string{"<caption>12 persuna bl-isem “mintoff”</caption>"}, nil},

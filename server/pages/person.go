@@ -270,6 +270,7 @@ type peopleView struct {
 // elections.
 type personItem struct {
 	Name, Slug, Elections string
+	Parties               string // each party they stood for, newest first, so that two of one name are told apart
 }
 
 // People is the search of the people by name: the form, and, when q is
@@ -313,8 +314,19 @@ func (s *Site) peopleRefused(q string, perr *dataset.ParamError) []byte {
 // personItem is p as the search lists them.
 func (s *Site) personItem(p *archive.Person) personItem {
 	slugs := make([]string, len(p.Candidacies))
+	var parties []string
 	for k, cy := range p.Candidacies {
 		slugs[k] = cy.ElectionSlug
+		party := s.lang.T("independent")
+		if j, err := s.arch.ElectionIndex(cy.ElectionID); err == nil && cy.PartyID != nil {
+			ds := s.arch.Elections()[j].Dataset
+			if i, ok := ds.Lookup(dataset.Parties, *cy.PartyID); ok {
+				party = clip(ds.Parties()[i].ShortName)
+			}
+		}
+		if !slices.Contains(parties, party) {
+			parties = append(parties, party)
+		}
 	}
-	return personItem{clip(p.Name), p.Slug, strings.Join(slugs, ", ")}
+	return personItem{clip(p.Name), p.Slug, strings.Join(slugs, ", "), strings.Join(parties, ", ")}
 }
