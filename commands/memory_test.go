@@ -218,6 +218,7 @@ func TestReloadRefusedPastTheMemoryLimit(t *testing.T) {
 // bench/synth's many candidates.
 func TestLoadMemoryPerByte(t *testing.T) {
 	testprograms.EndToEnd(t, "writes 100 MB of datasets and reads the peak memory of the binary loading each")
+	t.Parallel() // the programs it runs use one core at a time: another test takes the other
 	ballot := e2eBuild(t)
 	tools := t.TempDir()
 	build := exec.Command("go", "build", "-o", tools+"/", "../bench/shapes", "../bench/loadmem", "../bench/synth")
@@ -392,6 +393,7 @@ func nextSheetEdition(t *testing.T, dir string) string {
 // record: 1,160 times a counts.json of empty sheets.
 func TestRefusedMemoryPerByte(t *testing.T) {
 	testprograms.EndToEnd(t, "writes 40 MB of datasets and reads the peak memory of the binary checking each")
+	t.Parallel() // the programs it runs use one core at a time: another test takes the other
 	ballot := e2eBuild(t)
 	tools := t.TempDir()
 	build := exec.Command("go", "build", "-o", tools+"/", "../bench/shapes")
@@ -526,6 +528,7 @@ func TestRefusedMemoryPerByte(t *testing.T) {
 // problem took it past 1.4 GB, out of memory.
 func TestReloadRefusedWithinMemory(t *testing.T) {
 	testprograms.EndToEnd(t, "writes a 27 MB dataset and reads the peak memory of serve refusing it")
+	t.Parallel() // the programs it runs use one core at a time: another test takes the other
 	tools := t.TempDir()
 	build := exec.Command("go", "build", "-o", tools+"/", "../bench/shapes")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -607,6 +610,7 @@ func TestReloadRefusedWithinMemory(t *testing.T) {
 // whole download, and held it as long as its reader read.
 func TestSlowReadersMemory(t *testing.T) {
 	testprograms.EndToEnd(t, "writes a 27 MB dataset and reads the peak memory of serve answering slow readers")
+	t.Parallel() // the programs it runs use one core at a time: another test takes the other
 	tools := t.TempDir()
 	build := exec.Command("go", "build", "-o", tools+"/", "../bench/shapes")
 	if out, err := build.CombinedOutput(); err != nil {

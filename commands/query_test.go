@@ -32,6 +32,7 @@ func normalise(b []byte) []byte {
 // HTTP handler and through "ballot query", on the embedded dataset and on a
 // dataset directory, and compares the bytes.
 func TestQueryPrintsWhatServeReturns(t *testing.T) {
+	t.Parallel()
 	datasets := []struct {
 		name, dir   string
 		collections []dataset.Collection // the matrix's; nil for every one
