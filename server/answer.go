@@ -79,7 +79,7 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) 
 		h["Content-Encoding"] = gzipValue
 	}
 	if a.stream != nil {
-		writeStream(w, r, a, gz, cache)
+		writeStream(w, r, a.contentType, a.stream, gz, cache)
 		return
 	}
 	// A large body whose records are prepared at load as one run is
@@ -139,23 +139,23 @@ const inPlaceAt = 64 << 10
 // it: one that ends within it is sent whole, with its length.
 const streamAt = 64 << 10
 
-// writeStream writes an answer whose body a.stream makes as it is
+// writeStream writes an answer whose body stream makes as it is
 // written, a download: into a buffer of up to streamAt bytes, sent with
 // its length when the body ends within it, as every other answer is;
 // past it, the head is sent without a length and the body as it is made
 // (chunked), a download of any size holding no more than the buffer. For
 // HEAD, the body is made only as far as the buffer: past it, the head
 // says no length, as GET's does.
-func writeStream(w http.ResponseWriter, r *http.Request, a *answer, gz bool, cache []string) {
+func writeStream(w http.ResponseWriter, r *http.Request, contentType []string, stream func(io.Writer) error, gz bool, cache []string) {
 	bp := bodies.Get().(*[]byte)
 	sw := &spill{w: w, buf: (*bp)[:0], head: r.Method == http.MethodHead, send: func(length []string) {
-		writeHead(w, http.StatusOK, a.contentType, cache, length)
+		writeHead(w, http.StatusOK, contentType, cache, length)
 	}}
 	var err error
 	if gz {
-		err = answers.WriteGzip(sw, a.stream)
+		err = answers.WriteGzip(sw, stream)
 	} else {
-		err = a.stream(sw)
+		err = stream(sw)
 	}
 	if !sw.sent && err == nil {
 		f := valuesOf(w)

@@ -61,7 +61,7 @@ func TestWriteStream(t *testing.T) {
 			if tt.gzip {
 				rec.Header()["Content-Encoding"] = gzipValue
 			}
-			writeStream(rec, r, &answer{contentType: csvValue, stream: stream}, tt.gzip, []string{"public, max-age=60"})
+			writeStream(rec, r, csvValue, stream, tt.gzip, []string{"public, max-age=60"})
 			length, sent := rec.Header()["Content-Length"]
 			if sent != tt.length || sent && length[0] != strconv.Itoa(len(want)) {
 				t.Errorf("Content-Length %q (%v), want it sent: %v, of %d", length, sent, tt.length, len(want))
