@@ -56,23 +56,26 @@ func buildDocuments(a *archive.Archive, idx index, publicURL string) *documents 
 	}
 }
 
-// openAPIAnswers are the OpenAPI document prepared for each public URL a
-// server of this process was given (one, as a rule): it depends on the URL
-// alone, not on the archive, and compressing its 300 KB as small as they
-// get takes longer than preparing the current election's answers, so a
+// openAPIPrepared is the OpenAPI document prepared for the public URL a
+// server of this process was last given: it depends on the URL alone,
+// not on the archive, and compressing its 300 KB as small as they get
+// takes longer than preparing the current election's answers, so a
 // reload does not do it again.
-var openAPIAnswers struct {
+var openAPIPrepared struct {
 	sync.Mutex
-	byURL map[string]answer
+	publicURL string
+	answer    answer
+	made      bool
 }
 
 // openAPIAnswer is the OpenAPI document prepared for publicURL, its
 // servers entry that URL's, or relative when it is empty.
 func openAPIAnswer(publicURL string) answer {
-	openAPIAnswers.Lock()
-	defer openAPIAnswers.Unlock()
-	if a, ok := openAPIAnswers.byURL[publicURL]; ok {
-		return a
+	p := &openAPIPrepared
+	p.Lock()
+	defer p.Unlock()
+	if p.made && p.publicURL == publicURL {
+		return p.answer
 	}
 	api := openAPI
 	if publicURL != "" {
@@ -81,12 +84,8 @@ func openAPIAnswer(publicURL string) answer {
 		server = strings.Replace(server, "The server this document was fetched from", "The API's public address", 1)
 		api = bytes.Replace(openAPI, []byte(openAPIServer), []byte(server), 1)
 	}
-	a := prepare(jsonValue, api)
-	if openAPIAnswers.byURL == nil || len(openAPIAnswers.byURL) >= 4 { // a bound, for a process that is given many
-		openAPIAnswers.byURL = map[string]answer{}
-	}
-	openAPIAnswers.byURL[publicURL] = a
-	return a
+	p.publicURL, p.answer, p.made = publicURL, prepare(jsonValue, api), true
+	return p.answer
 }
 
 // prepare makes a document an answer: its bytes, gzipped as small as they

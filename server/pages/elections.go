@@ -336,9 +336,8 @@ func (s *Site) plainNames(ls []dataset.Locality) []string {
 
 // localityNames are the names of ls, a split one marked as a part.
 func (s *Site) localityNames(ls []dataset.Locality) []string {
-	out := make([]string, len(ls))
+	out := s.plainNames(ls)
 	for i, l := range ls {
-		out[i] = clip(l.Name)
 		if l.Split {
 			out[i] = s.lang.T("locality_part", out[i])
 		}

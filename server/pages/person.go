@@ -318,7 +318,7 @@ func (s *Site) personItem(p *archive.Person) personItem {
 	for k, cy := range p.Candidacies {
 		slugs[k] = cy.ElectionSlug
 		party := s.lang.T("independent")
-		if j, err := s.arch.ElectionIndex(cy.ElectionID); err == nil && cy.PartyID != nil {
+		if j, ok := s.electionIndex(cy.ElectionSlug); ok && cy.PartyID != nil {
 			ds := s.arch.Elections()[j].Dataset
 			if i, ok := ds.Lookup(dataset.Parties, *cy.PartyID); ok {
 				party = clip(ds.Parties()[i].ShortName)
