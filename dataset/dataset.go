@@ -178,6 +178,9 @@ func check(ctx context.Context, fsys fs.FS, opts Options) (*records, checked, er
 			d.hasCounts = true
 		}
 		b, ok := readFile(ctx, fsys, name, opts.maxFileBytes(), r)
+		if ok && opts.Keep != nil {
+			opts.Keep(name, b)
+		}
 		h.Write([]byte(name))
 		h.Write([]byte(strconv.Itoa(len(b))))
 		h.Write(b)

@@ -38,6 +38,11 @@ type Options struct {
 	// district without is an error. Otherwise it is a warning: a past
 	// election's record may not have them. Package archive sets it.
 	Current func(Election) bool
+	// Keep, when set, is given the bytes of each file as it is read, to
+	// keep: the load neither writes to them nor holds them once it ends.
+	// Package archive keeps a past election's files so, to load it again
+	// from exactly the bytes it checked (see archive.Election.Dataset).
+	Keep func(name string, b []byte)
 }
 
 func (o Options) maxFileBytes() int64 {
