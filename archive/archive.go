@@ -50,15 +50,22 @@ type Archive struct {
 	size      int64
 }
 
-// Election is one election of an archive: its dataset and its record.
+// Election is one election of an archive: its record, its dataset's
+// manifest and version, and its dataset (Dataset), loaded as on its own.
+// The current election's dataset is held as long as the archive is; a
+// past election's only while it is used (see Held and Archive.Release).
 type Election struct {
 	// Dir is the election's directory as archive.toml names it; "" for
 	// a dataset directory served alone.
 	Dir string
-	// Dataset is the election's dataset, loaded as on its own.
-	Dataset *dataset.Dataset
 	// Record is the election as the API lists it.
 	Record Record
+	// Manifest and Version are its dataset's, kept when the dataset is
+	// released.
+	Manifest dataset.Manifest
+	Version  string
+
+	heldElection
 }
 
 // Record is an election as the API serves it (/api/public/v1/elections):
@@ -163,16 +170,16 @@ func newArchive(elections []*Election, current string, single bool, warnings []d
 	a := &Archive{single: single, Warnings: warnings, size: size}
 	h := sha256.New()
 	for _, e := range elections {
-		h.Write([]byte(e.Dir + "\x00" + e.Record.Slug + "\x00" + e.Dataset.Version + "\x00"))
+		h.Write([]byte(e.Dir + "\x00" + e.Record.Slug + "\x00" + e.Version + "\x00"))
 	}
 	h.Write([]byte(current))
 	a.Version = hex.EncodeToString(h.Sum(nil))
 	if single {
-		a.Version = elections[0].Dataset.Version
+		a.Version = elections[0].Version
 	}
 	a.elections = slices.Clone(elections)
 	slices.SortStableFunc(a.elections, func(x, y *Election) int {
-		dx, dy := x.Dataset.Manifest.Election.Date, y.Dataset.Manifest.Election.Date
+		dx, dy := x.Manifest.Election.Date, y.Manifest.Election.Date
 		return cmp.Or(dy.Compare(dx), strings.Compare(y.Record.Slug, x.Record.Slug))
 	})
 	for _, e := range a.elections {
@@ -224,7 +231,9 @@ func newElection(dir string, ds *dataset.Dataset) *Election {
 	if seats >= 0 {
 		r.Seats = &seats
 	}
-	return &Election{Dir: dir, Dataset: ds, Record: r}
+	el := &Election{Dir: dir, Record: r, Manifest: m, Version: ds.Version}
+	el.held.Store(&Held{Dataset: ds})
+	return el
 }
 
 // electionID is the id derived for the election with the slug, in the

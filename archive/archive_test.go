@@ -109,8 +109,8 @@ func TestSingleDataset(t *testing.T) {
 		t.Fatalf("single %t, %d elections, current %p of %p", a.Single(), len(a.Elections()), a.Current(), a.Elections()[0])
 	}
 	e := a.Current()
-	if e.Dataset.Version != ds.Version || a.Version != ds.Version || e.Dir != "" {
-		t.Errorf("version %s (archive %s), dir %q; want the dataset's %s and no directory", e.Dataset.Version, a.Version, e.Dir, ds.Version)
+	if e.Dataset().Version != ds.Version || a.Version != ds.Version || e.Dir != "" {
+		t.Errorf("version %s (archive %s), dir %q; want the dataset's %s and no directory", e.Dataset().Version, a.Version, e.Dir, ds.Version)
 	}
 	if len(a.Warnings) != len(ds.Warnings) || a.Size() != int64(ds.Size()) {
 		t.Errorf("%d warnings, size %d; want the dataset's %d and %d", len(a.Warnings), a.Size(), len(ds.Warnings), ds.Size())
@@ -141,7 +141,7 @@ func TestOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := archive.Of(ds)
-	if !a.Single() || a.Current().Dataset != ds || a.Version != loaded.Version || a.Size() != loaded.Size() ||
+	if !a.Single() || a.Current().Dataset() != ds || a.Version != loaded.Version || a.Size() != loaded.Size() ||
 		len(a.Warnings) != len(loaded.Warnings) || !bytes.Equal(dataset.EncodeRecord(a.Current().Record), dataset.EncodeRecord(loaded.Current().Record)) {
 		t.Errorf("Of: single %t, version %s, size %d, %d warnings, record %+v; want the load's %s, %d, %d, %+v",
 			a.Single(), a.Version, a.Size(), len(a.Warnings), a.Current().Record, loaded.Version, loaded.Size(), len(loaded.Warnings), loaded.Current().Record)
@@ -250,7 +250,7 @@ current = "2022"
 		t.Errorf("Robert Abela: %s, candidacies in %s then %s", p.ID, p.Candidacies[0].ElectionSlug, p.Candidacies[1].ElectionSlug)
 	}
 	c := p.Candidacies[0]
-	ds := a.Current().Dataset
+	ds := a.Current().Dataset()
 	ci, _ := ds.Lookup(dataset.Candidates, "robert-abela")
 	cand := ds.Candidates()[ci]
 	if c.CandidateID != cand.ID || c.ElectionID != a.Current().Record.ID || c.Name != "Robert Abela" || !slices.Equal(c.DistrictIDs, cand.DistrictIDs) || *c.Elected != true {
@@ -340,7 +340,7 @@ func TestSearchPeople(t *testing.T) {
 			t.Errorf("QueryPeople(%v): %s, want %s", tt.params, got, tt.want)
 		}
 	}
-	ds := a.Current().Dataset
+	ds := a.Current().Dataset()
 	for _, q := range []string{"a", "  ", "\u0301\u0301", strings.Repeat("x", 101)} {
 		_, err := a.SearchPeople(q)
 		_, want := ds.Query(dataset.Candidates, dataset.Params{"q": {q}})
@@ -678,11 +678,11 @@ func TestSeatsAtTheCount(t *testing.T) {
 			t.Fatal(err)
 		}
 		short := map[string]string{}
-		for _, p := range e.Dataset.Parties() {
+		for _, p := range e.Dataset().Parties() {
 			short[p.ID] = p.ShortName
 		}
 		seats, first := map[string]int{}, map[string]int{}
-		for _, p := range e.Dataset.NationalTotals().Parties {
+		for _, p := range e.Dataset().NationalTotals().Parties {
 			name := "IND"
 			if p.PartyID != nil {
 				name = short[*p.PartyID]

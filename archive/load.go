@@ -36,7 +36,10 @@ const maxManifestBytes = 1 << 20
 // Load reads, checks and indexes the archive held in fsys: an archive
 // (archive.toml and the election directories it names), or a dataset's
 // files, an archive of one. When it has errors, the error returned is a
-// *dataset.Report listing every one of them.
+// *dataset.Report listing every one of them. A past election's dataset
+// is read from fsys again when it is asked for after it was let go
+// (Election.Held), so fsys must not change while the archive is used, as
+// an embed.FS does not.
 func Load(fsys fs.FS) (*Archive, error) {
 	return LoadContext(context.Background(), fsys, dataset.Options{})
 }
@@ -173,6 +176,13 @@ type source interface {
 	election(ctx context.Context, dir string, opts dataset.Options) (*dataset.Dataset, *dataset.Problem, error)
 	// size is the dataset files' size of the election in dir.
 	size(dir string) int64
+	// changes reports whether the files may change once read: a past
+	// election is then loaded again from the bytes read at load, else
+	// from the source (reloader).
+	changes() bool
+	// reloader loads the election in dir again with opts, as election
+	// did, for a source that does not change.
+	reloader(dir string, opts dataset.Options) reloader
 }
 
 // load reads the archive of src.
@@ -212,6 +222,7 @@ func load(ctx context.Context, src source, opts dataset.Options) (*Archive, erro
 	dirs := checkManifest(m, r)
 	var elections []*Election
 	var entries []entry
+	var reloaders []reloader // of each election loaded, as elections
 	for _, dir := range dirs {
 		warn := opts.Warn
 		if warn != nil {
@@ -220,6 +231,14 @@ func load(ctx context.Context, src source, opts dataset.Options) (*Archive, erro
 		eopts := opts
 		eopts.Warn = warn
 		eopts.Current = func(e dataset.Election) bool { return e.Slug == m.Current }
+		// A past election is let go once loaded, and loaded again when
+		// asked for (Election.Held): from its files as they were read
+		// here, a directory's, which may change on disk meanwhile.
+		var files dataset.Files
+		if src.changes() && !opts.RecordsOnly {
+			files = dataset.Files{}
+			eopts.Keep = func(name string, b []byte) { files[name] = b }
+		}
 		ds, dirProblem, err := src.election(ctx, dir, eopts)
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
@@ -247,6 +266,14 @@ func load(ctx context.Context, src source, opts dataset.Options) (*Archive, erro
 		}
 		e := newElection(dir, ds)
 		elections = append(elections, e)
+		if ds.Manifest.Election.Slug == m.Current {
+			files = nil // the current election is held as long as the archive
+		}
+		if files != nil {
+			reloaders = append(reloaders, reloadFiles(files, eopts))
+		} else {
+			reloaders = append(reloaders, src.reloader(dir, eopts))
+		}
 		entries = append(entries, entry{dir: dir, manifest: ds.Manifest, read: true, id: e.Record.ID})
 	}
 	checkElections(m, entries, r)
@@ -259,6 +286,13 @@ func load(ctx context.Context, src source, opts dataset.Options) (*Archive, erro
 	}
 	a := newArchive(elections, m.Current, false, warnings, size)
 	a.warnPeople(opts.Warn)
+	if !opts.RecordsOnly {
+		for i, e := range elections {
+			if e != a.current {
+				e.releasable(reloaders[i])
+			}
+		}
+	}
 	return a, nil
 }
 
@@ -358,6 +392,19 @@ func (s fsSource) election(ctx context.Context, dir string, opts dataset.Options
 	return ds, nil, err
 }
 
+// changes is false: an archive held in an fs.FS is read from it again
+// (embed.FS, fstest.MapFS), so the fs.FS must not change while the
+// archive is used (see Load).
+func (fsSource) changes() bool { return false }
+
+func (s fsSource) reloader(dir string, opts dataset.Options) reloader {
+	opts.Warn, opts.Keep = nil, nil
+	return func() (*dataset.Dataset, error) {
+		ds, _, err := s.election(context.Background(), dir, opts)
+		return ds, err
+	}
+}
+
 func (s fsSource) size(dir string) int64 {
 	var total int64
 	for _, name := range dataset.FileNames() {
@@ -400,6 +447,11 @@ func (s dirSource) election(ctx context.Context, dir string, opts dataset.Option
 	ds, err := dataset.LoadDirContext(ctx, full, opts)
 	return ds, nil, err
 }
+
+// changes is true: a publisher may change a directory at any time.
+func (dirSource) changes() bool { return true }
+
+func (dirSource) reloader(string, dataset.Options) reloader { return nil }
 
 func (s dirSource) size(dir string) int64 {
 	n, _ := dataset.FilesSize(filepath.Join(s.resolved, filepath.FromSlash(dir)))

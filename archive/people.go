@@ -125,8 +125,13 @@ func (a *Archive) QueryPeople(p dataset.Params) ([]int32, error) {
 func (a *Archive) indexPeople() {
 	byID := map[string]int{}
 	var first []int // the election of each person's latest candidacy
+	var k keeper
 	for ei, e := range a.elections {
-		ds := e.Dataset
+		ds := e.Dataset()
+		// The current election's dataset is held as long as the index:
+		// its texts are shared, not copied (a dataset of long names would
+		// hold them twice).
+		k.copying = e != a.current
 		for i := range ds.Candidates() {
 			c := &ds.Candidates()[i]
 			if c.PersonID == nil {
@@ -135,11 +140,12 @@ func (a *Archive) indexPeople() {
 			pi, seen := byID[*c.PersonID]
 			if !seen {
 				pi = len(a.people)
-				byID[*c.PersonID] = pi
-				a.people = append(a.people, Person{ID: *c.PersonID, Slug: c.Slug, Name: c.Name, given: c.GivenName, family: c.FamilyName})
+				id := k.text(*c.PersonID)
+				byID[id] = pi
+				a.people = append(a.people, Person{ID: id, Slug: k.text(c.Slug), Name: k.text(c.Name), given: k.text(c.GivenName), family: k.text(c.FamilyName)})
 				first = append(first, ei)
 			}
-			a.people[pi].Candidacies = append(a.people[pi].Candidacies, candidacy(e, c))
+			a.people[pi].Candidacies = append(a.people[pi].Candidacies, k.candidacy(e, c))
 		}
 	}
 	// Published order, the latest election carried along for the slugs.
@@ -207,13 +213,27 @@ func (a *Archive) indexPeople() {
 	})
 }
 
-// candidacy is the candidacy of c, a candidate of e.
-func candidacy(e *Election, c *dataset.Candidate) Candidacy {
-	ds := e.Dataset
+// candidacy is the candidacy of c, a candidate of e, in values of its
+// own: nothing of e's dataset, which is let go once loaded (Held).
+func (k *keeper) candidacy(e *Election, c *dataset.Candidate) Candidacy {
+	ds := e.Dataset()
 	cd := Candidacy{
-		ElectionID: e.Record.ID, ElectionSlug: e.Record.Slug, CandidateID: c.ID, Name: c.Name,
-		PartyID: c.PartyID, DistrictIDs: c.DistrictIDs, Elected: c.Elected, Results: []DistrictResult{},
+		ElectionID: e.Record.ID, ElectionSlug: e.Record.Slug, CandidateID: k.text(c.ID), Name: k.text(c.Name),
+		PartyID: k.textOf(c.PartyID), Elected: k.boolOf(c.Elected),
 	}
+	n := len(c.DistrictIDs)
+	if k.ids == nil || cap(k.ids)-len(k.ids) < n {
+		k.ids = make([]string, 0, max(keptBlock/16, n))
+	}
+	start := len(k.ids)
+	for _, id := range c.DistrictIDs {
+		k.ids = append(k.ids, k.shared(id))
+	}
+	cd.DistrictIDs = k.ids[start:len(k.ids):len(k.ids)]
+	if k.results == nil || cap(k.results)-len(k.results) < n {
+		k.results = make([]DistrictResult, 0, max(keptBlock/32, n))
+	}
+	start = len(k.results)
 	for _, id := range c.DistrictIDs {
 		n, _ := ds.DistrictByID(id)
 		sheet, ok := ds.Sheet(n)
@@ -222,12 +242,109 @@ func candidacy(e *Election, c *dataset.Candidate) Candidacy {
 		}
 		for _, row := range sheet.Candidacies {
 			if row.CandidateID == c.ID {
-				cd.Results = append(cd.Results, DistrictResult{n, row.FirstPreferences, row.ElectedAtCount, row.ExcludedAtCount})
+				k.results = append(k.results, DistrictResult{n, row.FirstPreferences, k.intOf(row.ElectedAtCount), k.intOf(row.ExcludedAtCount)})
 				break
 			}
 		}
 	}
+	cd.Results = k.results[start:len(k.results):len(k.results)]
 	return cd
+}
+
+// keeper copies what the people index keeps of the past elections'
+// candidates into values of its own, few and shared: the texts into blocks of bytes,
+// the slices into blocks, a value the candidacies repeat (a district's
+// id, a party's, a count's number) once. The index so holds nothing of a
+// past election's dataset, which is let go (Held), and is a few hundred
+// objects for the collector to mark at each collection rather than ten
+// for each candidacy.
+type keeper struct {
+	copying bool // texts are copied (else shared with the dataset)
+	texts   strings.Builder
+	ids     []string
+	results []DistrictResult
+	shares  map[string]string
+	ptrs    map[string]*string
+	ints    map[int]*int
+}
+
+// keptBlock is the size of the blocks the texts are kept in.
+const keptBlock = 64 << 10
+
+// text is s copied into the keeper's block of texts, when copying; else s.
+func (k *keeper) text(s string) string {
+	if !k.copying {
+		return s
+	}
+	if k.texts.Cap()-k.texts.Len() < len(s) {
+		// Bytes written to a Builder are never written again, so the
+		// strings taken from a block stay valid while the next fills.
+		k.texts = strings.Builder{}
+		k.texts.Grow(max(keptBlock, len(s)))
+	}
+	start := k.texts.Len()
+	k.texts.WriteString(s)
+	return k.texts.String()[start:]
+}
+
+// shared is s kept once, however many candidacies have it.
+func (k *keeper) shared(s string) string {
+	if v, ok := k.shares[s]; ok {
+		return v
+	}
+	if k.shares == nil {
+		k.shares = map[string]string{}
+	}
+	v := k.text(s)
+	k.shares[v] = v
+	return v
+}
+
+// textOf is p's value kept once, behind one pointer for all who have it;
+// nil for nil.
+func (k *keeper) textOf(p *string) *string {
+	if p == nil {
+		return nil
+	}
+	if v, ok := k.ptrs[*p]; ok {
+		return v
+	}
+	if k.ptrs == nil {
+		k.ptrs = map[string]*string{}
+	}
+	v := k.shared(*p)
+	k.ptrs[v] = &v
+	return &v
+}
+
+// intOf is p's value behind one pointer for all who have it; nil for nil.
+func (k *keeper) intOf(p *int) *int {
+	if p == nil {
+		return nil
+	}
+	if v, ok := k.ints[*p]; ok {
+		return v
+	}
+	if k.ints == nil {
+		k.ints = map[int]*int{}
+	}
+	v := *p
+	k.ints[v] = &v
+	return &v
+}
+
+var yes, no = true, false
+
+// boolOf is p's value behind one of two pointers; nil for nil.
+func (k *keeper) boolOf(p *bool) *bool {
+	switch {
+	case p == nil:
+		return nil
+	case *p:
+		return &yes
+	default:
+		return &no
+	}
 }
 
 // NotFoundError reports a key that names no election, or no person, of an

@@ -108,7 +108,7 @@ func (a *Archive) warnPeople(warn func(dataset.Problem)) {
 	stands := map[key][]stand{}
 	var order []key // in the order first met, for warnings in a stable order
 	for ei, e := range a.elections {
-		ds := e.Dataset
+		ds := e.Dataset()
 		for i := range ds.Candidates() {
 			c := &ds.Candidates()[i]
 			k := key{dataset.Fold(c.Name), partySlug(ds, c)}
@@ -143,7 +143,7 @@ func (a *Archive) warnPeople(warn func(dataset.Problem)) {
 			en, eo := a.elections[newer[0].election], a.elections[older[0].election]
 			p := dataset.Problem{File: en.Dir + "/" + dataset.CandidatesFile, Rule: "person-unlinked", Message: fmt.Sprintf(
 				"%s, %s, in %s and %s (%s): give both the same person key if they are one person",
-				unlinkedNew[0].name, partyName(en.Dataset, k.party), eo.Record.Slug, en.Record.Slug, howUnlinked(unlinkedNew, unlinkedOld, en, eo))}
+				unlinkedNew[0].name, partyName(en.Dataset(), k.party), eo.Record.Slug, en.Record.Slug, howUnlinked(unlinkedNew, unlinkedOld, en, eo))}
 			if warn != nil {
 				warn(p)
 			} else {

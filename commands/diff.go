@@ -183,7 +183,7 @@ func loadEditions(c *cli.Context, format string, args []string) ([2]diffSideOf, 
 		default:
 			side := diffSideOf{path: arg, version: arch.Version, single: arch.Single(), current: arch.Current().Record.Slug}
 			for _, e := range arch.Elections() {
-				side.elections = append(side.elections, electionEdition{e.Record.Slug, e.Record.Name, e.Dir, diff.NewEdition(e.Dataset)})
+				side.elections = append(side.elections, electionEdition{e.Record.Slug, e.Record.Name, e.Dir, diff.NewEdition(e.Dataset())})
 			}
 			sides[i] = side
 		}

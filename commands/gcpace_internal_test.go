@@ -1,8 +1,11 @@
 package commands
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"runtime/debug"
+	"strings"
 	"testing"
 
 	"ballot/commands/gcpace"
@@ -32,5 +35,31 @@ func TestLoadPacesGC(t *testing.T) {
 	}
 	if got := gcpace.Percent(); got != 100 {
 		t.Errorf("GOGC %d after a check and a load, want 100 restored", got)
+	}
+}
+
+// TestRepace: serve's release loop paces the collector again for the heap
+// the last collection found live, and logs the pace when it changes only;
+// GOGC set by the operator is left as set.
+func TestRepace(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Setenv("GOGC", "")
+	var log bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+	gcpace.SetBase(100)
+	const heap = 4 << 20
+	want := gcpace.ServePercent(heap)
+	repace(logger, heap)
+	repace(logger, heap)
+	if got := gcpace.Base(); got != want || want == 100 {
+		t.Errorf("GOGC %d after repace of a %d-byte heap, want ServePercent's %d", got, heap, want)
+	}
+	if n := strings.Count(log.String(), `msg="garbage collector pace"`); n != 1 {
+		t.Errorf("%d pace lines for one change, want 1:\n%s", n, log.String())
+	}
+	t.Setenv("GOGC", "50")
+	repace(logger, 1<<30)
+	if got := gcpace.Base(); got != want {
+		t.Errorf("GOGC %d after repace with GOGC set by the operator, want %d left", got, want)
 	}
 }

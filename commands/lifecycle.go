@@ -62,6 +62,7 @@ type service struct {
 
 	// What run started, for close to wait for; nil if run never ran.
 	limitSync <-chan struct{}
+	releasing <-chan struct{}
 	reloading <-chan struct{}
 }
 
@@ -183,6 +184,7 @@ func (s *service) run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.limitSync = runLimitSync(ctx, s.srv)
+	s.releasing = runRelease(ctx, s.srv, s.logger)
 	// --watch: a change on disk asks the same goroutine as SIGHUP for a
 	// reload, so there is one reload at a time and the end waits for it.
 	var changed chan struct{}
@@ -241,7 +243,7 @@ func (s *service) run(ctx context.Context) error {
 }
 
 // title is the title the "serving" lines give: the current election's.
-func (s *service) title() string { return s.arch.Current().Dataset.Manifest.Title }
+func (s *service) title() string { return s.arch.Current().Dataset().Manifest.Title }
 
 // announce writes the "serving" lines and flushes them out.
 func (s *service) announce() {
@@ -299,7 +301,8 @@ func (s *service) close() {
 // is waited for (up to shutdown_timeout), so its outcome is logged rather
 // than lost.
 func (s *service) drain() {
-	<-s.limitSync // run's end has cancelled it
+	<-s.limitSync // run's end has cancelled it, and the release loop
+	<-s.releasing
 	shutdown := s.cfg.timeouts().Shutdown
 	select {
 	case <-s.reloading:

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"log/slog"
 	"math"
@@ -12,10 +13,12 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"time"
 
 	"ballot/archive"
 	"ballot/commands/gcpace"
 	"ballot/dataset"
+	"ballot/server"
 )
 
 // memoryLimitSlack is what the soft memory limit allows beyond the heap it
@@ -64,12 +67,7 @@ func operatorGOGC() (string, bool) {
 // and the server, not the garbage of loading them, and returns that heap.
 func liveHeap() int64 {
 	runtime.GC()
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(live)
-	if live[0].Value.Kind() == metrics.KindUint64 {
-		return int64(live[0].Value.Uint64())
-	}
-	return 0
+	return lastLiveHeap()
 }
 
 // paceServing sets GOGC for serving the dataset loaded, unless the
@@ -86,6 +84,58 @@ func paceServing(logger *slog.Logger, heap int64) {
 	percent := gcpace.ServePercent(heap)
 	gcpace.SetBase(percent)
 	logger.Info("garbage collector pace", slog.Int("gogc", percent), slog.Int64("heap", heap))
+}
+
+// releaseEvery is how often serve lets go of the past elections no
+// request has used in server.IdleElection, and paces the collector again
+// for the heap then live (repace).
+const releaseEvery = time.Minute
+
+// runRelease, every releaseEvery until ctx ends, lets go of srv's past
+// elections gone unused and paces the collector again; it closes the
+// channel it returns when it ends.
+func runRelease(ctx context.Context, srv *server.Server, logger *slog.Logger) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(releaseEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-t.C:
+				srv.ReleaseIdle(now.Add(-server.IdleElection))
+				repace(logger, lastLiveHeap())
+			}
+		}
+	}()
+	return done
+}
+
+// repace sets the serving pace (gcpace.ServePercent) again for the live
+// heap as the last collection found it, unless the operator set GOGC, and
+// logs the pace when it changes: past elections loaded on request, or let
+// go, change the heap the pace set at start was made for.
+func repace(logger *slog.Logger, heap int64) {
+	if _, set := operatorGOGC(); set || heap == 0 {
+		return
+	}
+	if percent := gcpace.ServePercent(heap); percent != gcpace.Base() {
+		gcpace.SetBase(percent)
+		logger.Info("garbage collector pace", slog.Int("gogc", percent), slog.Int64("heap", heap))
+	}
+}
+
+// lastLiveHeap is the live heap as the last collection found it, without
+// a collection of its own (0 before the first).
+func lastLiveHeap() int64 {
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	if live[0].Value.Kind() == metrics.KindUint64 {
+		return int64(live[0].Value.Uint64())
+	}
+	return 0
 }
 
 // processMemoryLimit returns the memory the process may not go past, and

@@ -248,7 +248,7 @@ func writeBody(c *cli.Context, body []byte) error {
 // that names those it holds.
 func electionOf(c *cli.Context, arch *archive.Archive) (*dataset.Dataset, error) {
 	if !c.IsSet("election") {
-		return arch.Current().Dataset, nil
+		return arch.Current().Dataset(), nil
 	}
 	e, err := arch.Election(c.String("election"))
 	var nf *archive.NotFoundError
@@ -258,7 +258,7 @@ func electionOf(c *cli.Context, arch *archive.Archive) (*dataset.Dataset, error)
 	if err != nil {
 		return nil, err
 	}
-	return e.Dataset, nil
+	return e.Dataset(), nil
 }
 
 // writeAnswer writes the answer res of collection c in format: the API's

@@ -101,7 +101,7 @@ func TestValidateEmbedded(t *testing.T) {
 		if !strings.HasPrefix(e.Dir, "malta-history/") {
 			continue
 		}
-		districts += len(e.Dataset.Districts())
+		districts += len(e.Dataset().Districts())
 	}
 	kinds := map[string]int{}
 	for line := range strings.Lines(stdout) {

@@ -50,7 +50,7 @@ func TestReload(t *testing.T) {
 
 	second := edition(t, "Second edition")
 	got, err := s.Reload(func() (*archive.Archive, error) { return archive.Of(second), nil })
-	if err != nil || got.Current().Dataset != second {
+	if err != nil || got.Current().Dataset() != second {
 		t.Fatalf("Reload = %v, %v", got, err)
 	}
 	rec := do(t, s, request{target: "/api/public/v1/parties", header: map[string]string{"If-None-Match": etag}})

@@ -169,7 +169,7 @@ type indexLinks struct {
 // path, then the endpoints of an election's collections under the
 // election's path.
 func newIndex(a *archive.Archive, endpoints []endpoint) index {
-	ds := a.Current().Dataset
+	ds := a.Current().Dataset()
 	m := ds.Manifest
 	notes := m.Coverage.Notes
 	if notes == nil {
@@ -348,7 +348,7 @@ var catalogContext = map[string]string{
 // its collections at the election's paths; abs makes the URL of a path,
 // on the public URL when one is set.
 func newCatalog(a *archive.Archive, abs func(path string) string) catalog {
-	ds := a.Current().Dataset
+	ds := a.Current().Dataset()
 	m := ds.Manifest
 	sh := newCatalogShared(m, abs)
 	description := m.Description
@@ -432,7 +432,7 @@ func newCatalogShared(m dataset.Manifest, abs func(path string) string) catalogS
 // one distribution, the API's JSON answer.
 func (sh catalogShared) collection(ds *dataset.Dataset, e dataset.CollectionInfo) catalogDataset {
 	id := sh.self + "#" + string(e.Name)
-	dist := sh.distribution(ds, e, BasePath+"/"+string(e.Name), id+"-json", sh.title, sh.license, sh.date)
+	dist := sh.distribution(len(ds.Candidates()), e, BasePath+"/"+string(e.Name), id+"-json", sh.title, sh.license, sh.date)
 	return catalogDataset{
 		ID:           id,
 		Type:         "dcat:Dataset",
@@ -451,10 +451,10 @@ func (sh catalogShared) collection(ds *dataset.Dataset, e dataset.CollectionInfo
 	}
 }
 
-// distribution is the distribution of one collection of ds, the API's JSON
-// answer at path, with the id, the title of its dataset, the licence and
-// the date given.
-func (sh catalogShared) distribution(ds *dataset.Dataset, e dataset.CollectionInfo, path, id, title string, lic license, date *typedValue) distribution {
+// distribution is the distribution of one collection of a dataset of that
+// many candidates, the API's JSON answer at path, with the id, the title of
+// its dataset, the licence and the date given.
+func (sh catalogShared) distribution(candidates int, e dataset.CollectionInfo, path, id, title string, lic license, date *typedValue) distribution {
 	dist := distribution{
 		ID:            id,
 		Type:          "dcat:Distribution",
@@ -473,7 +473,7 @@ func (sh catalogShared) distribution(ds *dataset.Dataset, e dataset.CollectionIn
 	switch {
 	case e.Name != dataset.Candidates:
 		dist.DownloadURL = &ref{sh.abs(path)}
-	case len(ds.Candidates()) <= dataset.MaxLimit:
+	case candidates <= dataset.MaxLimit:
 		dist.DownloadURL = &ref{sh.abs(path + "?limit=" + strconv.Itoa(dataset.MaxLimit))}
 	}
 	return dist
@@ -484,8 +484,7 @@ func (sh catalogShared) distribution(ds *dataset.Dataset, e dataset.CollectionIn
 // distribution for each of its collections, at the election's paths
 // (ElectionsPath/2017/parties). The publisher is the catalogue's.
 func (sh catalogShared) election(e *archive.Election) catalogDataset {
-	ds := e.Dataset
-	m := ds.Manifest
+	m := e.Manifest
 	slug := e.Record.Slug
 	id := sh.self + "#election-" + slug
 	lic := license{ID: m.LicenseURL, Type: "dct:LicenseDocument", Label: m.License}
@@ -505,7 +504,7 @@ func (sh catalogShared) election(e *archive.Election) catalogDataset {
 				keywords = append(keywords, k)
 			}
 		}
-		dists = append(dists, sh.distribution(ds, c, ElectionsPath+"/"+slug+"/"+string(c.Name), id+"-"+string(c.Name)+"-json", m.Title, lic, date))
+		dists = append(dists, sh.distribution(e.Record.Counts.Candidates, c, ElectionsPath+"/"+slug+"/"+string(c.Name), id+"-"+string(c.Name)+"-json", m.Title, lic, date))
 	}
 	return catalogDataset{
 		ID:           id,
@@ -518,7 +517,7 @@ func (sh catalogShared) election(e *archive.Election) catalogDataset {
 		ContactPoint: contact{Type: "vcard:Organization", Name: sh.publisher.Name, URL: ref{sh.contactURL}},
 		License:      lic,
 		LandingPage:  sh.landing,
-		Version:      ds.Version,
+		Version:      e.Version,
 		Issued:       date,
 		Modified:     date,
 		Distribution: dists,

@@ -8,9 +8,12 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"ballot/archive"
 	"ballot/dataset"
@@ -377,5 +380,65 @@ func TestReloadBrokenElection(t *testing.T) {
 		if want := target != "/api/public/v1/candidates"; changed != want {
 			t.Errorf("%s after the reload of archive %.12s: ETag %s, changed %t, want %t", target, next.Version, rec.Header().Get("ETag"), changed, want)
 		}
+	}
+}
+
+// TestPastElectionLetGo: a server made holds no past election's dataset;
+// a past election let go (ReleaseIdle) answers
+// again, API and pages, with the same status, body and ETag as before,
+// from its dataset loaded again; the current election is never let go.
+func TestPastElectionLetGo(t *testing.T) {
+	a, err := archive.Load(archiveFiles(t)) // an archive of its own: the embedded one is shared
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := serverOn(a, server.Options{RateLimit: 1000, Pages: true})
+	for _, e := range a.Elections() {
+		if e.IsHeld() != (e == a.Current()) {
+			t.Errorf("a server just made: %s held %v", e.Record.Slug, e.IsHeld())
+		}
+	}
+	targets := []string{
+		server.ElectionsPath + "/1962/candidates?district=5", server.ElectionsPath + "/1962/results/5",
+		server.ElectionsPath + "/2017/parties", server.ElectionsPath + "/2017/candidates/robert-abela",
+		"/elections/1962/districts/5", "/mt/elections/2017/candidates", "/elections/1962/candidates.csv", "/elections/1962/districts/5/count.csv",
+	}
+	// A page is no answer of the API: pageGet does not hold it to
+	// openapi.json.
+	get := func(target string, i int) *httptest.ResponseRecorder {
+		if strings.HasPrefix(target, server.BasePath) {
+			return do(t, s, ownClient(request{target: target}, i))
+		}
+		return pageGet(t, s, http.MethodGet, target, nil)
+	}
+	var before []*httptest.ResponseRecorder
+	for i, target := range targets {
+		before = append(before, get(target, i))
+	}
+	var held []string
+	for _, e := range a.Elections() {
+		if e.IsHeld() && e != a.Current() {
+			held = append(held, e.Record.Slug)
+		}
+	}
+	if !slices.Contains(held, "1962") || !slices.Contains(held, "2017") {
+		t.Fatalf("held after the requests: %q; want 1962 and 2017 among them", held)
+	}
+	if got := s.ReleaseIdle(time.Now().Add(-time.Hour)); len(got) != 0 {
+		t.Errorf("elections used now let go as unused for an hour: %q", got)
+	}
+	if released := s.ReleaseIdle(time.Now().Add(time.Hour)); !slices.Equal(released, held) || !a.Current().IsHeld() {
+		t.Fatalf("let go of %q (the current one held: %v); want those held, %q", released, a.Current().IsHeld(), held)
+	}
+	for i, target := range targets {
+		got, want := get(target, len(targets)+i), before[i]
+		if got.Code != want.Code || got.Code != http.StatusOK || !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) || got.Header().Get("ETag") != want.Header().Get("ETag") {
+			t.Errorf("%s after its election was let go: status %d, ETag %s, %d bytes; before: %d, %s, %d bytes", target,
+				got.Code, got.Header().Get("ETag"), got.Body.Len(), want.Code, want.Header().Get("ETag"), want.Body.Len())
+		}
+	}
+	// Nothing asked for 1921: it has not been loaded again.
+	if oldest := a.Elections()[len(a.Elections())-1]; oldest.IsHeld() {
+		t.Errorf("%s held, and no request asked for it since it was let go", oldest.Record.Slug)
 	}
 }

@@ -200,7 +200,7 @@ func storeMetrics(sync *ratelimit.Sync) []prometheus.Collector {
 // dataset directory).
 func (m *metrics) archiveChanged(a *archive.Archive, at time.Time) {
 	m.datasetInfo.Reset()
-	ds := a.Current().Dataset
+	ds := a.Current().Dataset()
 	published := ""
 	if p := publishedAt(ds.Manifest); p != nil {
 		published = *p

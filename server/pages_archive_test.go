@@ -177,8 +177,8 @@ func TestElectionPagePaths(t *testing.T) {
 		}
 	}
 	rows := strings.Count(pageGet(t, s, http.MethodGet, "/elections/1962/districts.csv", nil).Body.String(), "\r\n") - 1
-	if rows != len(e.Dataset.Districts()) {
-		t.Errorf("1962's districts.csv has %d rows, want its %d districts", rows, len(e.Dataset.Districts()))
+	if rows != len(e.Dataset().Districts()) {
+		t.Errorf("1962's districts.csv has %d rows, want its %d districts", rows, len(e.Dataset().Districts()))
 	}
 	if rec := pageGet(t, s, http.MethodGet, "/elections/1900/candidates.csv", nil); rec.Code != http.StatusNotFound {
 		t.Errorf("the candidates of an election the archive does not hold: status %d, want 404", rec.Code)
@@ -192,7 +192,7 @@ func TestElectionPagePaths(t *testing.T) {
 					t.Errorf("%s: status %d", base+path, rec.Code)
 				}
 			}
-			for _, d := range e.Dataset.Districts() {
+			for _, d := range e.Dataset().Districts() {
 				if rec := pageGet(t, s, http.MethodGet, base+"/districts/"+itoa(d.Number), nil); rec.Code != http.StatusOK {
 					t.Errorf("%s/districts/%d: status %d", base, d.Number, rec.Code)
 				}

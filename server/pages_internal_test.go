@@ -90,9 +90,9 @@ func TestElectionPagesBuiltWhenAsked(t *testing.T) {
 	}
 	built := func() []string {
 		var slugs []string
-		for _, es := range snap.elections {
-			if es.pages != nil {
-				slugs = append(slugs, es.election.Record.Slug)
+		for i, e := range a.Elections() {
+			if e.IsHeld() && snap.electionAt(i).pages != nil {
+				slugs = append(slugs, e.Record.Slug)
 			}
 		}
 		return slugs

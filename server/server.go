@@ -195,11 +195,13 @@ type snapshot struct {
 	// The current election's: the paths without an election answer
 	// from it.
 	*electionSnapshot
-	arch      *archive.Archive
-	elections []*electionSnapshot     // as arch.Elections(), newest first
-	archive   *answers.ArchiveAnswers // the elections' and the people's answers
-	docs      *documents              // the index, the OpenAPI description and the catalogue
-	pages     *sitePages              // the current election's at today's paths; nil when Options.Pages is off
+	arch *archive.Archive
+	// newElection makes the snapshot of the i-th election of arch, of
+	// its dataset ds (see electionAt).
+	newElection func(i int, ds *dataset.Dataset) *electionSnapshot
+	archive     *answers.ArchiveAnswers // the elections' and the people's answers
+	docs        *documents              // the index, the OpenAPI description and the catalogue
+	pages       *sitePages              // the current election's at today's paths; nil when Options.Pages is off
 	// archivePages are the pages of the archive's elections and their
 	// history, rendered when first asked for.
 	archivePages *archivePages
@@ -214,7 +216,9 @@ type snapshot struct {
 // pages when a request first asks for one of them (sitePages): an archive
 // of a century of elections, each checked and indexed at load, would
 // otherwise take as long again to start, and hold the answers and pages of
-// elections no one has asked for.
+// elections no one has asked for. A past election's snapshot is held with
+// its dataset (archive.Held), and let go with it when the election goes
+// unused (Server.ReleaseIdle).
 type electionSnapshot struct {
 	election *archive.Election
 	ds       *dataset.Dataset
@@ -318,6 +322,25 @@ func (s *Server) RunLimitSync(ctx context.Context) {
 	s.limitSync.Run(ctx)
 }
 
+// IdleElection is how long a past election of the archive goes without a
+// request before its dataset, and the answers and pages made of it, are
+// let go (ReleaseIdle): the collector marks every byte held at each
+// collection, so data no one reads slows every request. The next request
+// for it loads it again, from the bytes checked at load, in tens of
+// milliseconds.
+const IdleElection = 10 * time.Minute
+
+// ReleaseIdle lets go of the past elections of the archive served that no
+// request has used since cutoff (archive.Archive.Release), logs their
+// slugs, and returns them.
+func (s *Server) ReleaseIdle(cutoff time.Time) []string {
+	released := s.snap.Load().arch.Release(cutoff)
+	if len(released) > 0 {
+		s.opts.Logger.Info("past elections let go, unused", slog.Any("elections", released), slog.Duration("idle", time.Since(cutoff).Round(time.Second)))
+	}
+	return released
+}
+
 // ServeHTTP answers one request of the public listener: the router (see
 // routes) matches its route, whose middleware chain and handler answer it.
 //
@@ -366,17 +389,20 @@ func (s *Server) setArchive(a *archive.Archive, reloaded bool) {
 	defer s.opts.PaceGC()() // the answers, documents and pages allocate as a load does
 	snap := &snapshot{arch: a, archive: answers.PrepareArchive(a, ElectionsPath), archivePages: &archivePages{}, loadedAt: s.opts.Now()}
 	records := newRenderedPages() // one budget for every election's record pages
-	for i, e := range a.Elections() {
-		es := &electionSnapshot{election: e, ds: e.Dataset}
+	snap.newElection = func(i int, ds *dataset.Dataset) *electionSnapshot {
+		e := a.Elections()[i]
 		current := e == a.Current()
+		es := &electionSnapshot{election: e, ds: ds}
 		es.prepare = func() {
-			es.answers = answers.Prepare(e.Dataset)
+			es.answers = answers.Prepare(ds)
 			es.queries = s.prepareQueries(es, current)
 		}
 		es.buildPages = func() *sitePages { return buildPages(a, i, pages.ElectionBase(e.Record.Slug), records) }
-		snap.elections = append(snap.elections, es)
-		if current {
-			snap.electionSnapshot = es.ready()
+		return es
+	}
+	for i, e := range a.Elections() {
+		if e == a.Current() {
+			snap.electionSnapshot = snap.newElection(i, e.Dataset()).ready()
 			if s.opts.Pages {
 				snap.pages = buildPages(a, i, "", records)
 			}
@@ -404,7 +430,19 @@ func (snap *snapshot) election(r *http.Request) (*electionSnapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return snap.elections[i].ready(), nil
+	return snap.electionAt(i).ready(), nil
+}
+
+// electionAt returns the snapshot of the i-th election of the archive, not
+// yet ready: the current election's, made with the snapshot, or a past
+// one's, made the first time it is asked for after its dataset was loaded,
+// and let go with it (archive.Held).
+func (snap *snapshot) electionAt(i int) *electionSnapshot {
+	e := snap.arch.Elections()[i]
+	if e == snap.arch.Current() {
+		return snap.electionSnapshot
+	}
+	return e.Held().Made(snap, func(ds *dataset.Dataset) any { return snap.newElection(i, ds) }).(*electionSnapshot)
 }
 
 // refusal is a reload that was refused: when, the directory it read, and
@@ -451,7 +489,7 @@ func (s *Server) Reload(load func() (*archive.Archive, error)) (*archive.Archive
 		return nil, err
 	}
 	s.setArchive(a, true)
-	s.opts.Logger.Info("dataset reloaded", slog.String("title", a.Current().Dataset.Manifest.Title), slog.String("version", a.Version))
+	s.opts.Logger.Info("dataset reloaded", slog.String("title", a.Current().Dataset().Manifest.Title), slog.String("version", a.Version))
 	LogArchiveWarnings(s.opts.Logger, a)
 	return a, nil
 }

@@ -108,7 +108,7 @@ type langPages struct {
 // depend on it alone, at base (pages.Election), and prepares their
 // answers; records keeps their record pages once rendered.
 func buildPages(a *archive.Archive, i int, base string, records *renderedPages) *sitePages {
-	about := aboutOf(a.Elections()[i].Dataset)
+	about := aboutOf(a.Elections()[i].Dataset())
 	sp := &sitePages{records: records}
 	for _, lang := range pages.Langs {
 		site, err := pages.New(pages.Election{Archive: a, Index: i, Base: base}, about, BasePath, openAPI, lang)
@@ -298,7 +298,7 @@ func (snap *snapshot) pageElection(path string) (es *electionSnapshot, named boo
 	if err != nil {
 		return nil, true, err
 	}
-	return snap.elections[i], true, nil
+	return snap.electionAt(i), true, nil
 }
 
 // archivePage answers GET and HEAD for one of the archive's pages that

@@ -47,18 +47,20 @@ func main() {
 		log.Fatal(err)
 	}
 	// The API's answers, which serve prepares next, in its order: the
-	// archive's own, then every election's.
+	// archive's own, then every election's, as once every election has
+	// been asked for: a past election, let go once checked, is loaded
+	// again for it (archive.Election.Held), the most a load holds.
 	own := answers.PrepareArchive(arch, "/api/public/v1/elections")
 	var prepared []*answers.Answers
 	for _, e := range arch.Elections() {
-		prepared = append(prepared, answers.Prepare(e.Dataset))
+		prepared = append(prepared, answers.Prepare(e.Dataset()))
 	}
 	restore()
 	took := time.Since(start)
 	peak := status("VmHWM")
 	candidates := 0
 	for _, e := range arch.Elections() {
-		candidates += len(e.Dataset.Candidates())
+		candidates += len(e.Dataset().Candidates())
 	}
 	runtime.KeepAlive(prepared)
 	runtime.KeepAlive(own)

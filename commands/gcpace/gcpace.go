@@ -55,6 +55,16 @@ func SetBase(percent int) {
 	apply()
 }
 
+// Base returns GOGC as it is outside every pacing (SetBase).
+func Base() int {
+	pace.Lock()
+	defer pace.Unlock()
+	if len(pace.running) == 0 {
+		return Percent()
+	}
+	return pace.previous
+}
+
 // pace holds the GOGC of each pacing running, so that GOGC is the lowest
 // of them and the last to end restores it.
 var pace struct {

@@ -59,6 +59,25 @@ func TestLowerNests(t *testing.T) {
 	}
 }
 
+// TestBase: Base is GOGC outside every pacing, as SetBase set it, while
+// a load lowers GOGC and once it ends.
+func TestBase(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	gcpace.SetBase(180)
+	if got := gcpace.Base(); got != 180 {
+		t.Errorf("Base %d after SetBase(180)", got)
+	}
+	end := gcpace.Load()
+	if got, now := gcpace.Base(), gcpace.Percent(); got != 180 || now != gcpace.LoadPercent {
+		t.Errorf("during a load: Base %d, GOGC %d; want 180, %d", got, now, gcpace.LoadPercent)
+	}
+	gcpace.SetBase(240)
+	end()
+	if got, now := gcpace.Base(), gcpace.Percent(); got != 240 || now != 240 {
+		t.Errorf("SetBase(240) during a load, once it ended: Base %d, GOGC %d; want 240, 240", got, now)
+	}
+}
+
 // TestServePercent: a server's heap may grow by the larger of its live
 // heap and ServeGarbage before the next collection.
 func TestServePercent(t *testing.T) {

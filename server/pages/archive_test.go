@@ -45,7 +45,7 @@ func nationalFacts(t *testing.T, a *archive.Archive) (slugs []string, facts map[
 	t.Helper()
 	facts = map[string][]partyFacts{}
 	for _, e := range a.Elections() {
-		ds := e.Dataset
+		ds := e.Dataset()
 		if len(ds.Sheets()) == 0 {
 			continue
 		}
@@ -210,7 +210,7 @@ func TestHistoryTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ds := e.Dataset
+		ds := e.Dataset()
 		nt := ds.NationalTotals()
 		if r.Valid != English.Num(nt.ValidVotes) || r.Seats != nt.Seats {
 			t.Errorf("%s: valid %s, seats %d; want %d and %d", r.Slug, r.Valid, r.Seats, nt.ValidVotes, nt.Seats)
@@ -258,7 +258,7 @@ func TestPersonPages(t *testing.T) {
 				}
 				e, _ := s.arch.Election(cy.ElectionSlug)
 				for _, id := range cy.DistrictIDs {
-					n, _ := e.Dataset.DistrictByID(id)
+					n, _ := e.Dataset().DistrictByID(id)
 					row := personRow{Election: cy.ElectionSlug, District: n, FirstPreferences: "—", Outcome: lang.T("status_none")}
 					if r, ok := results[n]; ok {
 						row.FirstPreferences = lang.Num(r.FirstPreferences)

@@ -120,15 +120,16 @@ func (s *Site) pathIn(j int, here string) string {
 	if path == SearchPath {
 		return here
 	}
-	ds := s.arch.Elections()[j].Dataset
+	// The other election's dataset is read only for a record's page: a
+	// listing's path is the same there, and needs it not held.
 	if key, ok := strings.CutPrefix(path, "/parties/"); ok {
-		if _, ok := ds.Lookup(dataset.Parties, key); ok {
+		if _, ok := s.arch.Elections()[j].Dataset().Lookup(dataset.Parties, key); ok {
 			return path
 		}
 		return PartiesPath
 	}
 	if key, ok := strings.CutPrefix(path, "/districts/"); ok {
-		if _, ok := ds.Lookup(dataset.Districts, key); ok {
+		if _, ok := s.arch.Elections()[j].Dataset().Lookup(dataset.Districts, key); ok {
 			return path
 		}
 		return DistrictsPath
@@ -157,8 +158,8 @@ func (s *Site) candidacyIn(c *dataset.Candidate, j int) string {
 		if cy.ElectionSlug != e.Record.Slug {
 			continue
 		}
-		if i, ok := e.Dataset.Lookup(dataset.Candidates, cy.CandidateID); ok {
-			return e.Dataset.Candidates()[i].Slug
+		if i, ok := e.Dataset().Lookup(dataset.Candidates, cy.CandidateID); ok {
+			return e.Dataset().Candidates()[i].Slug
 		}
 	}
 	return ""
@@ -184,7 +185,7 @@ func (s *Site) in(j int) *Site {
 		return s
 	}
 	e := s.arch.Elections()[j]
-	o := &Site{ds: e.Dataset, lang: s.lang, arch: s.arch, ei: j, api: s.api[:len(s.api)-len(s.base)], csv: s.csv}
+	o := &Site{ds: e.Dataset(), lang: s.lang, arch: s.arch, ei: j, api: s.api[:len(s.api)-len(s.base)], csv: s.csv}
 	o.base = s.baseOf(j)
 	o.api += o.base
 	o.seats = o.ds.SeatsWon()
@@ -211,7 +212,7 @@ func (s *Site) otherCandidacies(c *dataset.Candidate) []electionLink {
 		if !ok || cy.ElectionSlug == here {
 			continue
 		}
-		ds := s.arch.Elections()[j].Dataset
+		ds := s.arch.Elections()[j].Dataset()
 		if i, ok := ds.Lookup(dataset.Candidates, cy.CandidateID); ok {
 			out = append(out, electionLink{cy.ElectionSlug, s.lang.Prefix + s.baseOf(j) + "/candidates/" + ds.Candidates()[i].Slug})
 		}
@@ -239,7 +240,7 @@ func (s *Site) previousDistrict(d dataset.District) *previousView {
 		return nil
 	}
 	t := s.lang.T
-	prev, before, this := es[j].Dataset, es[j].Record.Slug, es[s.ei].Record.Slug
+	prev, before, this := es[j].Dataset(), es[j].Record.Slug, es[s.ei].Record.Slug
 	prefix := s.lang.Prefix + s.baseOf(j)
 	pi, ok := prev.Lookup(dataset.Districts, strconv.Itoa(d.Number))
 	if !ok {

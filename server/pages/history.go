@@ -91,7 +91,7 @@ func (s *Site) historyTotals() []electionTotals {
 	var out []electionTotals
 	es := s.arch.Elections()
 	for j := len(es) - 1; j >= 0; j-- {
-		ds := es[j].Dataset
+		ds := es[j].Dataset()
 		if len(ds.Sheets()) == 0 {
 			continue
 		}

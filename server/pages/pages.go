@@ -278,7 +278,7 @@ func New(e Election, about About, api string, openAPI []byte, lang *Lang) (*Site
 			return nil, err
 		}
 	}
-	ds := e.Archive.Elections()[e.Index].Dataset
+	ds := e.Archive.Elections()[e.Index].Dataset()
 	// A new release that renders a page differently must not have its old
 	// bytes confirmed with a 304: the tag names this build's templates and
 	// the document the reference is read from, beside the archive (whose

@@ -72,7 +72,7 @@ func (s *Site) personPage(p *archive.Person) personView {
 		}
 		e := s.arch.Elections()[j]
 		o := s.in(j)
-		ds := e.Dataset
+		ds := e.Dataset()
 		ci, _ := ds.Lookup(dataset.Candidates, cy.CandidateID)
 		c := &ds.Candidates()[ci]
 		base := personRow{Election: cy.ElectionSlug, ElectionURL: o.home(), Name: clip(cy.Name), CandidateURL: o.prefix() + "/candidates/" + c.Slug,
@@ -319,7 +319,7 @@ func (s *Site) personItem(p *archive.Person) personItem {
 		slugs[k] = cy.ElectionSlug
 		party := s.lang.T("independent")
 		if j, ok := s.electionIndex(cy.ElectionSlug); ok && cy.PartyID != nil {
-			ds := s.arch.Elections()[j].Dataset
+			ds := s.arch.Elections()[j].Dataset()
 			if i, ok := ds.Lookup(dataset.Parties, *cy.PartyID); ok {
 				party = clip(ds.Parties()[i].ShortName)
 			}

@@ -694,13 +694,13 @@ func TestStoryTellsPublished(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sh, ok := e.Dataset.Sheet(tt.district)
+		sh, ok := e.Dataset().Sheet(tt.district)
 		if !ok {
 			t.Fatalf("%s has no sheet of district %d", tt.election, tt.district)
 		}
-		checkStory(t, e.Dataset, sh)
+		checkStory(t, e.Dataset(), sh)
 		for i, want := range tt.story {
-			s := &Site{ds: e.Dataset, lang: []*Lang{English, Maltese}[i]}
+			s := &Site{ds: e.Dataset(), lang: []*Lang{English, Maltese}[i]}
 			v := s.newCountView(sh)
 			if got := v.Story[len(v.Story)-1].Text; !strings.HasSuffix(got, " "+want) {
 				t.Errorf("%s, district %d, the last count, %s:\n got %q\nwant it to end %q", tt.election, tt.district, s.lang.Code, got, want)
