@@ -3,13 +3,18 @@ package commands
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"ballot/archive"
 	"ballot/commands/gcpace"
 	"ballot/dataset"
+	"ballot/server"
 )
 
 // TestLoadPacesGC: validate's check of a dataset directory runs the
@@ -62,4 +67,58 @@ func TestRepace(t *testing.T) {
 	if got := gcpace.Base(); got != want {
 		t.Errorf("GOGC %d after repace with GOGC set by the operator, want %d left", got, want)
 	}
+}
+
+// TestRunRelease: serve's release loop lets go of the past elections no
+// request used within its idle time, logs them, keeps the current one,
+// and ends, closing its channel, when its context does.
+func TestRunRelease(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100)) // the loop paces the collector
+	a, err := archive.Load(dataset.ArchiveFS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	past := a.Elections()[1]
+	past.Dataset() // asked for: held
+	var log syncBuffer
+	opts := server.DefaultOptions()
+	opts.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	srv := server.New(a, opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := runRelease(ctx, srv, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Millisecond, 0)
+	deadline := time.Now().Add(30 * time.Second)
+	for past.IsHeld() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the release loop did not end with its context")
+	}
+	if past.IsHeld() || !a.Current().IsHeld() {
+		t.Fatalf("after the loop: %s held %v, the current one %v; want false, true", past.Record.Slug, past.IsHeld(), a.Current().IsHeld())
+	}
+	if want := `msg="past elections let go, unused" elections=[` + past.Record.Slug + `]`; !strings.Contains(log.String(), want) {
+		t.Errorf("the log does not say %s:\n%s", want, log.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer for a logger and a reader in two
+// goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

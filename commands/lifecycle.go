@@ -184,7 +184,7 @@ func (s *service) run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.limitSync = runLimitSync(ctx, s.srv)
-	s.releasing = runRelease(ctx, s.srv, s.logger)
+	s.releasing = runRelease(ctx, s.srv, s.logger, releaseEvery, server.IdleElection)
 	// --watch: a change on disk asks the same goroutine as SIGHUP for a
 	// reload, so there is one reload at a time and the end waits for it.
 	var changed chan struct{}

@@ -91,21 +91,22 @@ func paceServing(logger *slog.Logger, heap int64) {
 // for the heap then live (repace).
 const releaseEvery = time.Minute
 
-// runRelease, every releaseEvery until ctx ends, lets go of srv's past
-// elections gone unused and paces the collector again; it closes the
-// channel it returns when it ends.
-func runRelease(ctx context.Context, srv *server.Server, logger *slog.Logger) <-chan struct{} {
+// runRelease, every period until ctx ends, lets go of srv's past
+// elections no request has used in idle and paces the collector again; it
+// closes the channel it returns when it ends. serve runs it every
+// releaseEvery for server.IdleElection.
+func runRelease(ctx context.Context, srv *server.Server, logger *slog.Logger, every, idle time.Duration) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(releaseEvery)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case now := <-t.C:
-				srv.ReleaseIdle(now.Add(-server.IdleElection))
+				srv.ReleaseIdle(now.Add(-idle))
 				repace(logger, lastLiveHeap())
 			}
 		}
