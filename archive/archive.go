@@ -48,6 +48,16 @@ type Archive struct {
 	names     dataset.NameIndex
 	all       []int32 // every person's position: what a search looks within
 	size      int64
+	title     string // archive.toml's title, or ""
+}
+
+// Title names the archive as a whole: archive.toml's title, or, without
+// one (and for a dataset directory), the current election's dataset's.
+func (a *Archive) Title() string {
+	if a.title != "" {
+		return a.title
+	}
+	return a.current.Manifest.Title
 }
 
 // Election is one election of an archive: its record, its dataset's
@@ -65,7 +75,16 @@ type Election struct {
 	Manifest dataset.Manifest
 	Version  string
 
+	shortNames map[string]string // each party's short name, by its id
 	heldElection
+}
+
+// PartyShortName returns the short name of the election's party with the
+// id, kept when its dataset is released (the people's search names each
+// person's parties).
+func (e *Election) PartyShortName(id string) (string, bool) {
+	name, ok := e.shortNames[id]
+	return name, ok
 }
 
 // Record is an election as the API serves it (/api/public/v1/elections):
@@ -231,7 +250,10 @@ func newElection(dir string, ds *dataset.Dataset) *Election {
 	if seats >= 0 {
 		r.Seats = &seats
 	}
-	el := &Election{Dir: dir, Record: r, Manifest: m, Version: ds.Version}
+	el := &Election{Dir: dir, Record: r, Manifest: m, Version: ds.Version, shortNames: map[string]string{}}
+	for _, p := range ds.Parties() {
+		el.shortNames[p.ID] = p.ShortName
+	}
 	el.held.Store(&Held{Dataset: ds})
 	return el
 }

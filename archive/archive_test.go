@@ -392,6 +392,12 @@ func TestArchiveRules(t *testing.T) {
 			`archive.toml: current: no election has the slug "latest"; the slugs are "2022" and "2017"`,
 		}},
 		{"a person id on two names", twoTOML, nil, func(m fstest.MapFS) { setPerson(t, m, "x", "robert-abela", "owen-bonnici") }, nil},
+		{"a title with a control character", twoTOML + "title = \"Elections\\u0007\"\n", nil, nil, []string{
+			`archive.toml: title: holds the control character U+0007, not allowed in names, slugs, ids and links`,
+		}},
+		{"a blank title", twoTOML + "title = \" \"\n", nil, nil, []string{
+			`archive.toml: title: key "title" is blank: name the archive, or leave the key out`,
+		}},
 		{"unknown key", twoTOML + "curent = \"2017\"\n", nil, nil, []string{
 			`archive.toml: curent: unknown key "curent" (did you mean "current"?)`,
 		}},

@@ -55,7 +55,7 @@ func (e *Election) Held() *Held {
 	if e.reload == nil {
 		return e.held.Load()
 	}
-	e.used.Store(time.Now().UnixNano())
+	e.used.Store(sinceEpoch(time.Now()))
 	if h := e.held.Load(); h != nil {
 		return h
 	}
@@ -82,22 +82,34 @@ func (e *Election) IsHeld() bool { return e.held.Load() != nil }
 // release lets go of a past election's dataset, and of what was made of
 // it, when it was last used before cutoff; it reports whether it did.
 func (e *Election) release(cutoff time.Time) bool {
-	if e.reload == nil || e.used.Load() >= cutoff.UnixNano() {
+	before := sinceEpoch(cutoff)
+	if e.reload == nil || e.used.Load() >= before {
 		return false
 	}
 	e.loading.Lock()
 	defer e.loading.Unlock()
-	if e.used.Load() >= cutoff.UnixNano() {
+	if e.used.Load() >= before {
 		return false
 	}
 	return e.held.Swap(nil) != nil
 }
 
+// epoch is when the process started counting uses: a use is stored as
+// the time since it, on the monotonic clock, so that a step of the wall
+// clock neither keeps an election held nor lets one go early.
+var epoch = time.Now()
+
+// sinceEpoch is t as a use is stored: nanoseconds since epoch, and 1 at
+// least, 0 standing for never used.
+func sinceEpoch(t time.Time) int64 { return max(int64(t.Sub(epoch)), 1) }
+
 // Release lets go of the dataset of every past election of the archive
-// not used since cutoff, and of what was made of it (see Held); the
-// current election's is always held. It returns the slugs of those let
-// go. A request already answering from one finishes with it; the next
-// loads it again.
+// not used since cutoff (or never used since the archive loaded), and of
+// what was made of it (see Held); the current election's is always held.
+// It returns the slugs of those let go. A request already answering from
+// one finishes with it; the next loads it again. A load holds every
+// election until a first Release (serve's, once it has measured the
+// heap they take): the commands that read them all read each once.
 func (a *Archive) Release(cutoff time.Time) []string {
 	var released []string
 	for _, e := range a.elections {
@@ -109,12 +121,8 @@ func (a *Archive) Release(cutoff time.Time) []string {
 }
 
 // releasable makes e, a past election of a loaded archive, releasable:
-// reload loads its dataset again. It is released at once, as if last used
-// before now: an archive holds no past election no one has asked for.
-func (e *Election) releasable(reload reloader) {
-	e.reload = reload
-	e.held.Store(nil)
-}
+// reload loads its dataset again once Release has let it go.
+func (e *Election) releasable(reload reloader) { e.reload = reload }
 
 // reloadFiles is the reloader of an election from its files as they were
 // kept when read (dataset.Options.Keep), with opts as the load gave them.
@@ -127,6 +135,6 @@ func reloadFiles(files dataset.Files, opts dataset.Options) reloader {
 type heldElection struct {
 	held    atomic.Pointer[Held]
 	reload  reloader     // nil for an election always held
-	used    atomic.Int64 // when last used, in Unix nanoseconds
+	used    atomic.Int64 // when last used (sinceEpoch), 0 for never
 	loading sync.Mutex
 }

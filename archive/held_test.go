@@ -4,10 +4,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
+	"weak"
 
 	"ballot/archive"
 	"ballot/dataset"
@@ -48,8 +51,21 @@ func TestPastElectionsLetGo(t *testing.T) {
 	if current != a.Current() || past.Record.Slug != "2017" {
 		t.Fatalf("elections %q, %q; current %q", current.Record.Slug, past.Record.Slug, a.Current().Record.Slug)
 	}
-	if !current.IsHeld() || past.IsHeld() {
-		t.Fatalf("after load: current held %v, 2017 held %v; want true, false", current.IsHeld(), past.IsHeld())
+	// A load holds every election until a first Release, which lets go
+	// of those never used, and only of the past ones'.
+	if !current.IsHeld() || !past.IsHeld() {
+		t.Fatalf("after load: current held %v, 2017 held %v; want both", current.IsHeld(), past.IsHeld())
+	}
+	first := weak.Make(past.Dataset())
+	firstCandidates := weak.Make(&past.Dataset().Candidates()[0])
+	if got := a.Release(time.Now().Add(time.Millisecond)); !slices.Equal(got, []string{"2017"}) || past.IsHeld() || !current.IsHeld() {
+		t.Fatalf("first Release: let go of %q (2017 held %v, current held %v); want 2017 alone", got, past.IsHeld(), current.IsHeld())
+	}
+	// Nothing of the archive's (its people among it) keeps the dataset
+	// let go, nor its records.
+	runtime.GC()
+	if first.Value() != nil || firstCandidates.Value() != nil {
+		t.Errorf("2017's dataset (%v) or its candidates (%v) still reachable once let go", first.Value() != nil, firstCandidates.Value() != nil)
 	}
 	alone, err := dataset.LoadDirContext(t.Context(), filepath.Join(dir, "2017"), dataset.Options{Current: func(dataset.Election) bool { return false }})
 	if err != nil {
@@ -91,9 +107,15 @@ func TestPastElectionsLetGo(t *testing.T) {
 	if got := a.Release(time.Now().Add(time.Hour)); len(got) != 0 {
 		t.Errorf("Release again: let go of %q, want none", got)
 	}
+	gone := weak.Make(ds)
+	ds = nil
+	runtime.GC()
+	if gone.Value() != nil {
+		t.Error("2017's dataset still reachable once let go, with what was made of it")
+	}
 	again := past.Dataset()
-	if again == ds || again.Version != past.Version {
-		t.Errorf("2017 after Release: the same dataset %v, version %.12s", again == ds, again.Version)
+	if again == gone.Value() || again.Version != past.Version {
+		t.Errorf("2017 after Release: version %.12s", again.Version)
 	}
 	if past.Held().Made("key", func(*dataset.Dataset) any { return "new" }) != "new" {
 		t.Error("what was made of 2017's dataset outlived its Release")
@@ -143,5 +165,46 @@ func TestRecordsOnlyHoldsAll(t *testing.T) {
 	}
 	if got := a.Release(time.Now().Add(time.Hour)); len(got) != 0 {
 		t.Errorf("Release let go of %q", got)
+	}
+}
+
+// TestDatasetDirHeld: a dataset directory, an archive of one, holds its
+// election whatever Release is asked.
+func TestDatasetDirHeld(t *testing.T) {
+	a, err := archive.Load(election(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Release(time.Now().Add(time.Hour)); len(got) != 0 || !a.Current().IsHeld() {
+		t.Errorf("Release let go of %q (held %v)", got, a.Current().IsHeld())
+	}
+}
+
+// TestTitle: an archive's title is archive.toml's, or the current
+// election's dataset title without one, and a dataset directory's own.
+func TestTitle(t *testing.T) {
+	tests := []struct {
+		name string
+		fsys fstest.MapFS
+		want string
+	}{
+		{"archive.toml's", twoElections(t, twoTOML+"title = \"General elections, 2017–2022\"\n", nil, nil), "General elections, 2017–2022"},
+		{"none: the current election's", twoElections(t, twoTOML, nil, nil), ""},
+		{"a dataset directory", election(t), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := archive.Load(tt.fsys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tt.want
+			if want == "" {
+				want = a.Current().Manifest.Title
+			}
+			if got := a.Title(); got != want || got == "" {
+				t.Errorf("Title() = %q, want %q", got, want)
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"ballot/dataset"
 )
@@ -27,6 +28,11 @@ type Manifest struct {
 	// Current is the slug of the current election, the one the paths
 	// without an election answer for.
 	Current string `toml:"current"`
+	// Title names the archive as a whole, where a page is of every
+	// election (the history, the elections, the people): "Malta general
+	// elections, 1921–2022". Optional: without it, those pages give the
+	// current election's title.
+	Title string `toml:"title"`
 }
 
 // maxManifestBytes is the largest archive.toml read: a list of
@@ -231,9 +237,9 @@ func load(ctx context.Context, src source, opts dataset.Options) (*Archive, erro
 		eopts := opts
 		eopts.Warn = warn
 		eopts.Current = func(e dataset.Election) bool { return e.Slug == m.Current }
-		// A past election is let go once loaded, and loaded again when
-		// asked for (Election.Held): from its files as they were read
-		// here, a directory's, which may change on disk meanwhile.
+		// A past election may be let go once loaded, and loaded again
+		// when asked for (Election.Held): from its files as they were
+		// read here, a directory's, which may change on disk meanwhile.
 		var files dataset.Files
 		if src.changes() && !opts.RecordsOnly {
 			files = dataset.Files{}
@@ -285,6 +291,7 @@ func load(ctx context.Context, src source, opts dataset.Options) (*Archive, erro
 		warnings = nil
 	}
 	a := newArchive(elections, m.Current, false, warnings, size)
+	a.title = m.Title
 	a.warnPeople(opts.Warn)
 	if !opts.RecordsOnly {
 		for i, e := range elections {
@@ -341,6 +348,11 @@ func inElection(dir string, p dataset.Problem) dataset.Problem {
 func checkManifest(m Manifest, r *dataset.Report) []string {
 	if len(m.Elections) == 0 {
 		r.Errors = append(r.Errors, dataset.Problem{File: File, Pointer: "elections", Rule: "required", Message: `key "elections" is missing or empty: list each election's directory, relative to ` + File + ` (elections = ["2022", "2017"])`})
+	}
+	if rule, msg := dataset.CheckText(m.Title, false); rule != "" {
+		r.Errors = append(r.Errors, dataset.Problem{File: File, Pointer: "title", Rule: rule, Message: msg})
+	} else if m.Title != "" && strings.TrimSpace(m.Title) == "" {
+		r.Errors = append(r.Errors, dataset.Problem{File: File, Pointer: "title", Rule: "required", Message: `key "title" is blank: name the archive, or leave the key out`})
 	}
 	var dirs []string
 	for _, dir := range m.Elections {

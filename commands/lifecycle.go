@@ -212,6 +212,13 @@ func (s *service) run(ctx context.Context) error {
 	// After the serving lines, which people and scripts look for first,
 	// and before any reload, so the limit is computed on one dataset.
 	limitMemory(s.logger, s.srv.CounterBytes(), s.srv.PageBytes())
+	// The limit is measured with every election held, as the server may
+	// come to hold them all; then the past ones are let go until asked
+	// for, and the collector paced for the heap left.
+	if released := s.srv.ReleaseIdle(time.Now()); len(released) > 0 {
+		repace(s.logger, liveHeap())
+		s.logger.Info("past elections let go until asked for", slog.Int("elections", len(released)))
+	}
 	s.serving.Store(true)
 	reloading := make(chan struct{})
 	s.reloading = reloading

@@ -106,7 +106,9 @@ func runRelease(ctx context.Context, srv *server.Server, logger *slog.Logger, ev
 			case <-ctx.Done():
 				return
 			case now := <-t.C:
-				srv.ReleaseIdle(now.Add(-idle))
+				if released := srv.ReleaseIdle(now.Add(-idle)); len(released) > 0 {
+					logger.Info("past elections let go, unused", slog.Any("elections", released), slog.Duration("idle", idle))
+				}
 				repace(logger, lastLiveHeap())
 			}
 		}

@@ -39,7 +39,14 @@ func TestServePacesTheCollector(t *testing.T) {
 	t.Run("GOGC unset", func(t *testing.T) {
 		p := prodStart(t, t.TempDir(), []string{"GOGC="}, "--admin-listen", "127.0.0.1:0")
 		admin := prodAdmin(t, p)
-		m := paceLine.FindStringSubmatch(prodWaitLog(t, p, paceLine, "the pace line"))
+		// Paced once with every election held, and again once the past
+		// ones are let go: the pace is the second's.
+		prodWaitLog(t, p, regexp.MustCompile(`msg="past elections let go until asked for" elections=24`), "the line letting the past elections go")
+		lines := paceLine.FindAllStringSubmatch(p.stderr.String(), -1)
+		if len(lines) != 2 {
+			t.Fatalf("%d pace lines, want 2: one once ready, one once the past elections are let go:\n%s", len(lines), p.stderr.shortened())
+		}
+		m := lines[1]
 		percent, _ := strconv.Atoi(m[1])
 		heap, _ := strconv.ParseInt(m[2], 10, 64)
 		// The embedded archive (25 elections, the current one's answers

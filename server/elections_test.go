@@ -9,11 +9,13 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
+	"weak"
 
 	"ballot/archive"
 	"ballot/dataset"
@@ -393,9 +395,14 @@ func TestPastElectionLetGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := serverOn(a, server.Options{RateLimit: 1000, Pages: true})
+	// Made, the server has used no past election: serve's first release
+	// lets them all go.
+	if released := s.ReleaseIdle(time.Now().Add(time.Millisecond)); len(released) != len(a.Elections())-1 {
+		t.Errorf("a server just made: its first release let go of %q, want every past election", released)
+	}
 	for _, e := range a.Elections() {
 		if e.IsHeld() != (e == a.Current()) {
-			t.Errorf("a server just made: %s held %v", e.Record.Slug, e.IsHeld())
+			t.Errorf("after the first release: %s held %v", e.Record.Slug, e.IsHeld())
 		}
 	}
 	targets := []string{
@@ -424,11 +431,32 @@ func TestPastElectionLetGo(t *testing.T) {
 	if !slices.Contains(held, "1962") || !slices.Contains(held, "2017") {
 		t.Fatalf("held after the requests: %q; want 1962 and 2017 among them", held)
 	}
+	i1962, _ := a.ElectionIndex("1962")
+	gone := weak.Make(a.Elections()[i1962].Dataset())
 	if got := s.ReleaseIdle(time.Now().Add(-time.Hour)); len(got) != 0 {
 		t.Errorf("elections used now let go as unused for an hour: %q", got)
 	}
 	if released := s.ReleaseIdle(time.Now().Add(time.Hour)); !slices.Equal(released, held) || !a.Current().IsHeld() {
 		t.Fatalf("let go of %q (the current one held: %v); want those held, %q", released, a.Current().IsHeld(), held)
+	}
+	// Nothing of the server keeps 1962's dataset once let go: its
+	// answers, queries and pages went with it.
+	runtime.GC()
+	if gone.Value() != nil {
+		t.Error("1962's dataset still reachable once let go")
+	}
+	// A request for an election that is not there lists every election
+	// and loads none.
+	if rec := pageGet(t, s, http.MethodGet, "/elections/1888/", nil); rec.Code != http.StatusNotFound {
+		t.Errorf("/elections/1888/: status %d, want 404", rec.Code)
+	}
+	if rec := pageGet(t, s, http.MethodGet, "/people?q=abela", nil); rec.Code != http.StatusOK {
+		t.Errorf("/people?q=abela: status %d, want 200", rec.Code)
+	}
+	for _, e := range a.Elections() {
+		if e.IsHeld() && e != a.Current() {
+			t.Errorf("%s held after a 404 under /elections and a search of the people", e.Record.Slug)
+		}
 	}
 	for i, target := range targets {
 		got, want := get(target, len(targets)+i), before[i]

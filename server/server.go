@@ -331,14 +331,10 @@ func (s *Server) RunLimitSync(ctx context.Context) {
 const IdleElection = 10 * time.Minute
 
 // ReleaseIdle lets go of the past elections of the archive served that no
-// request has used since cutoff (archive.Archive.Release), logs their
-// slugs, and returns them.
+// request has used since cutoff (archive.Archive.Release), and returns
+// their slugs.
 func (s *Server) ReleaseIdle(cutoff time.Time) []string {
-	released := s.snap.Load().arch.Release(cutoff)
-	if len(released) > 0 {
-		s.opts.Logger.Info("past elections let go, unused", slog.Any("elections", released), slog.Duration("idle", time.Since(cutoff).Round(time.Second)))
-	}
-	return released
+	return s.snap.Load().arch.Release(cutoff)
 }
 
 // ServeHTTP answers one request of the public listener: the router (see

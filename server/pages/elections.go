@@ -103,6 +103,16 @@ func (s *Site) home() string {
 	return s.prefix() + HomePath
 }
 
+// homeOf is the home page of the archive's j-th election in the language,
+// made from its path alone: a link reads no election's dataset, which a
+// past election's may have to be loaded for (archive.Election.Held).
+func (s *Site) homeOf(j int) string {
+	if base := s.baseOf(j); base != "" {
+		return s.lang.Prefix + base + HomePath
+	}
+	return s.lang.Home
+}
+
 // pageIn is the page of the archive's j-th election that stands for the
 // page here of this one (pathIn), with its language's prefix.
 func (s *Site) pageIn(j int, here string) string {
@@ -408,7 +418,7 @@ func (s *Site) noElectionPage() []byte {
 	t := s.lang.T
 	v := errorView{Heading: t("election_not_found"), Detail: t("election_not_found_detail", len(s.arch.Elections()))}
 	for j, e := range s.arch.Elections()[:min(len(s.arch.Elections()), Listed)] {
-		v.Elections = append(v.Elections, electionLink{e.Record.Slug, s.in(j).home()})
+		v.Elections = append(v.Elections, electionLink{e.Record.Slug, s.homeOf(j)})
 	}
 	return s.render("error", v.Heading, "", "", "", v)
 }

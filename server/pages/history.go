@@ -240,7 +240,7 @@ func (s *Site) historyPage() historyView {
 	for k := len(totals) - 1; k >= 0; k-- {
 		et := totals[k]
 		e := s.arch.Elections()[et.j]
-		r := historyRow{Slug: et.slug, URL: s.in(et.j).prefix() + ResultsPath, Valid: num(et.valid), Seats: et.seats}
+		r := historyRow{Slug: et.slug, URL: s.lang.Prefix + s.baseOf(et.j) + ResultsPath, Valid: num(et.valid), Seats: et.seats}
 		r.Name, r.NameLang = s.electionName(e)
 		cell := func(fp, seats int) historyCell {
 			c := historyCell{Stood: true, FirstPreferences: num(fp), Seats: s.counted("seats", seats)}

@@ -377,12 +377,20 @@ type page struct {
 // query, without the language's prefix, for the language switch. The
 // templates are parsed at start and the views are plain values, so only a
 // mistake in a template, which the tests render, can fail.
+// archivePage are the pages of every election, which the archive's title
+// names (archive.Archive.Title) rather than one election's dataset.
+var archivePage = map[string]bool{"history": true, "elections": true, "people": true, "person": true}
+
 func (s *Site) render(name, title, nav, jsonPath, here string, body any) []byte {
 	return s.renderPage(name, title, nav, jsonPath, "", here, "", body)
 }
 
 func (s *Site) renderPage(name, title, nav, jsonPath, csvPath, here, query string, body any) []byte {
-	full := title + " · " + s.site
+	site := s.site
+	if archivePage[name] {
+		site = s.arch.Title()
+	}
+	full := title + " · " + site
 	if nav == "" { // a record's or an error's page: its name is title enough
 		full = title
 	}
@@ -396,7 +404,7 @@ func (s *Site) renderPage(name, title, nav, jsonPath, csvPath, here, query strin
 	}
 	var b bytes.Buffer
 	err := templates[name].ExecuteTemplate(&b, "layout", page{
-		Style: StyleURL, Icon: IconURL, Title: full, Site: s.site, Nav: nav, JSON: jsonPath, CSV: csvPath, Credit: s.credit,
+		Style: StyleURL, Icon: IconURL, Title: full, Site: site, Nav: nav, JSON: jsonPath, CSV: csvPath, Credit: s.credit,
 		Lang: s.lang.Code, DataLang: "en", T: s.lang.t, P: s.prefix(), L: s.lang.Prefix, Home: s.home(),
 		Many: len(s.arch.Elections()) > 1, Elections: s.electionsBar(name, here),
 		Switch: sw, SwitchLang: other.Code, SwitchName: other.T("lang_name"), Query: query, NoSearch: name == "search", Body: body,

@@ -319,9 +319,8 @@ func (s *Site) personItem(p *archive.Person) personItem {
 		slugs[k] = cy.ElectionSlug
 		party := s.lang.T("independent")
 		if j, ok := s.electionIndex(cy.ElectionSlug); ok && cy.PartyID != nil {
-			ds := s.arch.Elections()[j].Dataset()
-			if i, ok := ds.Lookup(dataset.Parties, *cy.PartyID); ok {
-				party = clip(ds.Parties()[i].ShortName)
+			if name, ok := s.arch.Elections()[j].PartyShortName(*cy.PartyID); ok {
+				party = clip(name)
 			}
 		}
 		if !slices.Contains(parties, party) {
