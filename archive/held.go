@@ -29,7 +29,10 @@ type madeOnce struct {
 // for as long as the dataset is held: a second caller with the same key
 // waits for the first. make must not call Made with the same key.
 func (h *Held) Made(key any, make func(*dataset.Dataset) any) any {
-	m, _ := h.made.LoadOrStore(key, &madeOnce{})
+	m, ok := h.made.Load(key)
+	if !ok { // made once: a request for an election held allocates nothing
+		m, _ = h.made.LoadOrStore(key, &madeOnce{})
+	}
 	mo := m.(*madeOnce)
 	mo.once.Do(func() { mo.v = make(h.Dataset) })
 	return mo.v

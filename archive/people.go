@@ -306,15 +306,7 @@ func (k *keeper) textOf(p *string) *string {
 	if p == nil {
 		return nil
 	}
-	if v, ok := k.ptrs[*p]; ok {
-		return v
-	}
-	if k.ptrs == nil {
-		k.ptrs = map[string]*string{}
-	}
-	v := k.shared(*p)
-	k.ptrs[v] = &v
-	return &v
+	return once(&k.ptrs, k.shared(*p))
 }
 
 // intOf is p's value behind one pointer for all who have it; nil for nil.
@@ -322,14 +314,18 @@ func (k *keeper) intOf(p *int) *int {
 	if p == nil {
 		return nil
 	}
-	if v, ok := k.ints[*p]; ok {
-		return v
+	return once(&k.ints, *p)
+}
+
+// once is the one pointer to v in *kept, made the first time v comes.
+func once[T comparable](kept *map[T]*T, v T) *T {
+	if p, ok := (*kept)[v]; ok {
+		return p
 	}
-	if k.ints == nil {
-		k.ints = map[int]*int{}
+	if *kept == nil {
+		*kept = map[T]*T{}
 	}
-	v := *p
-	k.ints[v] = &v
+	(*kept)[v] = &v
 	return &v
 }
 
